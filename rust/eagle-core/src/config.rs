@@ -1,0 +1,197 @@
+//! Engine configuration: which system to run and its parameters.
+//!
+//! Defaults follow the Eagle paper (§5, §6) and the reference simulator's
+//! `simulation/README.md` parameter lines (see `shared/docs/REFERENCE_RESULTS.md`).
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+/// The scheduling system. All share one engine; the flags in [`Config`] differ.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum System {
+    /// Sparrow: batch sampling of 2t probes over all nodes, late binding, FIFO queues.
+    Sparrow,
+    /// Hawk: centralized LWL for long jobs, Sparrow probing for short ones, work stealing.
+    Hawk,
+    /// Eagle: SSS + retry rounds + SBP + SRPT with starvation cap, max(K, 2t) probes.
+    Eagle,
+    /// Yaq-D style distributed LWL with heartbeat-stale queue state, SRPT queues.
+    Dlwl,
+    /// Omniscient centralized LWL for every task, same partitions, FIFO queues.
+    Clwl,
+}
+
+impl System {
+    pub const ALL: [System; 5] = [System::Sparrow, System::Hawk, System::Eagle, System::Dlwl, System::Clwl];
+    pub fn name(self) -> &'static str {
+        match self {
+            System::Sparrow => "sparrow",
+            System::Hawk => "hawk",
+            System::Eagle => "eagle",
+            System::Dlwl => "dlwl",
+            System::Clwl => "clwl",
+        }
+    }
+}
+
+impl fmt::Display for System {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for System {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        System::ALL
+            .iter()
+            .copied()
+            .find(|x| x.name() == s.to_ascii_lowercase())
+            .ok_or_else(|| format!("unknown system '{s}' (expected one of sparrow, hawk, eagle, dlwl, clwl)"))
+    }
+}
+
+/// Every knob of the engine. Build one with [`Config::for_system`] and adjust.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Config {
+    pub system: System,
+    /// Scheduling cutoff in seconds: a job whose estimated task duration exceeds it is long.
+    pub cutoff: f64,
+    /// Percent of nodes, counted from node 0, where short tasks may run (reference arg 6).
+    pub small_partition_pct: f64,
+    /// Percent of nodes, counted from the highest id, where long tasks may run (reference arg 7).
+    /// The nodes below it form the short-only partition.
+    pub big_partition_pct: f64,
+    /// Minimum number of probes per short job (K, Eagle §3.2). 20 for Eagle, 2 elsewhere.
+    pub min_probes: u32,
+    /// Probes per task (the "2" of max(K, 2t)).
+    pub probe_ratio: u32,
+    /// One-way network delay in seconds (reference: 0.5 ms). Zero in the Spark plugin.
+    pub network_delay: f64,
+    /// SRPT starvation cap: a probe may be bypassed while its accumulated delay stays
+    /// within `starvation_factor × its own estimated task duration` (Eagle Algorithm 1).
+    pub starvation_factor: f64,
+    /// Probing rounds with SSS before the fallback to the short-only partition (reference: 2).
+    pub sss_rounds: u32,
+    /// DLWL heartbeat period in seconds.
+    pub heartbeat: f64,
+    /// Hawk stealing: victims tried per idle node, and probes taken per steal.
+    pub steal_attempts: u32,
+    pub steal_limit: u32,
+    /// Feature switches; [`Config::for_system`] sets them.
+    pub srpt: bool,
+    pub sbp: bool,
+    pub sss: bool,
+    pub stealing: bool,
+    /// Place long jobs' tasks with centralized LWL (Hawk, Eagle) instead of probing (Sparrow).
+    pub centralized_long: bool,
+    /// Place every job by LWL (CLWL exact, DLWL heartbeat-stale).
+    pub lwl_all: bool,
+    /// Driver mode (Spark plugin): exact state instead of stale bitvectors, one probe per
+    /// node per job, slots are pulled only through [`crate::Engine::offer`], and an idle slot
+    /// whose queue is empty backfills from any eligible job (no slot idles while work waits).
+    pub driver: bool,
+    /// DLWL only: the reference simulator never subtracts finished work from the queue map
+    /// it heartbeats (its `TaskEndEvent` only updates the map when long jobs are centralized),
+    /// so DLWL balances the total work ever placed. `true` reproduces that; `false` is the
+    /// textbook Yaq-D behaviour.
+    pub dlwl_cumulative: bool,
+}
+
+impl Config {
+    /// The reference parameter line for `system` on the Yahoo trace family.
+    pub fn for_system(system: System) -> Config {
+        let mut c = Config {
+            system,
+            cutoff: 90.5811,
+            small_partition_pct: 100.0,
+            big_partition_pct: 98.0,
+            min_probes: 2,
+            probe_ratio: 2,
+            network_delay: 0.0005,
+            starvation_factor: 5.0,
+            sss_rounds: 2,
+            heartbeat: 8.0,
+            steal_attempts: 10,
+            steal_limit: 10_000,
+            srpt: false,
+            sbp: false,
+            sss: false,
+            stealing: false,
+            centralized_long: false,
+            lwl_all: false,
+            driver: false,
+            dlwl_cumulative: true,
+        };
+        match system {
+            System::Sparrow => {
+                c.big_partition_pct = 100.0;
+            }
+            System::Hawk => {
+                c.stealing = true;
+                c.centralized_long = true;
+            }
+            System::Eagle => {
+                c.min_probes = 20;
+                c.srpt = true;
+                c.sbp = true;
+                c.sss = true;
+                c.centralized_long = true;
+            }
+            System::Dlwl => {
+                c.srpt = true;
+                c.lwl_all = true;
+            }
+            System::Clwl => {
+                c.centralized_long = true;
+                c.lwl_all = true;
+            }
+        }
+        c
+    }
+
+    /// Eagle as the Spark plugin runs it: exact driver state, no network delay.
+    pub fn driver(cutoff: f64, short_partition_fraction: f64) -> Config {
+        let mut c = Config::for_system(System::Eagle);
+        c.cutoff = cutoff;
+        c.small_partition_pct = 100.0;
+        c.big_partition_pct = 100.0 * (1.0 - short_partition_fraction);
+        c.network_delay = 0.0;
+        c.driver = true;
+        c
+    }
+
+    /// Rejects values that would make the engine misbehave, naming the field.
+    pub fn validate(&self) -> Result<(), String> {
+        let pct = |name: &str, v: f64| {
+            if !(0.0..=100.0).contains(&v) || v.is_nan() {
+                Err(format!("{name} must be within [0, 100], got {v}"))
+            } else {
+                Ok(())
+            }
+        };
+        pct("small_partition_pct", self.small_partition_pct)?;
+        pct("big_partition_pct", self.big_partition_pct)?;
+        if self.cutoff.is_nan() {
+            return Err("cutoff must be a number".into());
+        }
+        if !(self.network_delay >= 0.0) {
+            return Err(format!("network_delay must be >= 0, got {}", self.network_delay));
+        }
+        if !(self.starvation_factor >= 0.0) {
+            return Err(format!("starvation_factor must be >= 0, got {}", self.starvation_factor));
+        }
+        if self.probe_ratio == 0 {
+            return Err("probe_ratio must be >= 1".into());
+        }
+        if self.sss_rounds == 0 {
+            return Err("sss_rounds must be >= 1".into());
+        }
+        if !(self.heartbeat >= 0.0) {
+            return Err(format!("heartbeat must be >= 0, got {}", self.heartbeat));
+        }
+        Ok(())
+    }
+}

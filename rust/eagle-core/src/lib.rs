@@ -1,0 +1,40 @@
+//! # eagle-core
+//!
+//! The one place where scheduling policy lives. Both the trace-driven simulator
+//! (`eagle-sim`) and the Spark plugin (through `eagle-jni`) drive this engine;
+//! no policy is written twice.
+//!
+//! The engine is pure and deterministic: no I/O, no threads, no wall clock.
+//! The host passes `now` into every call and a seed at construction, and acts on
+//! the [`Output`]s the engine appends to a caller-owned buffer:
+//!
+//! ```text
+//!   host event ──► Engine::{submit_job, task_finished, deliver, offer, ...} ──► Vec<Output>
+//!                                                                              │
+//!        Launch { node, job, task, start } ◄───────────────────────────────────┤
+//!        Timer  { at, msg }  ── host calls Engine::deliver(at, msg) ◄──────────┘
+//! ```
+//!
+//! Modules are named after the concepts of the Eagle paper (SoCC'16):
+//! [`partition`] (§3.1 short partition), [`sss`] (§3.1 Succinct State Sharing),
+//! [`lwl`] (§3.2 least-work-left placement), [`probe`] (§3.2 probing, max(K, 2t)),
+//! [`node_queue`] (per-node queues), [`srpt`] (§3.3 SRPT with starvation cap,
+//! Algorithm 1, and Sticky Batch Probing), [`steal`] (Hawk work stealing), and
+//! [`estimate`] (job classification and duration estimates).
+
+pub mod config;
+pub mod engine;
+pub mod estimate;
+pub mod lwl;
+pub mod node_queue;
+pub mod partition;
+pub mod probe;
+pub mod rng;
+pub mod srpt;
+pub mod sss;
+pub mod steal;
+pub mod types;
+
+pub use config::{Config, System};
+pub use engine::{Counters, Engine, JobSpec, JobView, NodeView};
+pub use types::{Class, JobId, Msg, NodeId, Output, Time};

@@ -1,0 +1,79 @@
+//! Identifiers, time and the decisions the engine hands back to its host.
+//!
+//! The engine never reads a clock: every call carries `now`, in seconds, as an
+//! `f64`. The simulator uses trace seconds; the Spark plugin passes wall-clock
+//! milliseconds divided by 1000.
+
+use serde::{Deserialize, Serialize};
+
+/// Seconds since an arbitrary origin chosen by the host.
+pub type Time = f64;
+
+/// An Eagle job (a Spark TaskSet). Assigned densely by the engine on submission.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct JobId(pub u32);
+
+/// A worker node (a Spark executor). Chosen densely by the host (`0..`), never reused.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct NodeId(pub u32);
+
+/// Short or long, decided from the estimated mean task duration (Eagle §3.1).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Class {
+    Short,
+    Long,
+}
+
+impl Class {
+    /// Long when the estimate exceeds the cutoff, short otherwise (reference: `int(mean) > cutoff`).
+    pub fn from_estimate(estimate: f64, cutoff: f64) -> Class {
+        if estimate > cutoff {
+            Class::Long
+        } else {
+            Class::Short
+        }
+    }
+    pub fn is_long(self) -> bool {
+        self == Class::Long
+    }
+}
+
+/// A message between a scheduler and a node that the host must hand back to
+/// [`crate::Engine::deliver`] at the time given in [`Output::Timer`].
+///
+/// With a network delay of zero (the Spark plugin), the engine delivers these
+/// itself before returning and the host never sees them.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum Msg {
+    /// A probe (short job) or a reservation (centrally placed task) reaches a node's queue.
+    Enqueue { node: NodeId, job: JobId },
+    /// A node's fetch of a task found the job empty: the slot frees after the round trip.
+    SlotFree { node: NodeId },
+    /// The scheduler's view of a job's remaining work drops by one task, one round
+    /// trip after a launch (Eagle §3.3, SRPT uses this view).
+    RemainingUpdate { job: JobId },
+    /// DLWL: nodes publish their queue state (Yaq-D heartbeat).
+    Heartbeat,
+}
+
+impl Msg {
+    /// Rank used to order simultaneous events deterministically: (time, rank, seq).
+    pub fn rank(&self) -> u8 {
+        match self {
+            Msg::Heartbeat => 0,
+            Msg::RemainingUpdate { .. } => 1,
+            Msg::SlotFree { .. } => 2,
+            Msg::Enqueue { .. } => 3,
+        }
+    }
+}
+
+/// What the engine decided. The host acts on each, in order.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum Output {
+    /// Run the job's next task (the `task`-th launch of this job, counting from 0)
+    /// on `node`. The task starts at `start` (now + one fetch round trip).
+    Launch { node: NodeId, job: JobId, task: u32, start: Time },
+    /// Deliver `msg` back to the engine at time `at`.
+    Timer { at: Time, msg: Msg },
+}
