@@ -23,6 +23,7 @@
 //! [`estimate`] (job classification and duration estimates).
 
 pub mod config;
+pub mod driver;
 pub mod engine;
 pub mod estimate;
 pub mod lwl;
@@ -36,5 +37,6 @@ pub mod steal;
 pub mod types;
 
 pub use config::{Config, System};
+pub use driver::{Driver, DriverConfig, EstimateSource};
 pub use engine::{Counters, Engine, JobSpec, JobView, NodeView};
 pub use types::{Class, JobId, Msg, NodeId, Output, Time};
