@@ -1,0 +1,132 @@
+//! What `eagle-sim run` prints: one JSON object (`--json`) or a table.
+//!
+//! The JSON keys `system, nodes, seed, short, long, utilization, counters
+//! (probes_behind_long, short_tasks_after_hol, rescheduled_probes, stolen_probes,
+//! …), events, wall_seconds` are an interface other tooling depends on; the rest
+//! are extras. Apart from `wall_seconds` and the `perf` object, the report is a
+//! pure function of the trace, the flags and the seed.
+
+use crate::sim::{Outcome, SimConfig};
+use crate::stats::Summary;
+use eagle_core::Counters;
+use serde::Serialize;
+use std::fmt::Write as _;
+
+/// The `--json` object.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    pub system: String,
+    pub nodes: u32,
+    pub seed: u64,
+    pub short: Summary,
+    pub long: Summary,
+    pub utilization: f64,
+    pub counters: Counters,
+    pub events: u64,
+    pub wall_seconds: f64,
+    // Extras.
+    pub trace: String,
+    pub jobs: usize,
+    pub tasks: usize,
+    pub launches: u64,
+    pub cutoff: f64,
+    pub small_partition: f64,
+    pub big_partition: f64,
+    pub heartbeat: f64,
+    pub estimate: String,
+    /// Measurements of this process (they vary run to run; everything else in
+    /// the report is a function of the trace, the flags and the seed).
+    pub perf: Perf,
+}
+
+/// Timings and memory of the run.
+#[derive(Clone, Debug, Serialize)]
+pub struct Perf {
+    /// Time to read and parse the trace (the benchmark's in-run baseline).
+    pub parse_seconds: f64,
+    /// Time of the replay loop alone.
+    pub sim_seconds: f64,
+    /// Events processed per second of `sim_seconds`.
+    pub events_per_sec: f64,
+    /// Peak resident set size of the process (VmHWM), when the OS tells.
+    pub peak_rss_mb: Option<f64>,
+}
+
+impl Report {
+    pub fn new(cfg: &SimConfig, trace_name: &str, jobs: usize, tasks: usize, o: &Outcome, parse_seconds: f64, wall_seconds: f64) -> Report {
+        Report {
+            system: cfg.system.name().to_string(),
+            nodes: cfg.nodes,
+            seed: cfg.seed,
+            short: o.short.clone(),
+            long: o.long.clone(),
+            utilization: o.utilization,
+            counters: o.counters.clone(),
+            events: o.events,
+            wall_seconds,
+            trace: trace_name.to_string(),
+            jobs,
+            tasks,
+            launches: o.launches,
+            cutoff: cfg.cutoff,
+            small_partition: cfg.small_partition_pct,
+            big_partition: cfg.big_partition_pct,
+            heartbeat: cfg.heartbeat,
+            estimate: cfg.estimate.to_string(),
+            perf: Perf {
+                parse_seconds,
+                sim_seconds: o.sim_seconds,
+                events_per_sec: if o.sim_seconds > 0.0 { o.events as f64 / o.sim_seconds } else { 0.0 },
+                peak_rss_mb: peak_rss_mb(),
+            },
+        }
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a report serializes")
+    }
+
+    /// A human-readable table.
+    pub fn to_table(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "{} on {} ({} jobs, {} tasks), {} nodes, seed {}, cutoff {}, partitions small {}% / big {}%, estimate {}",
+            self.system, self.trace, self.jobs, self.tasks, self.nodes, self.seed, self.cutoff, self.small_partition, self.big_partition, self.estimate
+        );
+        let _ = writeln!(s, "{:<6} {:>7} {:>12} {:>12} {:>12} {:>12}", "jobs", "count", "p50", "p90", "p99", "mean");
+        for (name, x) in [("short", &self.short), ("long", &self.long)] {
+            let f = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.2}"));
+            let _ = writeln!(s, "{:<6} {:>7} {:>12} {:>12} {:>12} {:>12}", name, x.count, f(x.p50), f(x.p90), f(x.p99), f(x.mean));
+        }
+        let _ = writeln!(s, "utilization {:.1}%", 100.0 * self.utilization);
+        let c = &self.counters;
+        let _ = writeln!(
+            s,
+            "probes behind long {}, short tasks after HOL {}, rescheduled probes {}, stolen probes {}, fallback probes {}, SRPT bypasses {}",
+            c.probes_behind_long, c.short_tasks_after_hol, c.rescheduled_probes, c.stolen_probes, c.fallback_probes, c.srpt_bypasses
+        );
+        let _ = write!(
+            s,
+            "{} events in {:.3} s ({:.2} M events/s); parse {:.3} s; wall {:.3} s",
+            self.events,
+            self.perf.sim_seconds,
+            self.perf.events_per_sec / 1e6,
+            self.perf.parse_seconds,
+            self.wall_seconds
+        );
+        if let Some(m) = self.perf.peak_rss_mb {
+            let _ = write!(s, "; peak RSS {m:.0} MB");
+        }
+        s.push('\n');
+        s
+    }
+}
+
+/// Peak resident set size in MB, from `/proc/self/status` (Linux only).
+pub fn peak_rss_mb() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
+}

@@ -1,0 +1,390 @@
+//! The replay loop: feeds a trace to the engine and carries out its decisions.
+//!
+//! ```text
+//!  trace ──arrival──► Engine::submit_job ─┐
+//!  heap ──task end──► Engine::task_finished ├──► Vec<Output> ──► Launch: task end at start + duration
+//!  heap ──timer─────► Engine::deliver ─────┘                 └─► Timer:  push (at, msg)
+//! ```
+//!
+//! The engine decides which task of which job starts where and when; the trace
+//! decides how long it runs: the k-th task a job launches (`Output::Launch::task`)
+//! runs for the job's k-th duration in file order. Everything happens on one
+//! thread in (time, rank, sequence) order (see [`crate::events`]), so a seed
+//! fixes the run.
+//!
+//! The run starts at the first submission (`Engine::start` is called then, so
+//! DLWL heartbeats start with the trace) and stops as soon as every job has
+//! completed: periodic heartbeats would otherwise run forever. If nothing but
+//! heartbeats is left while jobs are unfinished, the engine lost work and the run
+//! fails with a message.
+
+use crate::events::{EventQueue, Kind};
+use crate::stats::Summary;
+use crate::trace::{Family, Trace};
+use eagle_core::rng::Rng;
+use eagle_core::{Config, Counters, Engine, JobId, JobSpec, NodeId, Output, System, Time};
+use std::fmt;
+use std::str::FromStr;
+use std::time::Instant;
+
+/// How the simulator estimates a job's mean task duration for the engine.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum Estimate {
+    /// `int(mean)`: exact (the reference's `MEAN`).
+    Mean,
+    /// `int(uniform(x·mean, mean))`, 0 ≤ x ≤ 1: underestimates.
+    Under(f64),
+    /// `int(uniform(mean, x·mean))`, x ≥ 1: overestimates.
+    Over(f64),
+}
+
+impl FromStr for Estimate {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Estimate, String> {
+        let bad = || format!("bad estimate '{s}' (expected mean, under:X with 0<=X<=1, or over:X with X>=1)");
+        if s == "mean" {
+            return Ok(Estimate::Mean);
+        }
+        let (kind, x) = s.split_once(':').ok_or_else(bad)?;
+        let x: f64 = x.parse().map_err(|_| bad())?;
+        match kind {
+            "under" if (0.0..=1.0).contains(&x) => Ok(Estimate::Under(x)),
+            "over" if x >= 1.0 && x.is_finite() => Ok(Estimate::Over(x)),
+            _ => Err(bad()),
+        }
+    }
+}
+
+impl fmt::Display for Estimate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Estimate::Mean => write!(f, "mean"),
+            Estimate::Under(x) => write!(f, "under:{x}"),
+            Estimate::Over(x) => write!(f, "over:{x}"),
+        }
+    }
+}
+
+impl Estimate {
+    /// The estimate for a job whose truncated mean is `mean`, like the reference's
+    /// `int(random.uniform(bottom, top))`.
+    pub fn draw(self, mean: f64, rng: &mut Rng) -> f64 {
+        let uniform = |lo: f64, hi: f64, rng: &mut Rng| lo + (hi - lo) * rng.unit();
+        match self {
+            Estimate::Mean => mean,
+            Estimate::Under(x) => uniform(x * mean, mean, rng).trunc(),
+            Estimate::Over(x) => uniform(mean, x * mean, rng).trunc(),
+        }
+    }
+}
+
+/// Everything a run needs besides the trace.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SimConfig {
+    pub system: System,
+    pub nodes: u32,
+    /// Task slots per node (the reference's `SLOTS_PER_WORKER`, 1 in every experiment).
+    pub slots: u32,
+    /// Short/long cutoff, seconds: both for scheduling (engine) and for reporting
+    /// (a job is long when `int(mean) > cutoff`, whatever the engine decided).
+    pub cutoff: f64,
+    pub small_partition_pct: f64,
+    pub big_partition_pct: f64,
+    pub heartbeat: f64,
+    pub seed: u64,
+    pub estimate: Estimate,
+    /// Utilization sampling period, seconds (the reference's `MONITOR_INTERVAL`, 5).
+    pub util_interval: f64,
+}
+
+impl SimConfig {
+    /// The reference parameters for `system` on a trace `family`.
+    ///
+    /// Sparrow keeps a 100% big partition (no short-only nodes), as in the
+    /// reference parameter line.
+    pub fn for_family(system: System, nodes: u32, family: Family) -> SimConfig {
+        SimConfig {
+            system,
+            nodes,
+            slots: 1,
+            cutoff: family.cutoff(),
+            small_partition_pct: family.small_partition_pct(),
+            big_partition_pct: if system == System::Sparrow { 100.0 } else { family.big_partition_pct() },
+            heartbeat: family.heartbeat(),
+            seed: 1,
+            estimate: Estimate::Mean,
+            util_interval: 5.0,
+        }
+    }
+
+    /// The engine configuration: `Config::for_system` with our overrides.
+    pub fn engine_config(&self) -> Config {
+        let mut c = Config::for_system(self.system);
+        c.cutoff = self.cutoff;
+        c.small_partition_pct = self.small_partition_pct;
+        c.big_partition_pct = self.big_partition_pct;
+        c.heartbeat = self.heartbeat;
+        c
+    }
+
+    /// Whether a job counts as long in the report: `int(mean) > cutoff`.
+    pub fn is_long(&self, int_mean: f64) -> bool {
+        int_mean > self.cutoff
+    }
+}
+
+/// Hooks to watch a run (tests check invariants through them). Each is called
+/// right after the engine call that produced the output returned, so `engine`
+/// shows the state at that moment.
+pub trait Observer {
+    /// The engine launched task `task` (0-based launch count) of `job` on `node`.
+    fn on_launch(&mut self, _engine: &Engine, _now: Time, _node: NodeId, _job: JobId, _task: u32, _start: Time) {}
+    /// A task of `job` on `node` ended and the engine was told.
+    fn on_task_end(&mut self, _engine: &Engine, _now: Time, _node: NodeId, _job: JobId) {}
+}
+
+/// Watches nothing.
+pub struct NoObserver;
+impl Observer for NoObserver {}
+
+/// What a run produced.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// Running time (last task end − submission) of every job, in trace order.
+    pub running_times: Vec<f64>,
+    /// Jobs the report counts as short / long (by the cutoff).
+    pub short: Summary,
+    pub long: Summary,
+    /// Mean of busy/total slots, sampled every `util_interval` between the first
+    /// and the last submission.
+    pub utilization: f64,
+    pub counters: Counters,
+    /// Events processed: arrivals, task ends and engine timers.
+    pub events: u64,
+    /// Tasks launched.
+    pub launches: u64,
+    /// Simulated time of the last task end.
+    pub makespan_end: f64,
+    /// Wall-clock time of the replay loop alone (no parsing).
+    pub sim_seconds: f64,
+}
+
+/// Replays `trace` under `cfg`.
+pub fn run(trace: &Trace, cfg: &SimConfig) -> Result<Outcome, String> {
+    run_observed(trace, cfg, &mut NoObserver)
+}
+
+/// Per-job progress, indexed by trace order (= engine `JobId`).
+struct Progress {
+    launched: Vec<u32>,
+    finished: Vec<u32>,
+    running_time: Vec<f64>,
+    completed: usize,
+}
+
+/// Replays `trace` under `cfg`, reporting launches and task ends to `obs`.
+pub fn run_observed<O: Observer>(trace: &Trace, cfg: &SimConfig, obs: &mut O) -> Result<Outcome, String> {
+    let started = Instant::now();
+    if cfg.nodes == 0 {
+        return Err("--nodes must be at least 1".into());
+    }
+    if cfg.slots == 0 {
+        return Err("slots per node must be at least 1".into());
+    }
+    let mut engine = Engine::new(cfg.engine_config(), cfg.seed)?;
+    let n = trace.len();
+    let mut est_rng = Rng::new(cfg.seed ^ 0x5EED_E571_A7E5_0001);
+    let mut p = Progress {
+        launched: vec![0; n],
+        finished: vec![0; n],
+        running_time: vec![f64::NAN; n],
+        completed: 0,
+    };
+    let mut queue = EventQueue::with_capacity(1024);
+    let mut out: Vec<Output> = Vec::with_capacity(1024);
+    let mut events = 0u64;
+    let mut launches = 0u64;
+    let mut makespan_end = 0.0f64;
+
+    let (t0, last_submit) = if n == 0 { (0.0, 0.0) } else { (trace.submit(0), trace.submit(n - 1)) };
+    for _ in 0..cfg.nodes {
+        engine.add_node(t0, cfg.slots, &mut out);
+    }
+    engine.start(t0, &mut out);
+    let total_slots = engine.total_slots().max(1) as f64;
+    let mut util_sum = 0.0;
+    let mut util_samples = 0u64;
+    let mut next_sample_k = 0u64;
+    let sample_at = |k: u64| t0 + k as f64 * cfg.util_interval;
+
+    let mut next_arrival = 0usize;
+    let mut now = t0;
+    apply(&mut out, &engine, now, trace, &mut queue, &mut p, &mut launches, next_arrival, obs)?;
+
+    while p.completed < n {
+        let heap_t = queue.peek().map(|e| e.at);
+        let arrival = next_arrival < n && heap_t.is_none_or(|t| trace.submit(next_arrival) <= t);
+        now = if arrival {
+            trace.submit(next_arrival)
+        } else if let Some(t) = heap_t {
+            if next_arrival == n && queue.pending_work() == 0 {
+                return Err(stalled(n, &p, now));
+            }
+            t
+        } else {
+            return Err(stalled(n, &p, now));
+        };
+        // Samples at T see every event at or before T.
+        while sample_at(next_sample_k) < now && sample_at(next_sample_k) <= last_submit {
+            util_sum += engine.busy_slots() as f64 / total_slots;
+            util_samples += 1;
+            next_sample_k += 1;
+        }
+        events += 1;
+        if arrival {
+            let job = trace.job(next_arrival);
+            let mean = job.int_mean();
+            let spec = JobSpec { tasks: job.tasks(), estimate: cfg.estimate.draw(mean, &mut est_rng), class: None };
+            let id = engine.submit_job(now, spec, &mut out);
+            if id.0 as usize != next_arrival {
+                return Err(format!(
+                    "engine assigned {id:?} to the job on trace position {next_arrival}; the simulator needs dense ids in submission order"
+                ));
+            }
+            next_arrival += 1;
+        } else {
+            let ev = queue.pop().expect("peeked");
+            match ev.kind {
+                Kind::TaskEnd { node, job } => {
+                    engine.task_finished(now, node, job, &mut out);
+                    let j = job.0 as usize;
+                    p.finished[j] += 1;
+                    makespan_end = makespan_end.max(now);
+                    if p.finished[j] == trace.job(j).tasks() {
+                        p.running_time[j] = now - trace.submit(j);
+                        p.completed += 1;
+                    }
+                    obs.on_task_end(&engine, now, node, job);
+                }
+                Kind::Timer(msg) => engine.deliver(now, msg, &mut out),
+            }
+        }
+        apply(&mut out, &engine, now, trace, &mut queue, &mut p, &mut launches, next_arrival, obs)?;
+    }
+    while n > 0 && sample_at(next_sample_k) <= last_submit {
+        util_sum += engine.busy_slots() as f64 / total_slots;
+        util_samples += 1;
+        next_sample_k += 1;
+    }
+
+    let (mut short, mut long) = (Vec::new(), Vec::new());
+    for (i, &rt) in p.running_times().iter().enumerate() {
+        if cfg.is_long(trace.job(i).int_mean()) {
+            long.push(rt);
+        } else {
+            short.push(rt);
+        }
+    }
+    Ok(Outcome {
+        short: Summary::of(&mut short),
+        long: Summary::of(&mut long),
+        running_times: p.running_time,
+        utilization: if util_samples == 0 { 0.0 } else { util_sum / util_samples as f64 },
+        counters: engine.counters().clone(),
+        events,
+        launches,
+        makespan_end,
+        sim_seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
+impl Progress {
+    fn running_times(&self) -> &[f64] {
+        &self.running_time
+    }
+}
+
+fn stalled(n: usize, p: &Progress, now: Time) -> String {
+    let missing: Vec<usize> = (0..n).filter(|&j| p.running_time[j].is_nan()).take(5).collect();
+    format!(
+        "simulation stalled at t={now}: {} of {n} jobs never completed (e.g. trace jobs {missing:?}), \
+         but the engine has nothing left to do",
+        n - p.completed
+    )
+}
+
+/// Carries out the engine's decisions in order: a launch schedules the task's
+/// end, a timer is queued.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn apply<O: Observer>(
+    out: &mut Vec<Output>,
+    engine: &Engine,
+    now: Time,
+    trace: &Trace,
+    queue: &mut EventQueue,
+    p: &mut Progress,
+    launches: &mut u64,
+    submitted: usize,
+    obs: &mut O,
+) -> Result<(), String> {
+    for o in out.drain(..) {
+        match o {
+            Output::Launch { node, job, task, start } => {
+                let j = job.0 as usize;
+                if j >= submitted {
+                    return Err(format!("engine launched a task of unknown {job:?}"));
+                }
+                let d = trace.duration(j, task as usize).ok_or_else(|| {
+                    format!("engine launched task {task} of {job:?}, which has only {} tasks", trace.job(j).tasks())
+                })?;
+                p.launched[j] += 1;
+                if start < now {
+                    return Err(format!("engine launched {job:?} task {task} at {start}, before now ({now})"));
+                }
+                *launches += 1;
+                queue.push(start + d as f64, Kind::TaskEnd { node, job });
+                obs.on_launch(engine, now, node, job, task, start);
+            }
+            Output::Timer { at, msg } => {
+                if at < now {
+                    return Err(format!("engine set a timer for {at}, before now ({now}): {msg:?}"));
+                }
+                queue.push(at, Kind::Timer(msg));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn estimates() {
+        assert_eq!("mean".parse::<Estimate>(), Ok(Estimate::Mean));
+        assert_eq!("under:0.3".parse::<Estimate>(), Ok(Estimate::Under(0.3)));
+        assert_eq!("over:1.3".parse::<Estimate>(), Ok(Estimate::Over(1.3)));
+        assert!("under:1.3".parse::<Estimate>().is_err());
+        assert!("over:0.5".parse::<Estimate>().is_err());
+        assert!("median".parse::<Estimate>().is_err());
+        let mut rng = Rng::new(3);
+        for _ in 0..1000 {
+            let u = Estimate::Under(0.3).draw(100.0, &mut rng);
+            assert!((30.0..=100.0).contains(&u) && u == u.trunc());
+            let o = Estimate::Over(1.3).draw(100.0, &mut rng);
+            assert!((100.0..=130.0).contains(&o) && o == o.trunc());
+        }
+        assert_eq!(Estimate::Mean.draw(42.0, &mut rng), 42.0);
+    }
+
+    #[test]
+    fn family_defaults() {
+        let c = SimConfig::for_family(System::Sparrow, 10, Family::Google);
+        assert_eq!((c.cutoff, c.small_partition_pct, c.big_partition_pct, c.heartbeat), (1129.532, 100.0, 100.0, 3.0));
+        let c = SimConfig::for_family(System::Eagle, 10, Family::Yahoo);
+        assert_eq!((c.cutoff, c.big_partition_pct, c.heartbeat), (90.5811, 98.0, 8.0));
+        assert!(c.is_long(91.0) && !c.is_long(90.0));
+    }
+}
