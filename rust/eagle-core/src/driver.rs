@@ -1,8 +1,18 @@
 //! The Spark-facing façade: Eagle in driver mode (exact state, no network delay),
 //! plus job classification and duration estimates (hint → history → running mean
 //! → default, see [`crate::estimate`]). The JNI bridge wraps this 1:1.
-use crate::engine::Counters;
+//!
+//! Inside one Spark driver the engine sees the whole cluster, so the long-work
+//! bitvector, the queues and the remaining work are exact: this is the paper's
+//! IdealEagle point (§6.4). A probe is a reservation of a task set in an
+//! executor's queue; Sticky Batch Probing serves that task set on the executor
+//! for as long as SRPT picks it and it has tasks left.
+use crate::config::Config;
+use crate::engine::{Counters, Engine, JobSpec};
+pub use crate::estimate::EstimateSource;
+use crate::estimate::{self, History, RunningMean};
 use crate::types::*;
+use std::collections::HashMap;
 
 /// How the driver was configured (from `spark.scheduler.eagle.*`).
 #[derive(Clone, Debug, PartialEq)]
@@ -23,75 +33,184 @@ pub struct DriverConfig {
     pub default_estimate: f64,
 }
 
-/// Where a job's estimate came from.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum EstimateSource {
-    Hint,
-    History,
-    RunningMean,
-    Default,
+impl Default for DriverConfig {
+    fn default() -> Self {
+        DriverConfig {
+            cutoff: 10.0,
+            short_partition: 0.1,
+            min_probes: 20,
+            probe_ratio: 2,
+            starvation_factor: 5.0,
+            default_class: Class::Short,
+            default_estimate: 1.0,
+        }
+    }
 }
 
-pub struct Driver {}
+impl DriverConfig {
+    /// Rejects out-of-range values, naming the field.
+    pub fn validate(&self) -> Result<(), String> {
+        if !(self.cutoff > 0.0 && self.cutoff.is_finite()) {
+            return Err(format!("cutoff must be a positive number of seconds, got {}", self.cutoff));
+        }
+        if !(0.0..1.0).contains(&self.short_partition) {
+            return Err(format!("short_partition must be within [0, 1), got {}", self.short_partition));
+        }
+        if self.min_probes == 0 {
+            return Err("min_probes must be >= 1".into());
+        }
+        if self.probe_ratio == 0 {
+            return Err("probe_ratio must be >= 1".into());
+        }
+        if !(self.starvation_factor >= 0.0 && self.starvation_factor.is_finite()) {
+            return Err(format!("starvation_factor must be >= 0, got {}", self.starvation_factor));
+        }
+        if !(self.default_estimate >= 0.0 && self.default_estimate.is_finite()) {
+            return Err(format!("default_estimate must be >= 0, got {}", self.default_estimate));
+        }
+        Ok(())
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Meta {
+    signature: u64,
+    source: EstimateSource,
+    class_forced: bool,
+    observed: RunningMean,
+}
+
+pub struct Driver {
+    cfg: DriverConfig,
+    engine: Engine,
+    history: History,
+    meta: HashMap<u32, Meta>,
+    out: Vec<Output>,
+}
 
 impl Driver {
-    pub fn new(_cfg: DriverConfig, _seed: u64) -> Result<Driver, String> {
-        todo!()
+    pub fn new(cfg: DriverConfig, seed: u64) -> Result<Driver, String> {
+        cfg.validate()?;
+        let mut ec = Config::driver(cfg.cutoff, cfg.short_partition);
+        ec.min_probes = cfg.min_probes;
+        ec.probe_ratio = cfg.probe_ratio;
+        ec.starvation_factor = cfg.starvation_factor;
+        let engine = Engine::new(ec, seed)?;
+        Ok(Driver { cfg, engine, history: History::default(), meta: HashMap::new(), out: Vec::new() })
     }
+
     /// A new executor with `slots` task slots (cores / spark.task.cpus).
-    pub fn add_node(&mut self, _now: Time, _slots: u32) -> NodeId {
-        todo!()
+    pub fn add_node(&mut self, now: Time, slots: u32) -> NodeId {
+        self.out.clear();
+        self.engine.add_node(now, slots, &mut self.out)
     }
-    pub fn remove_node(&mut self, _now: Time, _node: NodeId) {
-        todo!()
+
+    pub fn remove_node(&mut self, now: Time, node: NodeId) {
+        self.out.clear();
+        self.engine.remove_node(now, node, &mut self.out);
     }
+
     /// A task set was submitted. `hint_class`/`hint_estimate` come from the local
     /// properties `spark.scheduler.eagle.job.class` / `...estimatedTaskMs`; `signature`
     /// is a stable hash of the stage (used for the history). Returns the job id.
     pub fn submit(
         &mut self,
-        _now: Time,
-        _tasks: u32,
-        _hint_class: Option<Class>,
-        _hint_estimate: Option<f64>,
-        _signature: u64,
+        now: Time,
+        tasks: u32,
+        hint_class: Option<Class>,
+        hint_estimate: Option<f64>,
+        signature: u64,
     ) -> JobId {
-        todo!()
+        let (class, est, source, forced) = estimate::initial(
+            hint_class,
+            hint_estimate,
+            self.history.get(signature),
+            self.cfg.default_class,
+            self.cfg.default_estimate,
+            self.cfg.cutoff,
+        );
+        self.out.clear();
+        let id = self.engine.submit_job(now, JobSpec { tasks, estimate: est, class: Some(class) }, &mut self.out);
+        self.meta.insert(id.0, Meta { signature, source, class_forced: forced, observed: RunningMean::default() });
+        id
     }
+
     /// Spark's truth about how many tasks of the job wait to launch.
-    pub fn set_pending(&mut self, _now: Time, _job: JobId, _pending: u32) {
-        todo!()
+    pub fn set_pending(&mut self, now: Time, job: JobId, pending: u32) {
+        self.out.clear();
+        self.engine.set_pending(now, job, pending, &mut self.out);
     }
+
     /// `free` slots are free on `node`: which jobs get them, in order (one entry per launch).
-    pub fn offer(&mut self, _now: Time, _node: NodeId, _free: u32, _exclude: &[JobId]) -> Vec<JobId> {
-        todo!()
+    pub fn offer(&mut self, now: Time, node: NodeId, free: u32, exclude: &[JobId]) -> Vec<JobId> {
+        let mut jobs = Vec::new();
+        self.offer_into(now, node, free, exclude, &mut jobs);
+        jobs
     }
+
+    /// Like [`Driver::offer`], appending to a caller-owned buffer (no allocation).
+    pub fn offer_into(&mut self, now: Time, node: NodeId, free: u32, exclude: &[JobId], jobs: &mut Vec<JobId>) {
+        self.out.clear();
+        self.engine.offer(now, node, free, exclude, &mut self.out);
+        jobs.extend(self.out.iter().filter_map(|o| match o {
+            Output::Launch { job, .. } => Some(*job),
+            Output::Timer { .. } => None,
+        }));
+    }
+
     /// Spark could not launch the task of `job` planned for `node`.
-    pub fn decline(&mut self, _now: Time, _node: NodeId, _job: JobId) {
-        todo!()
+    pub fn decline(&mut self, now: Time, node: NodeId, job: JobId) {
+        self.engine.decline(now, node, job);
     }
+
     /// A task ended on `node`; `duration` is Some(seconds) when it succeeded.
-    pub fn task_finished(&mut self, _now: Time, _node: NodeId, _job: JobId, _duration: Option<f64>) {
-        todo!()
+    pub fn task_finished(&mut self, now: Time, node: NodeId, job: JobId, duration: Option<f64>) {
+        self.out.clear();
+        self.engine.task_finished(now, node, job, &mut self.out);
+        let Some(d) = duration.filter(|d| d.is_finite() && *d >= 0.0) else { return };
+        let Some(m) = self.meta.get_mut(&job.0) else { return };
+        m.observed.add(d);
+        if matches!(m.source, EstimateSource::Default | EstimateSource::RunningMean) {
+            m.source = EstimateSource::RunningMean;
+            let mean = m.observed.mean().unwrap_or(d);
+            let class = if m.class_forced { self.engine.job(job).map(|j| j.class) } else { None };
+            self.engine.set_estimate_with(now, job, mean, class, &mut self.out);
+        }
     }
+
     /// The task set is gone; its observed mean goes into the history under its signature.
-    pub fn remove_job(&mut self, _now: Time, _job: JobId) {
-        todo!()
+    pub fn remove_job(&mut self, now: Time, job: JobId) {
+        self.engine.remove_job(now, job);
+        if let Some(m) = self.meta.remove(&job.0) {
+            if let Some(mean) = m.observed.mean() {
+                self.history.record(m.signature, mean, m.observed.count);
+            }
+        }
     }
-    pub fn job_class(&self, _job: JobId) -> Option<Class> {
-        todo!()
+
+    pub fn job_class(&self, job: JobId) -> Option<Class> {
+        self.engine.job(job).map(|j| j.class)
     }
-    pub fn job_estimate(&self, _job: JobId) -> Option<(f64, EstimateSource)> {
-        todo!()
+
+    pub fn job_estimate(&self, job: JobId) -> Option<(f64, EstimateSource)> {
+        let j = self.engine.job(job)?;
+        Some((j.estimate, self.meta.get(&job.0)?.source))
     }
+
     pub fn counters(&self) -> &Counters {
-        todo!()
+        self.engine.counters()
     }
+
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
     /// History of past stage runs: `(signature, mean seconds, samples)`.
     pub fn history(&self) -> Vec<(u64, f64, u64)> {
-        todo!()
+        self.history.entries()
     }
-    pub fn load_history(&mut self, _entries: &[(u64, f64, u64)]) {
-        todo!()
+
+    pub fn load_history(&mut self, entries: &[(u64, f64, u64)]) {
+        self.history.load(entries);
     }
 }

@@ -1,5 +1,14 @@
 //! The engine: events in, decisions out.
 use crate::config::Config;
+use crate::lwl;
+use crate::node_queue::{Entry, Node, Running, View};
+use crate::partition::Partitions;
+use crate::probe;
+use crate::rng::Rng;
+use crate::srpt::{self, Pick};
+use crate::sss::{self, LongMap, Snapshot};
+use crate::steal;
+use std::collections::VecDeque;
 use crate::types::*;
 use serde::Serialize;
 
@@ -65,80 +74,1011 @@ pub struct NodeView {
     pub queued_long: u32,
 }
 
+/// Per-job state.
+#[derive(Clone, Debug)]
+struct Job {
+    live: bool,
+    class: Class,
+    /// Scheduled as long: placed centrally (long jobs, or every job under DLWL/CLWL).
+    sched_long: bool,
+    est: f64,
+    unlaunched: u32,
+    launched: u32,
+    running: u32,
+    /// SRPT's view of the remaining work; −1 once nothing is left to launch.
+    remaining: f64,
+    /// Entries of this job in queues or on the wire.
+    queued: u32,
+}
+
 pub struct Engine {
-    _cfg: Config,
+    cfg: Config,
+    rng: Rng,
+    nodes: Vec<Node>,
+    jobs: Vec<Job>,
+    free_job_ids: Vec<u32>,
+    parts: Partitions,
+    parts_dirty: bool,
+    longmap: LongMap,
+    /// LWL central state: estimated work of reservations placed on each node.
+    work: Vec<f64>,
+    /// DLWL: the work map as of the last heartbeat.
+    stale_work: Vec<f64>,
+    counters: Counters,
+    busy: u64,
+    total: u64,
+    /// Zero-delay messages, delivered before a call returns.
+    immediate: VecDeque<Msg>,
+    scratch: Vec<NodeId>,
 }
 
 impl Engine {
     /// A new engine; fails with a message naming the bad field.
-    pub fn new(_config: Config, _seed: u64) -> Result<Engine, String> {
-        todo!()
+    pub fn new(config: Config, seed: u64) -> Result<Engine, String> {
+        config.validate()?;
+        Ok(Engine {
+            cfg: config,
+            rng: Rng::new(seed),
+            nodes: Vec::new(),
+            jobs: Vec::new(),
+            free_job_ids: Vec::new(),
+            parts: Partitions::default(),
+            parts_dirty: true,
+            longmap: LongMap::default(),
+            work: Vec::new(),
+            stale_work: Vec::new(),
+            counters: Counters::default(),
+            busy: 0,
+            total: 0,
+            immediate: VecDeque::new(),
+            scratch: Vec::new(),
+        })
     }
+
     /// Schedules periodic timers (DLWL heartbeats). Call once before the first event.
-    pub fn start(&mut self, _now: Time, _out: &mut Vec<Output>) {
-        todo!()
+    pub fn start(&mut self, now: Time, out: &mut Vec<Output>) {
+        if self.is_dlwl() && self.cfg.heartbeat > 0.0 {
+            self.stale_work = self.work.clone();
+            out.push(Output::Timer { at: now + self.cfg.heartbeat, msg: Msg::Heartbeat });
+        }
     }
+
     /// Adds a node with `slots` task slots; ids are dense and never reused.
-    pub fn add_node(&mut self, _now: Time, _slots: u32, _out: &mut Vec<Output>) -> NodeId {
-        todo!()
+    pub fn add_node(&mut self, _now: Time, slots: u32, _out: &mut Vec<Output>) -> NodeId {
+        let id = NodeId(self.nodes.len() as u32);
+        self.nodes.push(Node::new(slots));
+        self.longmap.grow(self.nodes.len());
+        self.work.push(0.0);
+        self.stale_work.push(0.0);
+        self.total += slots as u64;
+        self.parts_dirty = true;
+        id
     }
+
     /// Removes a node: its queued probes and reservations are re-placed elsewhere;
     /// tasks that were running there are forgotten (the host re-reports them as pending).
-    pub fn remove_node(&mut self, _now: Time, _node: NodeId, _out: &mut Vec<Output>) {
-        todo!()
+    pub fn remove_node(&mut self, now: Time, node: NodeId, out: &mut Vec<Output>) {
+        let Some(n) = self.nodes.get_mut(node.0 as usize) else { return };
+        if !n.live {
+            return;
+        }
+        n.live = false;
+        let queue = std::mem::take(&mut n.queue);
+        let running = std::mem::take(&mut n.running);
+        n.queued_long = 0;
+        n.running_long = 0;
+        n.long_started = None;
+        self.total -= n.slots as u64;
+        self.busy -= (n.slots - n.free) as u64;
+        n.free = 0;
+        self.longmap.clear(node.0 as usize);
+        self.work[node.0 as usize] = 0.0;
+        self.parts_dirty = true;
+        for r in running {
+            if let Some(j) = self.jobs.get_mut(r.job.0 as usize) {
+                j.running = j.running.saturating_sub(1);
+            }
+            self.maybe_free_job(r.job);
+        }
+        let mut touched: Vec<JobId> = Vec::new();
+        for e in queue {
+            let j = &mut self.jobs[e.job.0 as usize];
+            j.queued = j.queued.saturating_sub(1);
+            if !touched.contains(&e.job) {
+                touched.push(e.job);
+            }
+        }
+        for job in touched {
+            self.replace_missing(now, job, out);
+            self.maybe_free_job(job);
+        }
+        self.flush(now, out);
     }
+
     /// Submits a job: classifies it, then probes (short) or places by LWL (long).
-    pub fn submit_job(&mut self, _now: Time, _spec: JobSpec, _out: &mut Vec<Output>) -> JobId {
-        todo!()
+    pub fn submit_job(&mut self, now: Time, spec: JobSpec, out: &mut Vec<Output>) -> JobId {
+        let class = spec.class.unwrap_or_else(|| Class::from_estimate(spec.estimate, self.cfg.cutoff));
+        let job = Job {
+            live: true,
+            class,
+            sched_long: class.is_long() || self.cfg.lwl_all,
+            est: spec.estimate,
+            unlaunched: spec.tasks,
+            launched: 0,
+            running: 0,
+            remaining: spec.estimate * spec.tasks as f64,
+            queued: 0,
+        };
+        let id = match self.free_job_ids.pop() {
+            Some(i) => {
+                self.jobs[i as usize] = job;
+                JobId(i)
+            }
+            None => {
+                self.jobs.push(job);
+                JobId(self.jobs.len() as u32 - 1)
+            }
+        };
+        if spec.tasks > 0 {
+            self.place(now, id, spec.tasks as usize, out);
+        } else {
+            self.jobs[id.0 as usize].remaining = -1.0;
+        }
+        self.flush(now, out);
+        id
     }
+
     /// A task of `job` that ran on `node` ended (success or failure): its slot frees.
-    pub fn task_finished(&mut self, _now: Time, _node: NodeId, _job: JobId, _out: &mut Vec<Output>) {
-        todo!()
+    pub fn task_finished(&mut self, now: Time, node: NodeId, job: JobId, out: &mut Vec<Output>) {
+        let ni = node.0 as usize;
+        let Some(n) = self.nodes.get_mut(ni) else { return };
+        if !n.live {
+            return; // forgotten with the node
+        }
+        let Some(r) = n.take_running(job) else { return };
+        n.free += 1;
+        self.busy -= 1;
+        if r.long {
+            n.running_long = n.running_long.saturating_sub(1);
+        }
+        n.long_started = None;
+        if r.reservation {
+            self.release_reservation(ni, r.marks_long, r.est);
+        }
+        if let Some(j) = self.jobs.get_mut(job.0 as usize) {
+            j.running = j.running.saturating_sub(1);
+        }
+        self.maybe_free_job(job);
+        if !self.cfg.driver {
+            self.slot_freed(now, ni, out);
+        }
+        self.flush(now, out);
     }
+
     /// Delivers a message the engine scheduled with [`Output::Timer`].
-    pub fn deliver(&mut self, _now: Time, _msg: Msg, _out: &mut Vec<Output>) {
-        todo!()
+    pub fn deliver(&mut self, now: Time, msg: Msg, out: &mut Vec<Output>) {
+        self.handle(now, msg, out);
+        self.flush(now, out);
     }
+
     /// Driver mode: `free` slots are free on `node`; launch up to that many tasks,
     /// skipping jobs in `exclude` (those the host could not launch there this round).
-    pub fn offer(&mut self, _now: Time, _node: NodeId, _free: u32, _exclude: &[JobId], _out: &mut Vec<Output>) {
-        todo!()
+    pub fn offer(&mut self, now: Time, node: NodeId, free: u32, exclude: &[JobId], out: &mut Vec<Output>) {
+        let ni = node.0 as usize;
+        if ni >= self.nodes.len() || !self.nodes[ni].live {
+            return;
+        }
+        self.refresh_partitions();
+        let mut budget = free.min(self.nodes[ni].free);
+        while budget > 0 {
+            let launched = match self.pick(ni, exclude) {
+                Some(pos) => self.serve(now, ni, pos, out),
+                None => self.backfill(now, ni, exclude, out),
+            };
+            if !launched {
+                break;
+            }
+            budget -= 1;
+        }
+        self.flush(now, out);
     }
+
     /// Driver mode: the host could not launch the task of `job` the engine chose for
     /// `node` (e.g. locality): undo that launch.
-    pub fn decline(&mut self, _now: Time, _node: NodeId, _job: JobId) {
-        todo!()
+    pub fn decline(&mut self, now: Time, node: NodeId, job: JobId) {
+        let ni = node.0 as usize;
+        let Some(n) = self.nodes.get_mut(ni) else { return };
+        let Some(r) = n.take_running(job) else { return };
+        n.free += 1;
+        self.busy -= 1;
+        if r.long {
+            n.running_long = n.running_long.saturating_sub(1);
+            n.long_started = None;
+        }
+        self.counters.declines += 1;
+        self.counters.decisions = self.counters.decisions.saturating_sub(1);
+        let est = r.est;
+        if r.reservation {
+            // Put the reservation back at the head: the node keeps its place for the job.
+            n.queued_long += r.long as u32;
+            n.queue.push_front(Entry {
+                job,
+                long: r.long,
+                reservation: true,
+                marks_long: r.marks_long,
+                est,
+                behind_long: false,
+                acc_delay: 0.0,
+                sticky: false,
+            });
+            if let Some(j) = self.jobs.get_mut(job.0 as usize) {
+                j.queued += 1;
+            }
+        }
+        if let Some(j) = self.jobs.get_mut(job.0 as usize) {
+            j.running = j.running.saturating_sub(1);
+            j.launched = j.launched.saturating_sub(1);
+            j.unlaunched += 1;
+            j.remaining = j.unlaunched as f64 * j.est;
+        }
+        let _ = now;
     }
+
     /// Driver mode: the host's truth about how many tasks of `job` wait to launch
     /// (retries, lost executors and speculation change it).
-    pub fn set_pending(&mut self, _now: Time, _job: JobId, _pending: u32, _out: &mut Vec<Output>) {
-        todo!()
+    pub fn set_pending(&mut self, now: Time, job: JobId, pending: u32, out: &mut Vec<Output>) {
+        let Some(j) = self.jobs.get_mut(job.0 as usize) else { return };
+        if !j.live || j.unlaunched == pending {
+            return;
+        }
+        j.unlaunched = pending;
+        j.remaining = if pending == 0 { -1.0 } else { pending as f64 * j.est };
+        if pending > 0 {
+            self.replace_missing(now, job, out);
+        }
+        self.flush(now, out);
     }
+
     /// A new estimate for the job's mean task duration (running mean); may reclassify it.
-    pub fn set_estimate(&mut self, _now: Time, _job: JobId, _estimate: f64, _out: &mut Vec<Output>) {
-        todo!()
+    pub fn set_estimate(&mut self, now: Time, job: JobId, estimate: f64, out: &mut Vec<Output>) {
+        self.set_estimate_with(now, job, estimate, None, out)
     }
+
+    /// Like [`Engine::set_estimate`], with the class fixed by the caller (`Some`) or
+    /// derived from the cutoff (`None`).
+    pub fn set_estimate_with(&mut self, now: Time, job: JobId, estimate: f64, class: Option<Class>, out: &mut Vec<Output>) {
+        let Some(j) = self.jobs.get_mut(job.0 as usize) else { return };
+        if !j.live {
+            return;
+        }
+        let class = class.unwrap_or_else(|| Class::from_estimate(estimate, self.cfg.cutoff));
+        j.est = estimate;
+        if j.remaining >= 0.0 {
+            j.remaining = j.unlaunched as f64 * estimate;
+        }
+        if class == j.class {
+            return;
+        }
+        // Reclassified: withdraw every queued entry and place the rest anew.
+        j.class = class;
+        j.sched_long = class.is_long() || self.cfg.lwl_all;
+        self.withdraw(job);
+        self.replace_missing(now, job, out);
+        self.flush(now, out);
+    }
+
     /// The job is gone (finished, aborted or zombie): drop its probes everywhere.
-    pub fn remove_job(&mut self, _now: Time, _job: JobId) {
-        todo!()
+    pub fn remove_job(&mut self, _now: Time, job: JobId) {
+        let Some(j) = self.jobs.get_mut(job.0 as usize) else { return };
+        if !j.live {
+            return;
+        }
+        j.live = false;
+        j.unlaunched = 0;
+        j.remaining = -1.0;
+        self.withdraw(job);
+        self.maybe_free_job(job);
     }
+
     pub fn counters(&self) -> &Counters {
-        todo!()
+        &self.counters
     }
     pub fn config(&self) -> &Config {
-        &self._cfg
+        &self.cfg
     }
-    pub fn job(&self, _job: JobId) -> Option<JobView> {
-        todo!()
+    pub fn job(&self, job: JobId) -> Option<JobView> {
+        self.jobs.get(job.0 as usize).filter(|j| j.live).map(|j| JobView {
+            class: j.class,
+            estimate: j.est,
+            unlaunched: j.unlaunched,
+            launched: j.launched,
+            running: j.running,
+        })
     }
-    pub fn node(&self, _node: NodeId) -> Option<NodeView> {
-        todo!()
+    pub fn node(&self, node: NodeId) -> Option<NodeView> {
+        let n = self.nodes.get(node.0 as usize)?;
+        let short_only = n.live && !self.parts_dirty && self.parts.short_only.contains(&node);
+        Some(NodeView {
+            live: n.live,
+            slots: n.slots,
+            free_slots: n.free,
+            queue_len: n.queue.len(),
+            short_only,
+            running_long: n.running_long,
+            queued_long: n.queued_long,
+        })
+    }
+    /// True when the central long map says the node holds long work (placed, in flight, queued or running).
+    pub fn holds_long_work(&self, node: NodeId) -> bool {
+        (node.0 as usize) < self.nodes.len() && self.longmap.holds_long(node.0 as usize)
     }
     /// Slots taken (running, or fetching a task), across live nodes.
     pub fn busy_slots(&self) -> u64 {
-        todo!()
+        self.busy
     }
     pub fn total_slots(&self) -> u64 {
-        todo!()
+        self.total
+    }
+
+    // ---------------------------------------------------------------- internals
+
+    fn refresh_partitions(&mut self) {
+        if !self.parts_dirty {
+            return;
+        }
+        self.parts = if self.cfg.driver {
+            let live: Vec<NodeId> =
+                (0..self.nodes.len()).filter(|&i| self.nodes[i].live).map(|i| NodeId(i as u32)).collect();
+            Partitions::dynamic_layout(&live, (100.0 - self.cfg.big_partition_pct) / 100.0)
+        } else {
+            Partitions::static_layout(self.nodes.len(), self.cfg.small_partition_pct, self.cfg.big_partition_pct)
+        };
+        self.parts_dirty = false;
+    }
+
+    fn timer(&mut self, now: Time, delay: f64, msg: Msg, out: &mut Vec<Output>) {
+        if delay <= 0.0 {
+            self.immediate.push_back(msg);
+        } else {
+            out.push(Output::Timer { at: now + delay, msg });
+        }
+    }
+
+    /// Delivers zero-delay messages.
+    fn flush(&mut self, now: Time, out: &mut Vec<Output>) {
+        while let Some(msg) = self.immediate.pop_front() {
+            self.handle(now, msg, out);
+        }
+    }
+
+    fn handle(&mut self, now: Time, msg: Msg, out: &mut Vec<Output>) {
+        match msg {
+            Msg::Enqueue { node, job } => self.enqueue(now, node.0 as usize, job, false, out),
+            Msg::SlotFree { node } => {
+                let n = &mut self.nodes[node.0 as usize];
+                if !n.live {
+                    return;
+                }
+                n.free += 1;
+                self.busy -= 1;
+                if !self.cfg.driver {
+                    self.slot_freed(now, node.0 as usize, out);
+                }
+            }
+            Msg::RemainingUpdate { job } => {
+                let j = &mut self.jobs[job.0 as usize];
+                if j.remaining >= 0.0 {
+                    j.remaining -= j.est;
+                }
+                if j.unlaunched == 0 {
+                    j.remaining = -1.0;
+                }
+            }
+            Msg::Heartbeat => {
+                self.stale_work.clone_from(&self.work);
+                out.push(Output::Timer { at: now + self.cfg.heartbeat, msg: Msg::Heartbeat });
+            }
+        }
+    }
+
+    /// Places `count` entries for a job: probes for short jobs, LWL reservations
+    /// for centrally scheduled ones, random probes for Sparrow's long jobs.
+    fn place(&mut self, now: Time, job: JobId, count: usize, out: &mut Vec<Output>) {
+        self.refresh_partitions();
+        let j = &self.jobs[job.0 as usize];
+        let (sched_long, class, est) = (j.sched_long, j.class, j.est);
+        let nd = self.cfg.network_delay;
+        let mut targets = std::mem::take(&mut self.scratch);
+        targets.clear();
+        if self.cfg.lwl_all {
+            let candidates = if class.is_long() { &self.parts.big } else { &self.parts.small };
+            let candidates = candidates.clone();
+            let stale = self.is_dlwl();
+            self.lwl_targets(now, &candidates, count, est, stale, &mut targets);
+            self.reserve(now, job, &targets, est, out);
+        } else if sched_long && self.cfg.centralized_long {
+            let big = std::mem::take(&mut self.parts.big);
+            self.lwl_targets(now, &big, count, est, false, &mut targets);
+            self.parts.big = big;
+            self.reserve(now, job, &targets, est, out);
+        } else {
+            let tasks = count as u32;
+            let n = probe::probe_count(tasks, self.cfg.probe_ratio, self.cfg.min_probes);
+            let from = if sched_long { &self.parts.big } else { &self.parts.small };
+            probe::sample_with_replacement(&mut self.rng, from, n, &mut targets);
+            if self.cfg.driver {
+                targets.sort_unstable();
+                targets.dedup();
+                let nodes = &self.nodes;
+                targets.retain(|t| nodes[t.0 as usize].position_of(job).is_none());
+            }
+            if self.cfg.sss && !sched_long {
+                self.probe_with_sss(now, job, &mut targets, out);
+            } else {
+                for &t in &targets {
+                    self.counters.probes_placed += 1;
+                    self.jobs[job.0 as usize].queued += 1;
+                    self.timer(now, nd, Msg::Enqueue { node: t, job }, out);
+                }
+            }
+        }
+        self.scratch = targets;
+    }
+
+    /// Sends one reservation per target (LWL), updating the central state at once.
+    fn reserve(&mut self, now: Time, job: JobId, targets: &[NodeId], est: f64, out: &mut Vec<Output>) {
+        let long = self.jobs[job.0 as usize].class.is_long();
+        for &t in targets {
+            self.work[t.0 as usize] += est;
+            if long {
+                self.longmap.add(t.0 as usize);
+            }
+            self.counters.probes_placed += 1;
+            self.jobs[job.0 as usize].queued += 1;
+            self.timer(now, self.cfg.network_delay, Msg::Enqueue { node: t, job }, out);
+        }
+    }
+
+    /// Undoes the central accounting of one reservation.
+    fn release_reservation(&mut self, node: usize, marks_long: bool, est: f64) {
+        if !(self.is_dlwl() && self.cfg.dlwl_cumulative) {
+            self.work[node] = (self.work[node] - est).max(0.0);
+            if self.work[node] < 1e-9 {
+                self.work[node] = 0.0;
+            }
+        }
+        if marks_long {
+            self.longmap.remove(node);
+        }
+    }
+
+    fn is_dlwl(&self) -> bool {
+        self.cfg.system == crate::config::System::Dlwl
+    }
+
+    /// LWL targets for `count` tasks over `candidates` (see [`crate::lwl`]).
+    fn lwl_targets(&mut self, now: Time, candidates: &[NodeId], count: usize, est: f64, stale: bool, out: &mut Vec<NodeId>) {
+        let nd2 = 2.0 * self.cfg.network_delay;
+        if candidates.is_empty() || count == 0 {
+            return;
+        }
+        if stale {
+            // DLWL: stale heartbeat view, floored, plus jitter in [0, H].
+            let h = self.cfg.heartbeat.floor().max(0.0) as i64;
+            let mut scored = Vec::with_capacity(candidates.len());
+            for &c in candidates {
+                let i = c.0 as usize;
+                let mut s = self.stale_work[i];
+                if let Some((t0, e)) = self.nodes[i].long_started {
+                    s = (nd2 + s - (now - t0).min(e)).max(0.0);
+                }
+                s += self.rng.int_inclusive(0, h) as f64;
+                scored.push((s, c));
+            }
+            lwl::water_fill(scored, count, est, out);
+            return;
+        }
+        // Enough empty nodes: lowest ids first.
+        let start = out.len();
+        for &c in candidates {
+            if self.work[c.0 as usize] == 0.0 && self.nodes[c.0 as usize].live {
+                out.push(c);
+                if out.len() - start == count {
+                    return;
+                }
+            }
+        }
+        out.truncate(start);
+        let nodes = &self.nodes;
+        let work = &self.work;
+        let scored = candidates.iter().filter(|c| nodes[c.0 as usize].live).map(|&c| {
+            let i = c.0 as usize;
+            let q = work[i];
+            if q == 0.0 {
+                (est, c)
+            } else if let Some((t0, e)) = nodes[i].long_started {
+                (nd2 + q - (now - t0).min(e), c)
+            } else {
+                (q, c)
+            }
+        });
+        lwl::water_fill(scored, count, est, out);
+    }
+
+    /// Eagle's SSS probing rounds (see [`crate::sss`]).
+    fn probe_with_sss(&mut self, now: Time, job: JobId, targets: &mut Vec<NodeId>, out: &mut Vec<Output>) {
+        let nd = self.cfg.network_delay;
+        let mut missing = targets.len();
+        let mut freshest: Option<(Time, Snapshot)> = None;
+        let mut list = std::mem::take(targets);
+        for round in 1..=self.cfg.sss_rounds {
+            let arrive = nd * ((round / 2 + 1) as f64);
+            let mut ok = 0;
+            for &w in &list {
+                let wi = w.0 as usize;
+                if !self.longmap.holds_long(wi) {
+                    self.counters.probes_placed += 1;
+                    self.jobs[job.0 as usize].queued += 1;
+                    self.timer(now, arrive, Msg::Enqueue { node: w, job }, out);
+                    ok += 1;
+                } else {
+                    self.counters.probes_rejected_sss += 1;
+                }
+                if let Some((stamp, snap)) = &self.nodes[wi].bitvector {
+                    if freshest.as_ref().is_none_or(|f| *stamp > f.0) {
+                        freshest = Some((*stamp, snap.clone()));
+                    }
+                }
+            }
+            missing -= ok;
+            if missing == 0 || round == self.cfg.sss_rounds {
+                break;
+            }
+            list.clear();
+            if self.cfg.driver {
+                let snap = self.longmap.snapshot();
+                self.sample_free_of_long(&snap, missing, &mut list);
+            } else if let Some((_, snap)) = &freshest {
+                let snap = snap.clone();
+                self.sample_free_of_long(&snap, missing, &mut list);
+            } else {
+                let small = std::mem::take(&mut self.parts.small);
+                probe::sample_with_replacement(&mut self.rng, &small, missing, &mut list);
+                self.parts.small = small;
+            }
+            self.counters.rescheduled_probes += missing as u64;
+        }
+        if missing > 0 {
+            list.clear();
+            let so = std::mem::take(&mut self.parts.short_only);
+            if so.is_empty() {
+                // No short-only partition: nowhere is guaranteed free of long work. Queue on
+                // random nodes anyway so the job is never lost (it may wait behind long work).
+                let small = std::mem::take(&mut self.parts.small);
+                probe::sample_with_replacement(&mut self.rng, &small, missing, &mut list);
+                self.parts.small = small;
+            } else {
+                probe::sample_with_replacement(&mut self.rng, &so, missing, &mut list);
+            }
+            self.parts.short_only = so;
+            if self.cfg.driver {
+                list.sort_unstable();
+                list.dedup();
+            }
+            for &w in &list {
+                self.counters.probes_placed += 1;
+                self.counters.fallback_probes += 1;
+                self.jobs[job.0 as usize].queued += 1;
+                self.timer(now, 2.0 * nd, Msg::Enqueue { node: w, job }, out);
+            }
+        }
+        *targets = list;
+    }
+
+    /// Samples with replacement from the short-only partition plus the general nodes
+    /// whose bit is clear in `snap` (rejection sampling over that union).
+    fn sample_free_of_long(&mut self, snap: &[u64], count: usize, out: &mut Vec<NodeId>) {
+        let so = self.parts.short_only.len();
+        let big = self.parts.big.len();
+        let universe = so + big;
+        if universe == 0 {
+            return;
+        }
+        let mut drawn = 0;
+        let mut tries = 0usize;
+        while drawn < count {
+            let k = self.rng.below(universe);
+            let node = if k < so { self.parts.short_only[k] } else { self.parts.big[k - so] };
+            tries += 1;
+            if k < so || !sss::bit(snap, node.0 as usize) {
+                out.push(node);
+                drawn += 1;
+            } else if tries > 64 * (count + 1) {
+                // Almost every general node is marked: sample the explicit list instead.
+                let list: Vec<NodeId> = self
+                    .parts
+                    .short_only
+                    .iter()
+                    .copied()
+                    .chain(self.parts.big.iter().copied().filter(|n| !sss::bit(snap, n.0 as usize)))
+                    .collect();
+                probe::sample_with_replacement(&mut self.rng, &list, count - drawn, out);
+                return;
+            }
+        }
+    }
+
+    /// A probe or reservation reaches a node's queue.
+    fn enqueue(&mut self, now: Time, ni: usize, job: JobId, stolen: bool, out: &mut Vec<Output>) {
+        let j = &self.jobs[job.0 as usize];
+        let (long, reservation, est) = (j.sched_long, j.sched_long && self.uses_reservations(j.class), j.est);
+        let marks_long = reservation && j.class.is_long();
+        let (node_live, job_live) = (self.nodes[ni].live, j.live);
+        if !node_live || !job_live {
+            // The node (whose state was cleared) or the job went away while the message was on the wire.
+            let j = &mut self.jobs[job.0 as usize];
+            j.queued = j.queued.saturating_sub(1);
+            if node_live && reservation {
+                self.release_reservation(ni, marks_long, est);
+            }
+            if job_live {
+                self.replace_missing(now, job, out);
+            } else {
+                self.maybe_free_job(job);
+            }
+            return;
+        }
+        if self.cfg.driver && !long && self.nodes[ni].position_of(job).is_some() {
+            // One probe per node per job is enough with SBP.
+            self.jobs[job.0 as usize].queued -= 1;
+            return;
+        }
+        let n = &mut self.nodes[ni];
+        let behind_long = n.holds_long();
+        if !long && !stolen && behind_long {
+            self.counters.probes_behind_long += 1;
+        }
+        if long {
+            n.queued_long += 1;
+            if !self.cfg.driver && self.cfg.sss {
+                n.bitvector = Some((now, self.longmap.snapshot()));
+            }
+        }
+        n.queue.push_back(Entry { job, long, reservation, marks_long, est, behind_long, acc_delay: 0.0, sticky: false });
+        if !self.cfg.driver && self.nodes[ni].free > 0 {
+            self.pull(now, ni, out);
+        }
+    }
+
+    fn uses_reservations(&self, class: Class) -> bool {
+        self.cfg.lwl_all || (class.is_long() && self.cfg.centralized_long)
+    }
+
+    /// A slot freed on a simulated node: serve the queue, or steal (Hawk).
+    fn slot_freed(&mut self, now: Time, ni: usize, out: &mut Vec<Output>) {
+        if !self.nodes[ni].queue.is_empty() {
+            self.pull(now, ni, out);
+        } else if self.cfg.stealing {
+            self.steal(now, ni, out);
+        }
+    }
+
+    /// Serves the queue of a node with a free slot (simulator: one slot at a time).
+    fn pull(&mut self, now: Time, ni: usize, out: &mut Vec<Output>) {
+        while self.nodes[ni].free > 0 && !self.nodes[ni].queue.is_empty() {
+            match self.pick(ni, &[]) {
+                Some(pos) => {
+                    self.serve(now, ni, pos, out);
+                }
+                None => return,
+            }
+        }
+    }
+
+    /// Chooses the queue position to serve: SRPT + SBP (Eagle), plain SRPT (DLWL) or FIFO.
+    /// Drops probes of jobs with nothing left on the way (SBP, and always in driver mode).
+    fn pick(&mut self, ni: usize, exclude: &[JobId]) -> Option<usize> {
+        let drop_dead = self.cfg.sbp || self.cfg.driver;
+        if drop_dead {
+            let mut i = 0;
+            while i < self.nodes[ni].queue.len() {
+                let e = &self.nodes[ni].queue[i];
+                let j = &self.jobs[e.job.0 as usize];
+                let dead = if self.cfg.driver { j.unlaunched == 0 || !j.live } else { j.remaining < 0.0 };
+                if dead {
+                    let e = self.nodes[ni].queue.remove(i).unwrap();
+                    self.drop_entry(ni, &e);
+                } else {
+                    i += 1;
+                }
+            }
+        }
+        let queue = &self.nodes[ni].queue;
+        if queue.is_empty() {
+            return None;
+        }
+        let jobs = &self.jobs;
+        let views = queue
+            .iter()
+            .filter(|e| !exclude.contains(&e.job))
+            .map(|e| {
+                let j = &jobs[e.job.0 as usize];
+                let remaining = if j.remaining < 0.0 { 0.0 } else { j.remaining };
+                View { entry: e, remaining, est: j.est }
+            });
+        let pick = if self.cfg.sbp && self.cfg.srpt {
+            srpt::pick_sbp(views, self.cfg.starvation_factor)
+        } else if self.cfg.srpt {
+            srpt::pick_plain(views, self.cfg.starvation_factor)
+        } else if views.take(1).count() == 1 {
+            Pick::At(0)
+        } else {
+            Pick::Empty
+        };
+        match pick {
+            Pick::Empty => None,
+            Pick::At(k) if exclude.is_empty() => Some(k),
+            Pick::At(k) => {
+                // Map the k-th non-excluded entry back to its queue position.
+                queue.iter().enumerate().filter(|(_, e)| !exclude.contains(&e.job)).nth(k).map(|(i, _)| i)
+            }
+        }
+    }
+
+    /// Removes the bookkeeping of an entry dropped without launching.
+    fn drop_entry(&mut self, ni: usize, e: &Entry) {
+        let n = &mut self.nodes[ni];
+        if e.long {
+            n.queued_long = n.queued_long.saturating_sub(1);
+        }
+        if e.reservation {
+            self.release_reservation(ni, e.marks_long, e.est);
+        }
+        let j = &mut self.jobs[e.job.0 as usize];
+        j.queued = j.queued.saturating_sub(1);
+        self.maybe_free_job(e.job);
+    }
+
+    /// Takes a slot for the entry at `pos` and asks its job for a task (late binding).
+    /// Returns whether a task was launched.
+    fn serve(&mut self, now: Time, ni: usize, pos: usize, out: &mut Vec<Output>) -> bool {
+        let nd2 = 2.0 * self.cfg.network_delay;
+        let e = self.nodes[ni].queue[pos].clone();
+        let job = e.job;
+        let est_now = self.jobs[job.0 as usize].est;
+        {
+            let n = &mut self.nodes[ni];
+            n.free -= 1;
+            if e.long {
+                n.queued_long = n.queued_long.saturating_sub(1);
+            }
+        }
+        self.busy += 1;
+        let j = &mut self.jobs[job.0 as usize];
+        let success = j.unlaunched > 0 && j.live;
+        if success {
+            j.unlaunched -= 1;
+            let task = j.launched;
+            j.launched += 1;
+            j.running += 1;
+            let class_long = j.class.is_long();
+            self.counters.decisions += 1;
+            let n = &mut self.nodes[ni];
+            if e.long {
+                n.running_long += 1;
+                n.long_started = Some((now, e.est));
+            } else {
+                n.long_started = None;
+            }
+            n.running.push(Running { job, long: e.long, reservation: e.reservation, marks_long: e.marks_long, est: e.est });
+            out.push(Output::Launch { node: NodeId(ni as u32), job, task, start: now + nd2 });
+            if !e.long && e.behind_long {
+                self.counters.short_tasks_after_hol += 1;
+            }
+            if self.cfg.sbp && self.cfg.srpt {
+                if self.cfg.driver {
+                    let j = &mut self.jobs[job.0 as usize];
+                    j.remaining = if j.unlaunched == 0 { -1.0 } else { j.unlaunched as f64 * j.est };
+                } else {
+                    self.timer(now, nd2, Msg::RemainingUpdate { job }, out);
+                }
+            }
+            let keep = self.cfg.sbp && !e.long && !class_long;
+            let n = &mut self.nodes[ni];
+            if keep {
+                n.queue[pos].sticky = true;
+            } else {
+                n.queue.remove(pos);
+                let j = &mut self.jobs[job.0 as usize];
+                j.queued = j.queued.saturating_sub(1);
+            }
+            if self.cfg.srpt && !e.long && pos > 0 {
+                self.counters.srpt_bypasses += 1;
+                let n = &mut self.nodes[ni];
+                for k in 0..pos {
+                    n.queue[k].acc_delay += est_now;
+                }
+            }
+            true
+        } else {
+            // The job has nothing left: the fetch round trip is lost, then the slot frees.
+            self.counters.empty_fetches += 1;
+            let n = &mut self.nodes[ni];
+            n.queue.remove(pos);
+            if !e.long {
+                n.long_started = None;
+            }
+            if e.reservation {
+                self.release_reservation(ni, e.marks_long, e.est);
+            }
+            let j = &mut self.jobs[job.0 as usize];
+            j.queued = j.queued.saturating_sub(1);
+            self.maybe_free_job(job);
+            if self.cfg.driver {
+                let n = &mut self.nodes[ni];
+                n.free += 1;
+                self.busy -= 1;
+                return false;
+            }
+            self.timer(now, nd2, Msg::SlotFree { node: NodeId(ni as u32) }, out);
+            false
+        }
+    }
+
+    /// Driver mode: the queue had nothing launchable, so take a task from any eligible
+    /// job (short jobs on nodes free of long work, long jobs on general nodes), least
+    /// remaining work first. Keeps exact-state Eagle work-conserving.
+    fn backfill(&mut self, now: Time, ni: usize, exclude: &[JobId], out: &mut Vec<Output>) -> bool {
+        if !self.cfg.driver {
+            return false;
+        }
+        let node = NodeId(ni as u32);
+        let general = self.parts.big.contains(&node);
+        let free_of_long = !self.longmap.holds_long(ni) && self.nodes[ni].running_long == 0;
+        // Short jobs before long ones, then least remaining work, then oldest id.
+        let mut best: Option<(bool, f64, u32)> = None;
+        for (i, j) in self.jobs.iter().enumerate() {
+            if !j.live || j.unlaunched == 0 || exclude.contains(&JobId(i as u32)) {
+                continue;
+            }
+            let long = j.class.is_long();
+            let eligible = if long { general } else { free_of_long || !general };
+            if !eligible {
+                continue;
+            }
+            let key = (long, j.unlaunched as f64 * j.est, i as u32);
+            let better = best.is_none_or(|b| {
+                key.0.cmp(&b.0).then(key.1.total_cmp(&b.1)).then(key.2.cmp(&b.2)) == std::cmp::Ordering::Less
+            });
+            if better {
+                best = Some(key);
+            }
+        }
+        let Some((long, _, id)) = best else { return false };
+        let job = JobId(id);
+        let est = self.jobs[id as usize].est;
+        let reservation = long && self.uses_reservations(Class::Long);
+        if reservation {
+            // The job's task moves here: withdraw one of its reservations elsewhere.
+            self.steal_one_reservation(job);
+            self.work[ni] += est;
+            self.longmap.add(ni);
+        }
+        self.counters.backfills += 1;
+        self.jobs[id as usize].queued += 1;
+        self.nodes[ni].queued_long += long as u32;
+        self.nodes[ni].queue.push_front(Entry {
+            job,
+            long,
+            reservation,
+            marks_long: reservation,
+            est,
+            behind_long: false,
+            acc_delay: 0.0,
+            sticky: false,
+        });
+        self.serve(now, ni, 0, out)
+    }
+
+    /// Removes one queued reservation of `job` from the node that holds the most work.
+    fn steal_one_reservation(&mut self, job: JobId) {
+        let mut best: Option<(f64, usize, usize)> = None;
+        for (ni, n) in self.nodes.iter().enumerate() {
+            if !n.live {
+                continue;
+            }
+            if let Some(pos) = n.queue.iter().rposition(|e| e.job == job && e.reservation) {
+                if best.is_none_or(|b| self.work[ni] > b.0) {
+                    best = Some((self.work[ni], ni, pos));
+                }
+            }
+        }
+        if let Some((_, ni, pos)) = best {
+            let e = self.nodes[ni].queue.remove(pos).unwrap();
+            self.drop_entry(ni, &e);
+        }
+    }
+
+    /// Hawk: an idle node steals blocked short probes from random general nodes.
+    fn steal(&mut self, now: Time, ni: usize, out: &mut Vec<Output>) {
+        self.refresh_partitions();
+        if self.parts.big.is_empty() {
+            return;
+        }
+        let mut stolen = Vec::new();
+        for _ in 0..self.cfg.steal_attempts {
+            let victim = self.parts.big[self.rng.below(self.parts.big.len())].0 as usize;
+            let jobs = &self.jobs;
+            let v = &mut self.nodes[victim];
+            let runs_long = v.running_long > 0;
+            stolen = steal::take_blocked_shorts(&mut v.queue, runs_long, self.cfg.steal_limit as usize, |e| {
+                jobs[e.job.0 as usize].class.is_long()
+            });
+            if !stolen.is_empty() {
+                break;
+            }
+        }
+        self.counters.stolen_probes += stolen.len() as u64;
+        for e in stolen {
+            // Moved, not re-sent: the job's entry count is unchanged, and head-of-line
+            // blocking is not counted again.
+            self.enqueue_stolen(now, ni, e, out);
+        }
+    }
+
+    fn enqueue_stolen(&mut self, now: Time, ni: usize, mut e: Entry, out: &mut Vec<Output>) {
+        let n = &mut self.nodes[ni];
+        e.behind_long = n.holds_long();
+        e.acc_delay = 0.0;
+        n.queue.push_back(e);
+        if n.free > 0 {
+            self.pull(now, ni, out);
+        }
+    }
+
+    /// Withdraws every queued entry of `job` (reclassification, removal).
+    fn withdraw(&mut self, job: JobId) {
+        for ni in 0..self.nodes.len() {
+            if self.nodes[ni].queue.iter().all(|e| e.job != job) {
+                continue;
+            }
+            let queue = std::mem::take(&mut self.nodes[ni].queue);
+            let (gone, kept): (Vec<Entry>, Vec<Entry>) = queue.into_iter().partition(|e| e.job == job);
+            self.nodes[ni].queue = kept.into();
+            for e in &gone {
+                self.drop_entry(ni, e);
+            }
+        }
+    }
+
+    /// Makes sure a job with unlaunched tasks has entries to serve them: short jobs need
+    /// at least one probe, centrally placed jobs one reservation per unlaunched task.
+    fn replace_missing(&mut self, now: Time, job: JobId, out: &mut Vec<Output>) {
+        let j = &self.jobs[job.0 as usize];
+        if !j.live || j.unlaunched == 0 {
+            return;
+        }
+        let reservation = j.sched_long && self.uses_reservations(j.class);
+        let missing = if reservation {
+            j.unlaunched.saturating_sub(j.queued) as usize
+        } else if j.queued == 0 {
+            j.unlaunched as usize
+        } else {
+            0
+        };
+        if missing > 0 {
+            self.place(now, job, missing, out);
+        }
+    }
+
+    /// Recycles a job id once nothing refers to the job any more (driver mode).
+    fn maybe_free_job(&mut self, job: JobId) {
+        if !self.cfg.driver {
+            return;
+        }
+        let j = &self.jobs[job.0 as usize];
+        if !j.live && j.running == 0 && j.queued == 0 && !self.free_job_ids.contains(&job.0) {
+            self.free_job_ids.push(job.0);
+        }
     }
 }

@@ -37,6 +37,7 @@ pub mod steal;
 pub mod types;
 
 pub use config::{Config, System};
-pub use driver::{Driver, DriverConfig, EstimateSource};
+pub use driver::{Driver, DriverConfig};
+pub use estimate::EstimateSource;
 pub use engine::{Counters, Engine, JobSpec, JobView, NodeView};
 pub use types::{Class, JobId, Msg, NodeId, Output, Time};

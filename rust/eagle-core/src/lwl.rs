@@ -1,1 +1,118 @@
-//! TODO
+//! Least-work-left placement of long tasks (Eagle §3.2, Hawk's centralized scheduler).
+//!
+//! The centralized scheduler keeps, per node, the estimated work of the long
+//! tasks it placed there and that have not finished. A job's tasks are spread by
+//! *water-filling*: repeatedly give a task to the node with the least work,
+//! adding the task's estimate to it, ties to the lower node id.
+//!
+//! The reference simulator refines the score of a node running a long task:
+//! `queue − min(elapsed, estimate of the running task) + 2·ND`, and gives an
+//! empty node the score `estimate` (it will start the task at once). If enough
+//! nodes are empty, the lowest-id empty nodes are taken directly.
+//!
+//! DLWL (Yaq-D) uses the same water-filling over queue lengths that nodes
+//! publish every heartbeat (stale), floored at zero, plus a random integer
+//! jitter in `[0, heartbeat]` so that schedulers sharing a stale view do not all
+//! pick the same node.
+
+use crate::types::NodeId;
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+/// A (score, node) pair ordered so that `BinaryHeap` pops the smallest score,
+/// ties to the lowest node id.
+#[derive(Copy, Clone, Debug, PartialEq)]
+struct Slot(f64, u32);
+
+impl Eq for Slot {}
+impl Ord for Slot {
+    fn cmp(&self, other: &Self) -> Ordering {
+        other.0.total_cmp(&self.0).then_with(|| other.1.cmp(&self.1))
+    }
+}
+impl PartialOrd for Slot {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// Water-fills `needed` tasks of estimated duration `est` over `scored` nodes
+/// (`(score, node)`), appending the chosen node of each task to `out`, in the
+/// reference's order: the currently least-loaded node takes tasks until its
+/// score passes the next node's.
+pub fn water_fill(scored: impl IntoIterator<Item = (f64, NodeId)>, needed: usize, est: f64, out: &mut Vec<NodeId>) {
+    if needed == 0 {
+        return;
+    }
+    let mut heap: BinaryHeap<Slot> = scored.into_iter().map(|(s, n)| Slot(s, n.0)).collect();
+    let Some(Slot(mut q, mut w)) = heap.pop() else { return };
+    let mut chosen = 0;
+    while chosen < needed {
+        let next = heap.pop();
+        let nq = next.map_or(f64::INFINITY, |s| s.0);
+        while q <= nq && chosen < needed {
+            out.push(NodeId(w));
+            chosen += 1;
+            // A zero estimate would never pass the next node; still spread the tasks.
+            q += if est > 0.0 { est } else { f64::MIN_POSITIVE.max(1e-9) };
+        }
+        match next {
+            Some(Slot(s, n)) => {
+                heap.push(Slot(q, w));
+                q = s;
+                w = n;
+            }
+            None => continue,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(v: &[NodeId]) -> Vec<u32> {
+        v.iter().map(|n| n.0).collect()
+    }
+
+    #[test]
+    fn fills_lowest_first_and_levels() {
+        // Node 0 has 10 s of work, node 1 has 0 s (scored by est = 4), node 2 has 5 s.
+        let mut out = vec![];
+        water_fill([(10.0, NodeId(0)), (4.0, NodeId(1)), (5.0, NodeId(2))], 4, 4.0, &mut out);
+        // 1 (4→8), 2 (5→9), 1 (8→12), 2 (9→13)... node 0 (10) comes before 1 at 12.
+        assert_eq!(ids(&out), vec![1, 2, 1, 2]);
+        let mut out = vec![];
+        water_fill([(10.0, NodeId(0)), (4.0, NodeId(1)), (5.0, NodeId(2))], 5, 4.0, &mut out);
+        assert_eq!(ids(&out), vec![1, 2, 1, 2, 0]);
+    }
+
+    #[test]
+    fn ties_go_to_lower_id() {
+        let mut out = vec![];
+        water_fill([(1.0, NodeId(7)), (1.0, NodeId(3)), (1.0, NodeId(5))], 3, 10.0, &mut out);
+        assert_eq!(ids(&out), vec![3, 5, 7]);
+    }
+
+    #[test]
+    fn single_node_takes_everything() {
+        let mut out = vec![];
+        water_fill([(0.0, NodeId(2))], 5, 1.0, &mut out);
+        assert_eq!(ids(&out), vec![2; 5]);
+    }
+
+    #[test]
+    fn total_work_is_levelled() {
+        let scores: Vec<(f64, NodeId)> = (0..10).map(|i| (i as f64 * 3.0, NodeId(i))).collect();
+        let mut out = vec![];
+        water_fill(scores.clone(), 100, 2.0, &mut out);
+        assert_eq!(out.len(), 100);
+        let mut load: Vec<f64> = scores.iter().map(|s| s.0).collect();
+        for n in &out {
+            load[n.0 as usize] += 2.0;
+        }
+        let max = load.iter().cloned().fold(f64::MIN, f64::max);
+        let min = load.iter().cloned().fold(f64::MAX, f64::min);
+        assert!(max - min <= 2.0 + 1e-9, "water-filling leaves at most one task of difference: {load:?}");
+    }
+}
