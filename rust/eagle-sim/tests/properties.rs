@@ -4,8 +4,19 @@
 //! - every task of every job launches exactly once (launch indices 0..ntasks,
 //!   none twice) and ends exactly once;
 //! - every job completes, no earlier than its submission plus its longest task;
-//! - under Eagle, no short task starts on a node holding long work (running or
-//!   queued) and no short probe ever lands behind long work;
+//! - under Eagle, on single-slot nodes, no short task starts on a node running a
+//!   long task, and the engine counts no short probe queued behind long work
+//!   (`probes_behind_long == 0`, `short_tasks_after_hol == 0`).
+//!
+//!   "No *queued* long task either" (`NodeView::queued_long == 0` at a short
+//!   launch) is NOT a property of Eagle and is not checked: LWL places long tasks
+//!   on nodes regardless of the short probes they hold, appending them behind;
+//!   with Sticky Batch Probing the short probe ahead keeps launching its job's
+//!   tasks while the long entry waits behind it. The reference does the same
+//!   (`find_workers_long_job_prio` ignores probes; `add_probe` appends; SBP keeps
+//!   the probe at its position). The real invariant, "no short task launches from
+//!   a probe that has long work ahead of it", needs the queue order, which
+//!   `NodeView` does not expose; the engine's own counters stand in for it;
 //! - a seed fixes the outcome.
 //!
 //! The random traces come from a tiny generator on `eagle_core::rng` (no
@@ -64,9 +75,9 @@ impl Observer for Checker {
         }
         if self.system == System::Eagle {
             let class = engine.job(job).map(|v| v.class);
-            if class == Some(Class::Short) {
-                let v = engine.node(node).expect("launch on a known node");
-                if v.running_long > 0 || v.queued_long > 0 {
+            let v = engine.node(node).expect("launch on a known node");
+            if class == Some(Class::Short) && v.slots == 1 {
+                if v.running_long > 0 {
                     self.violations.push(format!(
                         "t={now}: short job {j} task {task} launched on node {} holding long work ({v:?})",
                         node.0
@@ -87,8 +98,14 @@ impl Observer for Checker {
 fn config(system: System, rng: &mut Rng, seed: u64) -> SimConfig {
     let mut cfg = SimConfig::for_family(system, 1 + rng.below(30) as u32, Family::Yahoo);
     cfg.seed = seed;
+    cfg.slots = [1, 1, 1, 2, 3][rng.below(5)];
     if rng.below(3) == 0 && system != System::Sparrow {
         cfg.big_partition_pct = [80.0, 90.0, 100.0][rng.below(3)];
+    }
+    if system == System::Eagle && rng.below(4) > 0 {
+        // Mostly clusters with a short-only partition (Eagle's premise).
+        cfg.nodes = 10 + rng.below(30) as u32;
+        cfg.big_partition_pct = [80.0, 90.0][rng.below(2)];
     }
     cfg.estimate = match rng.below(4) {
         0 => Estimate::Under(0.5),
@@ -128,8 +145,12 @@ fn check_system(system: System, cases: u64) {
         }
         assert_eq!(out.short.count + out.long.count, trace.len());
         assert_eq!(out.launches as usize, trace.tasks());
-        if system == System::Eagle {
+        // Without a short-only partition, probes that SSS rejected everywhere have
+        // nowhere clean to fall back to: then they may queue behind long work.
+        let short_only = ((100.0 - cfg.big_partition_pct) * cfg.nodes as f64 / 100.0).floor();
+        if system == System::Eagle && short_only >= 1.0 {
             assert_eq!(out.counters.probes_behind_long, 0, "{}", ctx());
+            assert_eq!(out.counters.short_tasks_after_hol, 0, "{}", ctx());
         }
         // Same seed, same outcome.
         let again = sim::run(&trace, &cfg).unwrap();
