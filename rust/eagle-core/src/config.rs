@@ -93,11 +93,6 @@ pub struct Config {
     /// node per job, slots are pulled only through [`crate::Engine::offer`], and an idle slot
     /// whose queue is empty backfills from any eligible job (no slot idles while work waits).
     pub driver: bool,
-    /// DLWL only: the reference simulator never subtracts finished work from the queue map
-    /// it heartbeats (its `TaskEndEvent` only updates the map when long jobs are centralized),
-    /// so DLWL balances the total work ever placed. `true` reproduces that; `false` is the
-    /// textbook Yaq-D behaviour.
-    pub dlwl_cumulative: bool,
 }
 
 impl Config {
@@ -123,7 +118,6 @@ impl Config {
             centralized_long: false,
             lwl_all: false,
             driver: false,
-            dlwl_cumulative: true,
         };
         match system {
             System::Sparrow => {
@@ -143,6 +137,7 @@ impl Config {
             System::Dlwl => {
                 c.srpt = true;
                 c.lwl_all = true;
+                c.centralized_long = true;
             }
             System::Clwl => {
                 c.centralized_long = true;

@@ -541,11 +541,9 @@ impl Engine {
 
     /// Undoes the central accounting of one reservation.
     fn release_reservation(&mut self, node: usize, marks_long: bool, est: f64) {
-        if !(self.is_dlwl() && self.cfg.dlwl_cumulative) {
-            self.work[node] = (self.work[node] - est).max(0.0);
-            if self.work[node] < 1e-9 {
-                self.work[node] = 0.0;
-            }
+        self.work[node] = (self.work[node] - est).max(0.0);
+        if self.work[node] < 1e-9 {
+            self.work[node] = 0.0;
         }
         if marks_long {
             self.longmap.remove(node);

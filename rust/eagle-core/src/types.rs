@@ -58,12 +58,17 @@ pub enum Msg {
 
 impl Msg {
     /// Rank used to order simultaneous events deterministically: (time, rank, seq).
+    ///
+    /// The order is the one the reference simulator ends up with under CPython 2,
+    /// which breaks ties between events by their class names: a slot freed by an
+    /// empty fetch (`NoopGetTaskResponseEvent`) before a probe arrival
+    /// (`ProbeEvent`), before a remaining-work update, before a heartbeat.
     pub fn rank(&self) -> u8 {
         match self {
-            Msg::Heartbeat => 0,
-            Msg::RemainingUpdate { .. } => 1,
-            Msg::SlotFree { .. } => 2,
-            Msg::Enqueue { .. } => 3,
+            Msg::SlotFree { .. } => 0,
+            Msg::Enqueue { .. } => 1,
+            Msg::RemainingUpdate { .. } => 2,
+            Msg::Heartbeat => 3,
         }
     }
 }
