@@ -4,7 +4,7 @@
 //! eagle-sim run --trace PATH --system {sparrow,hawk,eagle,dlwl,clwl} --nodes N
 //!               [--cutoff SECONDS] [--small-partition PCT] [--big-partition PCT]
 //!               [--seed S] [--heartbeat S] [--estimate mean|under:X|over:X]
-//!               [--slots K] [--json]
+//!               [--slots K] [--jobs-out PATH] [--json]
 //! eagle-sim gen --like TRACE --jobs N --nodes N --load L [--seed S] --out PATH
 //! ```
 //!
@@ -28,11 +28,13 @@ usage:
   eagle-sim run --trace PATH --system {sparrow,hawk,eagle,dlwl,clwl} --nodes N
                 [--cutoff SECONDS] [--small-partition PCT] [--big-partition PCT]
                 [--seed S] [--heartbeat S] [--estimate mean|under:X|over:X]
-                [--slots K] [--json]
+                [--slots K] [--jobs-out PATH] [--json]
       Replays a Hawk/Eagle trace (plain or .xz). Defaults follow the trace family
       detected from the file name: GOOG* -> cutoff 1129.532, partitions 100/83,
       heartbeat 3; otherwise Yahoo: cutoff 90.5811, partitions 100/98, heartbeat 8.
       Sparrow's big partition is 100 unless --big-partition is given. Seed 1.
+      --jobs-out writes one line per job: trace line order (1-based), submission
+      time, short|long (report cutoff), running time.
   eagle-sim gen --like TRACE --jobs N --nodes N --load L [--seed S] --out PATH
       Writes a synthetic trace: jobs resampled from TRACE, Poisson arrivals at
       load L (offered task-seconds per second per node).
@@ -135,7 +137,7 @@ fn cmd_run(args: &[String]) -> CmdResult {
     let started = Instant::now();
     let f = Flags::parse(
         args,
-        &["trace", "system", "nodes", "cutoff", "small-partition", "big-partition", "seed", "heartbeat", "estimate", "slots"],
+        &["trace", "system", "nodes", "cutoff", "small-partition", "big-partition", "seed", "heartbeat", "estimate", "slots", "jobs-out"],
         &["json"],
     )
     .map_err(Err)?;
@@ -182,11 +184,25 @@ fn cmd_run(args: &[String]) -> CmdResult {
     let trace = Trace::load(&path).map_err(|e| Ok(e.to_string()))?;
     let parse_seconds = t.elapsed().as_secs_f64();
     let outcome = sim::run(&trace, &cfg).map_err(Ok)?;
+    if let Some(jobs_out) = f.get::<String>("jobs-out").map_err(Err)? {
+        write_jobs(&jobs_out, &trace, &cfg, &outcome.running_times).map_err(|e| Ok(format!("{jobs_out}: {e}")))?;
+    }
     let report = Report::new(&cfg, &path, trace.len(), trace.tasks(), &outcome, parse_seconds, started.elapsed().as_secs_f64());
     let text = if f.has("json") { report.to_json() + "\n" } else { report.to_table() };
     let mut stdout = std::io::stdout().lock();
     stdout.write_all(text.as_bytes()).map_err(|e| Ok(format!("writing stdout: {e}")))?;
     Ok(())
+}
+
+/// One line per job: `index submit class running_time`.
+fn write_jobs(path: &str, trace: &Trace, cfg: &SimConfig, running_times: &[f64]) -> std::io::Result<()> {
+    let mut w = BufWriter::new(std::fs::File::create(path)?);
+    for (i, rt) in running_times.iter().enumerate() {
+        let job = trace.job(i);
+        let class = if cfg.is_long(job.int_mean()) { "long" } else { "short" };
+        writeln!(w, "{} {} {class} {rt}", i + 1, job.submit)?;
+    }
+    w.flush()
 }
 
 fn cmd_gen(args: &[String]) -> CmdResult {

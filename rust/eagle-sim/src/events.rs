@@ -1,18 +1,29 @@
 //! The simulator's event queue.
 //!
 //! Events are ordered by **(time, rank, sequence)**, which makes a run with a
-//! given seed reproducible bit for bit:
+//! given seed reproducible bit for bit. The ranks mirror the order in which the
+//! reference simulator (CPython 2) happens to break ties: its heap holds
+//! `(time, event)` tuples, so equal times compare the event objects, and
+//! objects of different classes compare by *type name*: `JobArrival` <
+//! `NoopGetTaskResponseEvent` < `PeriodicTimerEvent` < `ProbeEvent` <
+//! `UpdateRemainingTimeEvent` < `WorkerHeartbeatEvent` < `instance` (its
+//! `TaskEndEvent` is an old-style class, whose type name is "instance"). Objects
+//! of the same class compare by memory address, which is arbitrary; we use
+//! insertion order instead.
 //!
-//! | rank | event |
-//! |------|-------|
-//! | 0 | job arrival (kept outside the heap: the trace is already sorted) |
-//! | 1 | task end |
-//! | 2 + [`Msg::rank`] | engine timer: heartbeat, remaining-work update, slot free, enqueue |
+//! | rank | event | reference class |
+//! |------|-------|-----------------|
+//! | 0 | job arrival (kept outside the heap: the trace is already sorted) | `JobArrival` |
+//! | 1 | [`Msg::SlotFree`]: an empty fetch returns | `NoopGetTaskResponseEvent` |
+//! | 2 | utilization sample (taken by the run loop, not queued) | `PeriodicTimerEvent` |
+//! | 3 | [`Msg::Enqueue`]: a probe or reservation reaches a node | `ProbeEvent` |
+//! | 4 | [`Msg::RemainingUpdate`] | `UpdateRemainingTimeEvent` |
+//! | 5 | [`Msg::Heartbeat`] | `WorkerHeartbeatEvent` |
+//! | 6 | task end | `TaskEndEvent` |
 //!
-//! Arrivals come first so that a job submitted at `t` is known before anything
-//! else happens at `t`; a task end comes before engine messages so that a slot
-//! freed at `t` is free when a probe reaching that node at `t` is queued. Among
-//! equal (time, rank), insertion order decides.
+//! So at equal times a task end comes last: a probe reaching a node at the
+//! instant its task ends is queued first (Hawk then does not steal there), as in
+//! the reference. The engine's own [`Msg::rank`] is not used for this.
 //!
 //! Events are small `Copy` values in a `BinaryHeap`.
 
@@ -22,10 +33,21 @@ use std::collections::BinaryHeap;
 
 /// Rank of a job arrival (the smallest).
 pub const RANK_ARRIVAL: u8 = 0;
-/// Rank of a task end.
-pub const RANK_TASK_END: u8 = 1;
-/// Engine timers rank `RANK_TIMER_BASE + msg.rank()`.
-pub const RANK_TIMER_BASE: u8 = 2;
+/// Rank of a utilization sample: after arrivals and empty fetches at the same
+/// time, before everything else.
+pub const RANK_SAMPLE: u8 = 2;
+/// Rank of a task end (the largest).
+pub const RANK_TASK_END: u8 = 6;
+
+/// The rank of an engine message (see the module table).
+pub fn msg_rank(msg: &Msg) -> u8 {
+    match msg {
+        Msg::SlotFree { .. } => 1,
+        Msg::Enqueue { .. } => 3,
+        Msg::RemainingUpdate { .. } => 4,
+        Msg::Heartbeat => 5,
+    }
+}
 
 /// What happens at an event.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -40,7 +62,7 @@ impl Kind {
     pub fn rank(&self) -> u8 {
         match self {
             Kind::TaskEnd { .. } => RANK_TASK_END,
-            Kind::Timer(m) => RANK_TIMER_BASE + m.rank(),
+            Kind::Timer(m) => msg_rank(m),
         }
     }
 }
@@ -141,14 +163,16 @@ mod tests {
         q.push(1.0, end(2));
         q.push(1.0, end(3));
         q.push(1.0, Kind::Timer(Msg::Heartbeat));
+        q.push(1.0, Kind::Timer(Msg::SlotFree { node: NodeId(4) }));
         let order: Vec<_> = std::iter::from_fn(|| q.pop()).map(|e| (e.at, e.kind)).collect();
         assert_eq!(
             order,
             vec![
+                (1.0, Kind::Timer(Msg::SlotFree { node: NodeId(4) })),
+                (1.0, Kind::Timer(Msg::Enqueue { node: NodeId(1), job: JobId(0) })),
+                (1.0, Kind::Timer(Msg::Heartbeat)),
                 (1.0, end(2)),
                 (1.0, end(3)),
-                (1.0, Kind::Timer(Msg::Heartbeat)),
-                (1.0, Kind::Timer(Msg::Enqueue { node: NodeId(1), job: JobId(0) })),
                 (2.0, end(0)),
             ]
         );

@@ -18,7 +18,7 @@
 //! heartbeats is left while jobs are unfinished, the engine lost work and the run
 //! fails with a message.
 
-use crate::events::{EventQueue, Kind};
+use crate::events::{EventQueue, Kind, RANK_ARRIVAL, RANK_SAMPLE};
 use crate::stats::Summary;
 use crate::trace::{Family, Trace};
 use eagle_core::rng::Rng;
@@ -216,26 +216,42 @@ pub fn run_observed<O: Observer>(trace: &Trace, cfg: &SimConfig, obs: &mut O) ->
     let mut util_samples = 0u64;
     let mut next_sample_k = 0u64;
     let sample_at = |k: u64| t0 + k as f64 * cfg.util_interval;
+    // Samples at t0, t0 + Δ, … up to the last submission.
+    let n_samples = if n == 0 || !(cfg.util_interval > 0.0) {
+        0
+    } else {
+        let mut k = ((last_submit - t0) / cfg.util_interval).floor() as u64 + 1;
+        while k > 0 && sample_at(k - 1) > last_submit {
+            k -= 1;
+        }
+        while sample_at(k) <= last_submit {
+            k += 1;
+        }
+        k
+    };
 
     let mut next_arrival = 0usize;
     let mut now = t0;
     apply(&mut out, &engine, now, trace, &mut queue, &mut p, &mut launches, next_arrival, obs)?;
 
     while p.completed < n {
-        let heap_t = queue.peek().map(|e| e.at);
-        let arrival = next_arrival < n && heap_t.is_none_or(|t| trace.submit(next_arrival) <= t);
-        now = if arrival {
-            trace.submit(next_arrival)
-        } else if let Some(t) = heap_t {
+        let arrival = next_arrival < n && queue.peek().is_none_or(|e| trace.submit(next_arrival) <= e.at);
+        let rank;
+        (now, rank) = if arrival {
+            (trace.submit(next_arrival), RANK_ARRIVAL)
+        } else if let Some(e) = queue.peek() {
             if next_arrival == n && queue.pending_work() == 0 {
                 return Err(stalled(n, &p, now));
             }
-            t
+            (e.at, e.rank)
         } else {
             return Err(stalled(n, &p, now));
         };
-        // Samples at T see every event at or before T.
-        while sample_at(next_sample_k) < now && sample_at(next_sample_k) <= last_submit {
+        // A sample at T sees the events before T, and those at T that rank before it.
+        while next_sample_k < n_samples && {
+            let ts = sample_at(next_sample_k);
+            ts < now || (ts == now && rank > RANK_SAMPLE)
+        } {
             util_sum += engine.busy_slots() as f64 / total_slots;
             util_samples += 1;
             next_sample_k += 1;
@@ -271,7 +287,7 @@ pub fn run_observed<O: Observer>(trace: &Trace, cfg: &SimConfig, obs: &mut O) ->
         }
         apply(&mut out, &engine, now, trace, &mut queue, &mut p, &mut launches, next_arrival, obs)?;
     }
-    while n > 0 && sample_at(next_sample_k) <= last_submit {
+    while next_sample_k < n_samples {
         util_sum += engine.busy_slots() as f64 / total_slots;
         util_samples += 1;
         next_sample_k += 1;
