@@ -1,1 +1,26 @@
+//! # eagle-jni
+//!
+//! The JNI bridge between the Spark plugin (`org.apache.spark.scheduler.eagle.Native`)
+//! and the engine's [`eagle_core::Driver`] façade. It holds no policy: it decodes
+//! primitive arguments, converts milliseconds to the engine's seconds, calls the
+//! driver and encodes its answer back into primitives.
+//!
+//! Layout (the datafusion-comet split):
+//! - [`state`]: safe Rust. The per-application [`state::State`] (driver + test hook),
+//!   the fixed layouts of the parameter and counter arrays, and the history JSON file.
+//!   Unit-tested without a JVM.
+//! - `jni_api` (private): the only module with `unsafe` and the only one that
+//!   knows about the JVM. Every entry point runs inside `catch_unwind`
+//!   (through `jni::EnvUnowned::with_env`) and turns an error or a panic into a
+//!   Java `org.apache.spark.scheduler.eagle.EagleNativeException`; nothing ever
+//!   unwinds into the JVM, and native code never calls back into Java.
+//!
+//! Ownership across the boundary is described in `docs/ffi.md`.
+#![deny(unsafe_code)]
 
+pub mod state;
+
+#[allow(unsafe_code)]
+mod jni_api;
+
+pub use state::{Params, State, COUNTER_NAMES, PARAM_NAMES};

@@ -1,0 +1,443 @@
+//! The JNI boundary: every `extern "system"` entry point of `libeagle_jni`, and the
+//! only `unsafe` code of the project.
+//!
+//! Each function implements one `@native` method of the Scala class
+//! `org.apache.spark.scheduler.eagle.Native` (instance methods, hence the unused
+//! `this`). Conventions:
+//! - The handle is a `Box<parking_lot::Mutex<State>>` turned into a raw pointer by
+//!   `create` and freed by `destroy`; the JVM side owns it (one per SparkContext)
+//!   and never uses it after `destroy`. Between the two, any JVM thread may call.
+//! - Arguments and results are primitives and primitive arrays only. Arrays are
+//!   copied in and out (`get_region`/`set_region`); native code keeps no JVM
+//!   reference and never calls back into Java.
+//! - Times arrive as milliseconds (`long`) and are converted to the engine's
+//!   seconds here.
+//! - Every body runs in `EnvUnowned::with_env`, which wraps it in `catch_unwind`.
+//!   Errors and panics are resolved by [`ThrowEagle`], which throws
+//!   `org.apache.spark.scheduler.eagle.EagleNativeException` (or
+//!   `java.lang.IllegalStateException` if that class cannot be found) and returns
+//!   a default value: nothing unwinds into the JVM.
+
+use crate::state::{self, State};
+use jni::errors::ErrorPolicy;
+use jni::objects::{JByteArray, JDoubleArray, JIntArray, JLongArray, JObject};
+use jni::strings::JNIString;
+use jni::sys::{jint, jlong};
+use jni::{jni_str, Env, EnvUnowned};
+use parking_lot::Mutex;
+use std::fmt;
+use std::path::PathBuf;
+
+/// An error raised by a bridge call: a JNI failure or a bad argument / engine error.
+#[derive(Debug)]
+enum BridgeError {
+    Jni(jni::errors::Error),
+    Msg(String),
+}
+
+impl From<jni::errors::Error> for BridgeError {
+    fn from(e: jni::errors::Error) -> Self {
+        BridgeError::Jni(e)
+    }
+}
+
+impl From<String> for BridgeError {
+    fn from(e: String) -> Self {
+        BridgeError::Msg(e)
+    }
+}
+
+impl fmt::Display for BridgeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BridgeError::Jni(e) => write!(f, "JNI error: {e}"),
+            BridgeError::Msg(m) => f.write_str(m),
+        }
+    }
+}
+
+type Res<T> = Result<T, BridgeError>;
+
+/// Throws `EagleNativeException(msg)` unless an exception is already pending.
+fn throw(env: &mut Env<'_>, msg: String) {
+    if env.exception_check() {
+        return; // e.g. ArrayIndexOutOfBoundsException raised by a region copy
+    }
+    let found = env.find_class(jni_str!("org/apache/spark/scheduler/eagle/EagleNativeException")).is_ok();
+    let msg = JNIString::from(msg);
+    if found {
+        let _ = env.throw_new(jni_str!("org/apache/spark/scheduler/eagle/EagleNativeException"), &msg);
+    } else {
+        env.exception_clear();
+        let _ = env.throw_new(jni_str!("java/lang/IllegalStateException"), &msg);
+    }
+}
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&'static str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "non-string panic payload".to_string()
+    }
+}
+
+/// Error policy of every entry point: a Java exception naming the method, and the
+/// type's default value (0, or a null array) as the return value.
+struct ThrowEagle;
+
+impl<T: Default> ErrorPolicy<T, BridgeError> for ThrowEagle {
+    /// The Java method name, for the exception message.
+    type Captures<'unowned_env_local: 'native_method, 'native_method> = &'static str;
+
+    fn on_error<'unowned_env_local: 'native_method, 'native_method>(
+        env: &mut Env<'unowned_env_local>,
+        method: &mut &'static str,
+        err: BridgeError,
+    ) -> jni::errors::Result<T> {
+        throw(env, format!("eagle-jni {method}: {err}"));
+        Ok(T::default())
+    }
+
+    fn on_panic<'unowned_env_local: 'native_method, 'native_method>(
+        env: &mut Env<'unowned_env_local>,
+        method: &mut &'static str,
+        payload: Box<dyn std::any::Any + Send + 'static>,
+    ) -> jni::errors::Result<T> {
+        let msg = panic_message(payload.as_ref());
+        // Dropping a payload can itself panic; leak it instead.
+        std::mem::forget(payload);
+        throw(env, format!("eagle-jni {method}: panic: {msg}"));
+        Ok(T::default())
+    }
+}
+
+/// Borrows the state behind a handle.
+fn state<'a>(h: jlong) -> Res<&'a Mutex<State>> {
+    if h == 0 {
+        return Err(BridgeError::Msg("null handle (engine destroyed or never created)".into()));
+    }
+    // SAFETY: non-zero handles are only produced by `create` (Box::into_raw of a
+    // Mutex<State>) and the JVM side stops using a handle before `destroy` frees it.
+    Ok(unsafe { &*(h as *const Mutex<State>) })
+}
+
+/// Runs `f` on the locked state of `h`, counting the call for the test hook.
+fn with_state<T>(h: jlong, f: impl FnOnce(&mut State) -> Res<T>) -> Res<T> {
+    let mut st = state(h)?.lock();
+    st.tick();
+    f(&mut st)
+}
+
+fn ints_in(env: &Env<'_>, a: &JIntArray<'_>) -> Res<Vec<i32>> {
+    let n = a.len(env)?;
+    let mut v = vec![0i32; n];
+    a.get_region(env, 0, &mut v)?;
+    Ok(v)
+}
+
+fn ints_out<'l>(env: &mut Env<'l>, v: &[i32]) -> Res<JIntArray<'l>> {
+    let a = JIntArray::new(env, v.len())?;
+    a.set_region(env, 0, v)?;
+    Ok(a)
+}
+
+fn longs_out<'l>(env: &mut Env<'l>, v: &[i64]) -> Res<JLongArray<'l>> {
+    let a = JLongArray::new(env, v.len())?;
+    a.set_region(env, 0, v)?;
+    Ok(a)
+}
+
+fn path_in(env: &Env<'_>, a: &JByteArray<'_>) -> Res<PathBuf> {
+    let bytes = env.convert_byte_array(a)?;
+    let s = String::from_utf8(bytes).map_err(|_| "path is not UTF-8".to_string())?;
+    Ok(PathBuf::from(s))
+}
+
+/// `create(params: Array[Double]): Long` — a new engine; layout in [`state::PARAM_NAMES`].
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_create<'l>(
+    mut env: EnvUnowned<'l>,
+    _this: JObject<'l>,
+    params: JDoubleArray<'l>,
+) -> jlong {
+    env.with_env(|env| -> Res<jlong> {
+        let n = params.len(env)?;
+        let mut p = vec![0f64; n];
+        params.get_region(env, 0, &mut p)?;
+        let st = State::new(&p)?;
+        Ok(Box::into_raw(Box::new(Mutex::new(st))) as jlong)
+    })
+    .resolve_with::<ThrowEagle, _>(|| "create")
+}
+
+/// `destroy(handle: Long): Unit` — frees the engine. The handle must not be used again.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_destroy<'l>(
+    mut env: EnvUnowned<'l>,
+    _this: JObject<'l>,
+    h: jlong,
+) {
+    env.with_env(|_env| -> Res<()> {
+        if h != 0 {
+            // SAFETY: `h` came from `create` and the JVM side calls destroy once.
+            drop(unsafe { Box::from_raw(h as *mut Mutex<State>) });
+        }
+        Ok(())
+    })
+    .resolve_with::<ThrowEagle, _>(|| "destroy")
+}
+
+/// `addNode(handle, nowMs, slots): Int` — a new executor; returns its node id.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_addNode<'l>(
+    mut env: EnvUnowned<'l>,
+    _this: JObject<'l>,
+    h: jlong,
+    now_ms: jlong,
+    slots: jint,
+) -> jint {
+    env.with_env(|_env| -> Res<jint> {
+        let slots = state::count("slots", slots)?;
+        with_state(h, |st| Ok(st.driver.add_node(state::ms_to_s(now_ms), slots).0 as jint))
+    })
+    .resolve_with::<ThrowEagle, _>(|| "addNode")
+}
+
+/// `removeNode(handle, nowMs, node): Unit` — the executor is gone.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_removeNode<'l>(
+    mut env: EnvUnowned<'l>,
+    _this: JObject<'l>,
+    h: jlong,
+    now_ms: jlong,
+    node: jint,
+) {
+    env.with_env(|_env| -> Res<()> {
+        let node = state::node_id(node)?;
+        with_state(h, |st| {
+            st.driver.remove_node(state::ms_to_s(now_ms), node);
+            Ok(())
+        })
+    })
+    .resolve_with::<ThrowEagle, _>(|| "removeNode")
+}
+
+/// `submit(handle, nowMs, tasks, hintClass, hintEstimateMs, signature): Int` — a task
+/// set arrives; hintClass is -1 (none), 0 (short) or 1 (long); hintEstimateMs < 0 is
+/// none. Returns the engine's job id.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_submit<'l>(
+    mut env: EnvUnowned<'l>,
+    _this: JObject<'l>,
+    h: jlong,
+    now_ms: jlong,
+    tasks: jint,
+    hint_class: jint,
+    hint_estimate_ms: jlong,
+    signature: jlong,
+) -> jint {
+    env.with_env(|_env| -> Res<jint> {
+        let tasks = state::count("tasks", tasks)?;
+        let class = state::class_from_code(hint_class)?;
+        let estimate = (hint_estimate_ms >= 0).then(|| state::ms_to_s(hint_estimate_ms));
+        with_state(h, |st| {
+            let job = st.driver.submit(state::ms_to_s(now_ms), tasks, class, estimate, signature as u64);
+            Ok(job.0 as jint)
+        })
+    })
+    .resolve_with::<ThrowEagle, _>(|| "submit")
+}
+
+/// `setPending(handle, nowMs, job, pending): Unit` — Spark's count of the job's tasks waiting to launch.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_setPending<'l>(
+    mut env: EnvUnowned<'l>,
+    _this: JObject<'l>,
+    h: jlong,
+    now_ms: jlong,
+    job: jint,
+    pending: jint,
+) {
+    env.with_env(|_env| -> Res<()> {
+        let job = state::job_id(job)?;
+        let pending = state::count("pending", pending)?;
+        with_state(h, |st| {
+            st.driver.set_pending(state::ms_to_s(now_ms), job, pending);
+            Ok(())
+        })
+    })
+    .resolve_with::<ThrowEagle, _>(|| "setPending")
+}
+
+/// `offer(handle, nowMs, node, free, exclude): Array[Int]` — the plan for `free`
+/// slots of `node`: one job id per launch, in order; never a job of `exclude`.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_offer<'l>(
+    mut env: EnvUnowned<'l>,
+    _this: JObject<'l>,
+    h: jlong,
+    now_ms: jlong,
+    node: jint,
+    free: jint,
+    exclude: JIntArray<'l>,
+) -> JIntArray<'l> {
+    env.with_env(|env| -> Res<JIntArray<'l>> {
+        let node = state::node_id(node)?;
+        let free = state::count("free", free)?;
+        let exclude = ints_in(env, &exclude)?
+            .into_iter()
+            .map(state::job_id)
+            .collect::<Result<Vec<_>, _>>()?;
+        let plan: Vec<i32> = with_state(h, |st| {
+            st.plan.clear();
+            st.driver.offer_into(state::ms_to_s(now_ms), node, free, &exclude, &mut st.plan);
+            Ok(st.plan.iter().map(|j| j.0 as i32).collect())
+        })?;
+        ints_out(env, &plan)
+    })
+    .resolve_with::<ThrowEagle, _>(|| "offer")
+}
+
+/// `decline(handle, nowMs, node, job): Unit` — a planned launch did not happen.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_decline<'l>(
+    mut env: EnvUnowned<'l>,
+    _this: JObject<'l>,
+    h: jlong,
+    now_ms: jlong,
+    node: jint,
+    job: jint,
+) {
+    env.with_env(|_env| -> Res<()> {
+        let node = state::node_id(node)?;
+        let job = state::job_id(job)?;
+        with_state(h, |st| {
+            st.driver.decline(state::ms_to_s(now_ms), node, job);
+            Ok(())
+        })
+    })
+    .resolve_with::<ThrowEagle, _>(|| "decline")
+}
+
+/// `taskFinished(handle, nowMs, node, job, durationMs): Unit` — durationMs < 0 means the task failed.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_taskFinished<'l>(
+    mut env: EnvUnowned<'l>,
+    _this: JObject<'l>,
+    h: jlong,
+    now_ms: jlong,
+    node: jint,
+    job: jint,
+    duration_ms: jlong,
+) {
+    env.with_env(|_env| -> Res<()> {
+        let node = state::node_id(node)?;
+        let job = state::job_id(job)?;
+        let duration = (duration_ms >= 0).then(|| state::ms_to_s(duration_ms));
+        with_state(h, |st| {
+            st.driver.task_finished(state::ms_to_s(now_ms), node, job, duration);
+            Ok(())
+        })
+    })
+    .resolve_with::<ThrowEagle, _>(|| "taskFinished")
+}
+
+/// `removeJob(handle, nowMs, job): Unit` — the task set is gone.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_removeJob<'l>(
+    mut env: EnvUnowned<'l>,
+    _this: JObject<'l>,
+    h: jlong,
+    now_ms: jlong,
+    job: jint,
+) {
+    env.with_env(|_env| -> Res<()> {
+        let job = state::job_id(job)?;
+        with_state(h, |st| {
+            st.driver.remove_job(state::ms_to_s(now_ms), job);
+            Ok(())
+        })
+    })
+    .resolve_with::<ThrowEagle, _>(|| "removeJob")
+}
+
+/// `jobInfo(handle, job): Array[Long]` — `[class, estimateMs, source]` with class
+/// 0 short / 1 long, source 0 hint / 1 history / 2 running mean / 3 default;
+/// `[-1, -1, -1]` for an unknown job.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_jobInfo<'l>(
+    mut env: EnvUnowned<'l>,
+    _this: JObject<'l>,
+    h: jlong,
+    job: jint,
+) -> JLongArray<'l> {
+    env.with_env(|env| -> Res<JLongArray<'l>> {
+        let job = state::job_id(job)?;
+        let info = with_state(h, |st| {
+            let class = state::class_code(st.driver.job_class(job)) as i64;
+            Ok(match st.driver.job_estimate(job) {
+                Some((est, src)) => [class, state::s_to_ms(est), state::source_code(src)],
+                None => [class, -1, -1],
+            })
+        })?;
+        longs_out(env, &info)
+    })
+    .resolve_with::<ThrowEagle, _>(|| "jobInfo")
+}
+
+/// `counters(handle): Array[Long]` — layout in [`state::COUNTER_NAMES`].
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_counters<'l>(
+    mut env: EnvUnowned<'l>,
+    _this: JObject<'l>,
+    h: jlong,
+) -> JLongArray<'l> {
+    env.with_env(|env| -> Res<JLongArray<'l>> {
+        let c = with_state(h, |st| Ok(st.counters()))?;
+        longs_out(env, &c)
+    })
+    .resolve_with::<ThrowEagle, _>(|| "counters")
+}
+
+/// `historyLoad(handle, pathUtf8): Int` — entries loaded, or -1 if the file does not exist.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_historyLoad<'l>(
+    mut env: EnvUnowned<'l>,
+    _this: JObject<'l>,
+    h: jlong,
+    path: JByteArray<'l>,
+) -> jint {
+    env.with_env(|env| -> Res<jint> {
+        let path = path_in(env, &path)?;
+        with_state(h, |st| Ok(state::load_history(&mut st.driver, &path)?))
+    })
+    .resolve_with::<ThrowEagle, _>(|| "historyLoad")
+}
+
+/// `historySave(handle, pathUtf8): Int` — writes the history JSON; returns the entry count.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_historySave<'l>(
+    mut env: EnvUnowned<'l>,
+    _this: JObject<'l>,
+    h: jlong,
+    path: JByteArray<'l>,
+) -> jint {
+    env.with_env(|env| -> Res<jint> {
+        let path = path_in(env, &path)?;
+        with_state(h, |st| Ok(state::save_history(&st.driver, &path)?))
+    })
+    .resolve_with::<ThrowEagle, _>(|| "historySave")
+}
+
+/// `noop(handle): Long` — returns its argument; measures the bare JNI call cost.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_noop<'l>(
+    _env: EnvUnowned<'l>,
+    _this: JObject<'l>,
+    h: jlong,
+) -> jlong {
+    // Nothing here can panic, so no catch_unwind (or Env upgrade) is needed.
+    h
+}

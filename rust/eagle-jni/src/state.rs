@@ -1,0 +1,364 @@
+//! Safe half of the bridge: the state behind a JNI handle, the fixed array
+//! layouts shared with `Native.scala`, and the history file.
+//!
+//! Nothing here touches the JVM, so it is unit-tested with plain `cargo test`.
+
+use eagle_core::{Class, Counters, Driver, DriverConfig, EstimateSource, JobId, NodeId};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// Names of the `create(params: Array[Double])` slots, in order. `Native.scala`
+/// builds the array in exactly this order (see `EagleConf.toNativeParams`).
+pub const PARAM_NAMES: [&str; 9] = [
+    "cutoffMs",
+    "shortPartition",
+    "minProbes",
+    "probeRatio",
+    "starvationFactor",
+    "defaultClass",
+    "defaultEstimateMs",
+    "seed",
+    "failAfterCalls",
+];
+
+/// Names of the `counters(handle): Array[Long]` slots, in order. The first twelve
+/// are the engine's [`Counters`]; the last is the number of bridge calls made on
+/// the handle (the `failAfterCalls` test hook counts the same calls).
+pub const COUNTER_NAMES: [&str; 13] = [
+    "decisions",
+    "probesPlaced",
+    "probesRejectedSss",
+    "probesBehindLong",
+    "shortTasksAfterHol",
+    "rescheduledProbes",
+    "fallbackProbes",
+    "stolenProbes",
+    "srptBypasses",
+    "emptyFetches",
+    "backfills",
+    "declines",
+    "nativeCalls",
+];
+
+/// Seeds travel as `f64`; integers above 2^53 would not survive the trip.
+const MAX_EXACT_F64_INT: f64 = 9_007_199_254_740_992.0;
+
+/// Decoded `create` parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Params {
+    pub config: DriverConfig,
+    pub seed: u64,
+    /// Test hook: panic on every bridge call after this many (None = never).
+    pub fail_after_calls: Option<u64>,
+}
+
+fn integral(name: &str, v: f64, min: f64, max: f64) -> Result<f64, String> {
+    if !v.is_finite() || v.fract() != 0.0 || v < min || v > max {
+        return Err(format!("parameter {name} must be an integer in [{min}, {max}], got {v}"));
+    }
+    Ok(v)
+}
+
+fn positive(name: &str, v: f64) -> Result<f64, String> {
+    if !v.is_finite() || v <= 0.0 {
+        return Err(format!("parameter {name} must be a finite number > 0, got {v}"));
+    }
+    Ok(v)
+}
+
+impl Params {
+    /// Decodes the fixed layout [`PARAM_NAMES`]. Times arrive in milliseconds and
+    /// leave in the engine's seconds.
+    pub fn decode(p: &[f64]) -> Result<Params, String> {
+        if p.len() != PARAM_NAMES.len() {
+            return Err(format!(
+                "expected {} parameters ({}), got {}",
+                PARAM_NAMES.len(),
+                PARAM_NAMES.join(", "),
+                p.len()
+            ));
+        }
+        let cutoff_ms = positive("cutoffMs", p[0])?;
+        let short_partition = p[1];
+        if !short_partition.is_finite() || !(0.0..1.0).contains(&short_partition) {
+            return Err(format!("parameter shortPartition must be in [0, 1), got {short_partition}"));
+        }
+        let min_probes = integral("minProbes", p[2], 1.0, u32::MAX as f64)? as u32;
+        let probe_ratio = integral("probeRatio", p[3], 1.0, u32::MAX as f64)? as u32;
+        let starvation_factor = positive("starvationFactor", p[4])?;
+        let default_class = match integral("defaultClass", p[5], 0.0, 1.0)? as u8 {
+            0 => Class::Short,
+            _ => Class::Long,
+        };
+        let default_estimate_ms = positive("defaultEstimateMs", p[6])?;
+        let seed = integral("seed", p[7], 0.0, MAX_EXACT_F64_INT)? as u64;
+        let fail = integral("failAfterCalls", p[8], -1.0, MAX_EXACT_F64_INT)?;
+        Ok(Params {
+            config: DriverConfig {
+                cutoff: cutoff_ms / 1000.0,
+                short_partition,
+                min_probes,
+                probe_ratio,
+                starvation_factor,
+                default_class,
+                default_estimate: default_estimate_ms / 1000.0,
+            },
+            seed,
+            fail_after_calls: if fail < 0.0 { None } else { Some(fail as u64) },
+        })
+    }
+}
+
+/// Milliseconds since the plugin's start (JVM side) to engine seconds.
+pub fn ms_to_s(ms: i64) -> f64 {
+    ms as f64 / 1000.0
+}
+
+/// Engine seconds to whole milliseconds.
+pub fn s_to_ms(s: f64) -> i64 {
+    (s * 1000.0).round() as i64
+}
+
+/// Class code on the JNI surface: 0 short, 1 long, -1 none/unknown.
+pub fn class_code(c: Option<Class>) -> i32 {
+    match c {
+        Some(Class::Short) => 0,
+        Some(Class::Long) => 1,
+        None => -1,
+    }
+}
+
+/// Decodes a class hint code (-1 none, 0 short, 1 long).
+pub fn class_from_code(code: i32) -> Result<Option<Class>, String> {
+    match code {
+        -1 => Ok(None),
+        0 => Ok(Some(Class::Short)),
+        1 => Ok(Some(Class::Long)),
+        other => Err(format!("class code must be -1, 0 or 1, got {other}")),
+    }
+}
+
+/// Estimate source code on the JNI surface: 0 hint, 1 history, 2 running mean, 3 default.
+pub fn source_code(s: EstimateSource) -> i64 {
+    match s {
+        EstimateSource::Hint => 0,
+        EstimateSource::History => 1,
+        EstimateSource::RunningMean => 2,
+        EstimateSource::Default => 3,
+    }
+}
+
+pub fn job_id(v: i32) -> Result<JobId, String> {
+    u32::try_from(v).map(JobId).map_err(|_| format!("job id must be >= 0, got {v}"))
+}
+
+pub fn node_id(v: i32) -> Result<NodeId, String> {
+    u32::try_from(v).map(NodeId).map_err(|_| format!("node id must be >= 0, got {v}"))
+}
+
+pub fn count(name: &str, v: i32) -> Result<u32, String> {
+    u32::try_from(v).map_err(|_| format!("{name} must be >= 0, got {v}"))
+}
+
+/// Everything one JNI handle owns.
+pub struct State {
+    pub driver: Driver,
+    /// Reused by `offer` so a decision allocates nothing on the Rust side.
+    pub plan: Vec<JobId>,
+    calls: u64,
+    fail_after_calls: Option<u64>,
+}
+
+impl State {
+    pub fn new(params: &[f64]) -> Result<State, String> {
+        let p = Params::decode(params)?;
+        let driver = Driver::new(p.config, p.seed)?;
+        Ok(State { driver, plan: Vec::new(), calls: 0, fail_after_calls: p.fail_after_calls })
+    }
+
+    /// Counts a bridge call; the `failAfterCalls` test hook panics past its limit,
+    /// so the plugin's fallback path can be exercised end to end.
+    pub fn tick(&mut self) {
+        self.calls += 1;
+        if let Some(n) = self.fail_after_calls {
+            if self.calls > n {
+                panic!("eagle-jni: forced failure after {n} calls (spark.scheduler.eagle.debug.failAfterCalls)");
+            }
+        }
+    }
+
+    pub fn calls(&self) -> u64 {
+        self.calls
+    }
+
+    /// The [`COUNTER_NAMES`] layout.
+    pub fn counters(&self) -> Vec<i64> {
+        let c: &Counters = self.driver.counters();
+        let v = [
+            c.decisions,
+            c.probes_placed,
+            c.probes_rejected_sss,
+            c.probes_behind_long,
+            c.short_tasks_after_hol,
+            c.rescheduled_probes,
+            c.fallback_probes,
+            c.stolen_probes,
+            c.srpt_bypasses,
+            c.empty_fetches,
+            c.backfills,
+            c.declines,
+            self.calls,
+        ];
+        v.iter().map(|&x| x.min(i64::MAX as u64) as i64).collect()
+    }
+}
+
+/// One history entry as stored on disk.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HistoryEntry {
+    /// Stage signature, 16 lower-case hex digits (a JSON number would lose bits in many readers).
+    pub signature: String,
+    pub mean_ms: f64,
+    pub samples: u64,
+}
+
+/// The history file: `{"format": "eagle-history/1", "entries": [...]}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HistoryFile {
+    pub format: String,
+    pub entries: Vec<HistoryEntry>,
+}
+
+pub const HISTORY_FORMAT: &str = "eagle-history/1";
+
+/// Parses a history file's text into engine entries `(signature, mean seconds, samples)`.
+pub fn parse_history(text: &str) -> Result<Vec<(u64, f64, u64)>, String> {
+    let f: HistoryFile = serde_json::from_str(text).map_err(|e| format!("not a history file: {e}"))?;
+    if f.format != HISTORY_FORMAT {
+        return Err(format!("unknown history format {:?} (expected {HISTORY_FORMAT:?})", f.format));
+    }
+    f.entries
+        .iter()
+        .map(|e| {
+            let sig = u64::from_str_radix(&e.signature, 16)
+                .map_err(|_| format!("bad signature {:?} (expected 16 hex digits)", e.signature))?;
+            if !e.mean_ms.is_finite() || e.mean_ms < 0.0 {
+                return Err(format!("bad meanMs {} for signature {}", e.mean_ms, e.signature));
+            }
+            Ok((sig, e.mean_ms / 1000.0, e.samples))
+        })
+        .collect()
+}
+
+/// Renders engine entries as a history file.
+pub fn render_history(entries: &[(u64, f64, u64)]) -> String {
+    let f = HistoryFile {
+        format: HISTORY_FORMAT.to_string(),
+        entries: entries
+            .iter()
+            .map(|&(sig, mean, n)| HistoryEntry { signature: format!("{sig:016x}"), mean_ms: mean * 1000.0, samples: n })
+            .collect(),
+    };
+    serde_json::to_string_pretty(&f).expect("history serializes")
+}
+
+/// Loads the history at `path` into the driver. Returns the number of entries,
+/// or -1 when the file does not exist (a first run).
+pub fn load_history(driver: &mut Driver, path: &Path) -> Result<i32, String> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(-1),
+        Err(e) => return Err(format!("cannot read history {}: {e}", path.display())),
+    };
+    let entries = parse_history(&text).map_err(|e| format!("history {}: {e}", path.display()))?;
+    driver.load_history(&entries);
+    Ok(entries.len() as i32)
+}
+
+/// Writes the driver's history to `path` atomically (temporary file + rename).
+pub fn save_history(driver: &Driver, path: &Path) -> Result<i32, String> {
+    let entries = driver.history();
+    let text = render_history(&entries);
+    if let Some(dir) = path.parent() {
+        if !dir.as_os_str().is_empty() {
+            std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        }
+    }
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, text).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, path).map_err(|e| format!("cannot rename to {}: {e}", path.display()))?;
+    Ok(entries.len() as i32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn good() -> Vec<f64> {
+        vec![10_000.0, 0.1, 20.0, 2.0, 5.0, 0.0, 1000.0, 42.0, -1.0]
+    }
+
+    #[test]
+    fn decodes_the_documented_layout() {
+        let p = Params::decode(&good()).unwrap();
+        assert_eq!(p.config.cutoff, 10.0);
+        assert_eq!(p.config.short_partition, 0.1);
+        assert_eq!(p.config.min_probes, 20);
+        assert_eq!(p.config.probe_ratio, 2);
+        assert_eq!(p.config.starvation_factor, 5.0);
+        assert_eq!(p.config.default_class, Class::Short);
+        assert_eq!(p.config.default_estimate, 1.0);
+        assert_eq!(p.seed, 42);
+        assert_eq!(p.fail_after_calls, None);
+    }
+
+    #[test]
+    fn rejects_wrong_length_and_names_the_bad_slot() {
+        let err = Params::decode(&good()[..8]).unwrap_err();
+        assert!(err.contains("expected 9 parameters"), "{err}");
+        for (i, name) in PARAM_NAMES.iter().enumerate() {
+            let mut p = good();
+            p[i] = f64::NAN;
+            let err = Params::decode(&p).unwrap_err();
+            assert!(err.contains(name), "slot {i}: {err}");
+        }
+        let mut p = good();
+        p[1] = 1.0;
+        assert!(Params::decode(&p).unwrap_err().contains("shortPartition"));
+        p = good();
+        p[2] = 2.5;
+        assert!(Params::decode(&p).unwrap_err().contains("minProbes"));
+        p = good();
+        p[5] = 2.0;
+        assert!(Params::decode(&p).unwrap_err().contains("defaultClass"));
+        p = good();
+        p[8] = 3.0;
+        assert_eq!(Params::decode(&p).unwrap().fail_after_calls, Some(3));
+    }
+
+    #[test]
+    fn codes_round_trip() {
+        assert_eq!(class_from_code(-1).unwrap(), None);
+        assert_eq!(class_code(class_from_code(0).unwrap()), 0);
+        assert_eq!(class_code(class_from_code(1).unwrap()), 1);
+        assert!(class_from_code(2).is_err());
+        assert!(job_id(-1).is_err());
+        assert_eq!(node_id(3).unwrap(), NodeId(3));
+        assert_eq!(ms_to_s(1500), 1.5);
+        assert_eq!(s_to_ms(1.5), 1500);
+        assert_eq!(COUNTER_NAMES.len(), 13);
+    }
+
+    #[test]
+    fn history_json_round_trips_and_rejects_garbage() {
+        let entries = vec![(0xdead_beef_0000_0001u64, 2.5, 7u64), (1, 0.25, 1)];
+        let text = render_history(&entries);
+        assert!(text.contains("deadbeef00000001"), "{text}");
+        assert_eq!(parse_history(&text).unwrap(), entries);
+        assert!(parse_history("{").is_err());
+        assert!(parse_history(r#"{"format":"other","entries":[]}"#).is_err());
+        assert!(parse_history(r#"{"format":"eagle-history/1","entries":[{"signature":"zz","meanMs":1,"samples":1}]}"#)
+            .is_err());
+    }
+}

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Builds build/libs/eagle-spark-<version>.jar (cargo + scalac + jar) with Gradle, offline.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+export SPARK_HOME="${SPARK_HOME:-$ROOT/.venv/lib/python3.11/site-packages/pyspark}"
+gradle --offline --quiet --no-daemon eagleJar "$@"
+ls build/libs/eagle-spark-*.jar

@@ -1,0 +1,106 @@
+/*
+ * Licensed under the Apache License, Version 2.0.
+ */
+package org.apache.spark.scheduler.eagle
+
+import org.apache.spark.{SparkContext, SparkException}
+import org.apache.spark.deploy.LocalSparkCluster
+import org.apache.spark.internal.config
+import org.apache.spark.scheduler.{ExternalClusterManager, SchedulerBackend, TaskScheduler}
+import org.apache.spark.scheduler.cluster.StandaloneSchedulerBackend
+import org.apache.spark.scheduler.local.LocalSchedulerBackend
+
+/**
+ * Serves masters `spark-eagle:<inner>` (registered in
+ * `META-INF/services/org.apache.spark.scheduler.ExternalClusterManager`).
+ *
+ * `<inner>` is any of `local`, `local[N]`, `local[*]`, `local[N,F]`,
+ * `local-cluster[workers,coresPerWorker,memoryPerWorkerMb]` or
+ * `spark://host:port[,host:port]`; the stock backend for it is wrapped unchanged and the
+ * task scheduler is an [[EagleTaskScheduler]]. (`spark-submit` only accepts masters that
+ * start with spark/k8s/local/yarn, hence the `spark-` prefix.)
+ *
+ * Unlike stock local masters, `spark-eagle:local[N]` honours `spark.task.maxFailures`
+ * (default 4), so a failing task is retried as on a cluster; `local[N,F]` sets F explicitly.
+ */
+private[spark] class EagleClusterManager extends ExternalClusterManager {
+  import EagleClusterManager._
+
+  override def canCreate(masterURL: String): Boolean = masterURL.startsWith(Prefix)
+
+  override def createTaskScheduler(sc: SparkContext, masterURL: String): TaskScheduler = {
+    val eagle = EagleConf.fromSparkConf(sc.conf)
+    val maxFailures = sc.conf.get(config.TASK_MAX_FAILURES)
+    parse(masterURL) match {
+      case Local(_, failures) =>
+        new EagleTaskScheduler(sc, failures.getOrElse(maxFailures), isLocal = true, eagle, masterURL)
+      case _ =>
+        new EagleTaskScheduler(sc, maxFailures, isLocal = false, eagle, masterURL)
+    }
+  }
+
+  override def createSchedulerBackend(
+      sc: SparkContext,
+      masterURL: String,
+      scheduler: TaskScheduler): SchedulerBackend = {
+    val sched = scheduler.asInstanceOf[EagleTaskScheduler]
+    parse(masterURL) match {
+      case Local(threads, _) =>
+        new LocalSchedulerBackend(sc.getConf, sched, threads)
+      case LocalCluster(workers, cores, memoryMb) =>
+        // Mirrors SparkContext.createTaskScheduler for local-cluster.
+        if (sc.executorMemory > memoryMb) {
+          throw new SparkException(s"Asked to launch cluster with $memoryMb MiB/worker but " +
+            s"requested ${sc.executorMemory} MiB/executor")
+        }
+        sc.conf.setIfMissing(config.SHUFFLE_HOST_LOCAL_DISK_READING_ENABLED, false)
+        val cluster = LocalSparkCluster(workers, cores, memoryMb, sc.conf)
+        val masterUrls = cluster.start()
+        val backend = new StandaloneSchedulerBackend(sched, sc, masterUrls)
+        backend.shutdownCallback = (_: StandaloneSchedulerBackend) => cluster.stop()
+        backend
+      case Standalone(urls) =>
+        new StandaloneSchedulerBackend(sched, sc, urls)
+    }
+  }
+
+  override def initialize(scheduler: TaskScheduler, backend: SchedulerBackend): Unit =
+    scheduler.asInstanceOf[EagleTaskScheduler].initialize(backend)
+}
+
+private[spark] object EagleClusterManager {
+  val Prefix = "spark-eagle:"
+
+  sealed trait Inner
+  case class Local(threads: Int, maxFailures: Option[Int]) extends Inner
+  case class LocalCluster(workers: Int, coresPerWorker: Int, memoryMb: Int) extends Inner
+  case class Standalone(masterUrls: Array[String]) extends Inner
+
+  private val LocalN = """local\[([0-9]+|\*)\]""".r
+  private val LocalNF = """local\[([0-9]+|\*)\s*,\s*([0-9]+)\]""".r
+  private val LocalClusterRe = """local-cluster\[\s*([0-9]+)\s*,\s*([0-9]+)\s*,\s*([0-9]+)\s*\]""".r
+  private val SparkRe = """spark://(.*)""".r
+
+  private def threads(n: String, url: String): Int = {
+    val t = if (n == "*") Runtime.getRuntime.availableProcessors() else n.toInt
+    if (t <= 0) throw new SparkException(s"Asked to run locally with $t threads ($url)")
+    t
+  }
+
+  def parse(masterURL: String): Inner = {
+    if (!masterURL.startsWith(Prefix)) {
+      throw new SparkException(s"Not an Eagle master URL: '$masterURL'")
+    }
+    masterURL.substring(Prefix.length).trim match {
+      case "local" => Local(1, None)
+      case LocalN(n) => Local(threads(n, masterURL), None)
+      case LocalNF(n, f) => Local(threads(n, masterURL), Some(f.toInt))
+      case LocalClusterRe(w, c, m) => LocalCluster(w.toInt, c.toInt, m.toInt)
+      case SparkRe(hosts) if hosts.nonEmpty => Standalone(hosts.split(",").map("spark://" + _.trim))
+      case other =>
+        throw new SparkException(s"Could not parse Eagle master URL '$masterURL': inner master " +
+          s"'$other' is not one of local, local[N], local[*], local[N,F], " +
+          "local-cluster[workers,cores,memoryMb], spark://host:port[,host:port]")
+    }
+  }
+}

@@ -1,0 +1,186 @@
+/*
+ * Licensed under the Apache License, Version 2.0.
+ */
+package org.apache.spark.scheduler.eagle
+
+import java.util.Locale
+
+import scala.util.Try
+
+import org.apache.spark.SparkConf
+
+/**
+ * The validated `spark.scheduler.eagle.*` configuration.
+ *
+ * Validation happens once, when the cluster manager creates the scheduler: an unknown key
+ * under the prefix or a value out of range throws an `IllegalArgumentException` naming the
+ * key, so a typo fails the application at start-up instead of being silently ignored.
+ */
+private[eagle] case class EagleConf(
+    cutoffMs: Long,
+    shortPartition: Double,
+    minProbes: Int,
+    probeRatio: Int,
+    starvationFactor: Double,
+    defaultClass: String,
+    defaultEstimateMs: Long,
+    historyPath: Option[String],
+    summaryPath: Option[String],
+    nativePath: Option[String],
+    fallback: Boolean,
+    seed: Long,
+    failAfterCalls: Long) {
+
+  /** The `Native.create` parameter array, in the layout of [[Native.ParamNames]]. */
+  def toNativeParams: Array[Double] = Array(
+    cutoffMs.toDouble,
+    shortPartition,
+    minProbes.toDouble,
+    probeRatio.toDouble,
+    starvationFactor,
+    if (defaultClass == "long") 1.0 else 0.0,
+    defaultEstimateMs.toDouble,
+    seed.toDouble,
+    failAfterCalls.toDouble)
+
+  /** For the summary file. */
+  def asMap: Seq[(String, Any)] = Seq(
+    "cutoffMs" -> cutoffMs,
+    "shortPartition" -> shortPartition,
+    "minProbes" -> minProbes,
+    "probeRatio" -> probeRatio,
+    "starvationFactor" -> starvationFactor,
+    "defaultClass" -> defaultClass,
+    "defaultEstimateMs" -> defaultEstimateMs,
+    "history.path" -> historyPath.orNull,
+    "summary.path" -> summaryPath.orNull,
+    "native.path" -> nativePath.orNull,
+    "fallback" -> fallback,
+    "seed" -> seed,
+    "debug.failAfterCalls" -> failAfterCalls)
+}
+
+private[eagle] object EagleConf {
+  val Prefix = "spark.scheduler.eagle."
+
+  /** Per-job local properties (set with `sc.setLocalProperty`), not configuration keys. */
+  val JobClassProperty: String = Prefix + "job.class"
+  val JobEstimateProperty: String = Prefix + "job.estimatedTaskMs"
+
+  /** One documented key: name (after the prefix), default, meaning. README's table mirrors this. */
+  case class Key(name: String, default: String, doc: String)
+
+  val Keys: Seq[Key] = Seq(
+    Key("cutoffMs", "10000",
+      "Task sets whose estimated mean task duration exceeds this (ms) are long."),
+    Key("shortPartition", "0.1",
+      "Fraction of executors reserved for short task sets, in [0, 1); at least one when there " +
+        "are two or more executors."),
+    Key("minProbes", "20", "K: minimum number of probes per short task set (integer >= 1)."),
+    Key("probeRatio", "2", "Probes per task of a short task set (integer >= 1)."),
+    Key("starvationFactor", "5",
+      "SRPT starvation cap: a probe may be bypassed for at most this multiple of its own " +
+        "estimated task duration (> 0)."),
+    Key("defaultClass", "short", "Class when nothing is known: short or long."),
+    Key("defaultEstimateMs", "1000", "Estimated mean task duration (ms) when nothing is known (> 0)."),
+    Key("history.path", "(none)",
+      "JSON file of past stage runs (mean task duration per stage signature), loaded at " +
+        "start-up and saved at stop."),
+    Key("summary.path", "(none)", "Where to write the JSON run summary when the SparkContext stops."),
+    Key("native.path", "(none)", "Load libeagle_jni from this file instead of the bundled one."),
+    Key("fallback", "true",
+      "On a native error, log once and continue with stock TaskSchedulerImpl scheduling; " +
+        "false aborts the running jobs instead."),
+    Key("seed", "42", "Seed of the engine's random choices (integer in [0, 2^53))."),
+    Key("debug.failAfterCalls", "-1",
+      "Test hook: the native side panics on every call after this many (-1 = never)."))
+
+  private val known: Set[String] = Keys.map(k => Prefix + k.name).toSet
+
+  private def bad(key: String, value: String, expected: String): Nothing =
+    throw new IllegalArgumentException(
+      s"Invalid Eagle configuration: $Prefix$key = '$value': expected $expected")
+
+  def fromSparkConf(conf: SparkConf): EagleConf = {
+    conf.getAll.map(_._1).filter(_.startsWith(Prefix)).sorted.foreach { key =>
+      if (!known(key)) {
+        val hint =
+          if (key == JobClassProperty || key == JobEstimateProperty) {
+            " (it is a per-job local property: use sc.setLocalProperty)"
+          } else {
+            ""
+          }
+        throw new IllegalArgumentException(
+          s"Unknown Eagle configuration key: $key$hint. Known keys: " +
+            Keys.map(Prefix + _.name).mkString(", "))
+      }
+    }
+    def raw(name: String): Option[String] = conf.getOption(Prefix + name).map(_.trim)
+    def default(name: String): String = Keys.find(_.name == name).get.default
+    def long(name: String, min: Long, max: Long = Long.MaxValue): Long = {
+      val v = raw(name).getOrElse(default(name))
+      Try(v.toLong).toOption.filter(x => x >= min && x <= max)
+        .getOrElse(bad(name, v, if (max == Long.MaxValue) s"an integer >= $min"
+          else s"an integer in [$min, $max]"))
+    }
+    def double(name: String, ok: Double => Boolean, expected: String): Double = {
+      val v = raw(name).getOrElse(default(name))
+      Try(v.toDouble).toOption.filter(x => !x.isNaN && !x.isInfinite && ok(x))
+        .getOrElse(bad(name, v, expected))
+    }
+    def path(name: String): Option[String] = raw(name).map { v =>
+      if (v.isEmpty) bad(name, v, "a non-empty path")
+      v
+    }
+    val defaultClass = {
+      val v = raw("defaultClass").getOrElse("short").toLowerCase(Locale.ROOT)
+      if (v != "short" && v != "long") bad("defaultClass", v, "short or long")
+      v
+    }
+    val fallback = raw("fallback").getOrElse("true").toLowerCase(Locale.ROOT) match {
+      case "true" => true
+      case "false" => false
+      case v => bad("fallback", v, "true or false")
+    }
+    EagleConf(
+      cutoffMs = long("cutoffMs", 1),
+      shortPartition = double("shortPartition", x => x >= 0 && x < 1, "a number in [0, 1)"),
+      minProbes = long("minProbes", 1, Int.MaxValue).toInt,
+      probeRatio = long("probeRatio", 1, Int.MaxValue).toInt,
+      starvationFactor = double("starvationFactor", _ > 0, "a number > 0"),
+      defaultClass = defaultClass,
+      defaultEstimateMs = long("defaultEstimateMs", 1),
+      historyPath = path("history.path"),
+      summaryPath = path("summary.path"),
+      nativePath = path("native.path"),
+      fallback = fallback,
+      seed = long("seed", 0, (1L << 53) - 1),
+      failAfterCalls = long("debug.failAfterCalls", -1))
+  }
+
+  /**
+   * Reads the per-job hints of a task set. A bad value is not fatal: it is reported
+   * (through `onBad`, which names the property) and ignored.
+   * Returns (class code -1/0/1, estimate ms or -1).
+   */
+  def jobHints(props: java.util.Properties, onBad: String => Unit): (Int, Long) = {
+    if (props == null) return (-1, -1L)
+    val cls = Option(props.getProperty(JobClassProperty)).map(_.trim.toLowerCase(Locale.ROOT)) match {
+      case None | Some("") => -1
+      case Some("short") => 0
+      case Some("long") => 1
+      case Some(v) =>
+        onBad(s"ignoring local property $JobClassProperty = '$v': expected short or long")
+        -1
+    }
+    val est = Option(props.getProperty(JobEstimateProperty)).map(_.trim) match {
+      case None | Some("") => -1L
+      case Some(v) =>
+        Try(v.toLong).toOption.filter(_ > 0).getOrElse {
+          onBad(s"ignoring local property $JobEstimateProperty = '$v': expected an integer > 0 (ms)")
+          -1L
+        }
+    }
+    (cls, est)
+  }
+}

@@ -1,0 +1,154 @@
+/*
+ * Licensed under the Apache License, Version 2.0.
+ */
+package org.apache.spark.scheduler.eagle
+
+import java.nio.charset.StandardCharsets
+import java.nio.file.{Files, Paths, StandardCopyOption}
+
+import scala.collection.mutable
+
+import org.json4s._
+import org.json4s.jackson.JsonMethods
+
+import org.apache.spark.scheduler._
+
+/**
+ * Collects what the run summary reports and writes it as JSON
+ * (`spark.scheduler.eagle.summary.path`) when the SparkContext stops.
+ *
+ * Spark jobs come from the listener bus (id, description, job group, stage ids, submit and
+ * end time in epoch ms); task sets come from the scheduler (stage, attempt, Spark job, engine
+ * job, tasks, class and estimate at submission and at the end). Thread-safe.
+ */
+private[eagle] class EagleSummary(conf: EagleConf, master: String) extends SparkListener {
+
+  private case class JobRec(
+      id: Int, description: String, group: String, stageIds: Seq[Int], submitMs: Long,
+      var endMs: Long = -1L, var result: String = null)
+
+  private case class TaskSetRec(
+      stageId: Int, attempt: Int, sparkJobId: Int, eagleJob: Int, stageName: String,
+      signature: Long, tasks: Int, hintClass: Int, hintEstimateMs: Long,
+      submitClass: String, submitEstimateMs: Long, submitSource: String, submitMs: Long,
+      var cls: String, var estimateMs: Long, var source: String, var endMs: Long = -1L)
+
+  private val jobs = new mutable.LinkedHashMap[Int, JobRec]
+  private val taskSets = new mutable.LinkedHashMap[(Int, Int), TaskSetRec]
+  private var counters: Option[Array[Long]] = None
+  private var fallbackReason: Option[String] = None
+
+  private def source(code: Long): String =
+    if (code >= 0 && code < Native.EstimateSources.size) Native.EstimateSources(code.toInt) else null
+
+  override def onJobStart(e: SparkListenerJobStart): Unit = synchronized {
+    val p = Option(e.properties)
+    jobs(e.jobId) = JobRec(e.jobId,
+      p.map(_.getProperty("spark.job.description")).orNull,
+      p.map(_.getProperty("spark.jobGroup.id")).orNull,
+      e.stageIds, e.time)
+  }
+
+  override def onJobEnd(e: SparkListenerJobEnd): Unit = synchronized {
+    jobs.get(e.jobId).foreach { j =>
+      j.endMs = e.time
+      j.result = e.jobResult match {
+        case JobSucceeded => "succeeded"
+        case _ => "failed"
+      }
+    }
+  }
+
+  def taskSetSubmitted(
+      ts: TaskSet, stageName: String, signature: Long, eagleJob: Int,
+      hintClass: Int, hintEstimateMs: Long, info: Array[Long]): Unit = synchronized {
+    val cls = Native.className(info(0))
+    taskSets((ts.stageId, ts.stageAttemptId)) = TaskSetRec(ts.stageId, ts.stageAttemptId,
+      ts.priority, eagleJob, stageName, signature, ts.tasks.length, hintClass, hintEstimateMs,
+      cls, info(1), source(info(2)), System.currentTimeMillis(), cls, info(1), source(info(2)))
+  }
+
+  def taskSetEnded(ts: TaskSet, info: Option[Array[Long]]): Unit = synchronized {
+    taskSets.get((ts.stageId, ts.stageAttemptId)).foreach { r =>
+      r.endMs = System.currentTimeMillis()
+      info.filter(_(0) >= 0).foreach { i =>
+        r.cls = Native.className(i(0))
+        r.estimateMs = i(1)
+        r.source = source(i(2))
+      }
+    }
+  }
+
+  def setCounters(c: Array[Long]): Unit = synchronized { counters = Some(c.clone()) }
+
+  def setFallback(reason: Option[String]): Unit = synchronized { fallbackReason = reason }
+
+  private def str(s: String): JValue = if (s == null) JNull else JString(s)
+  private def num(v: Long): JValue = JInt(BigInt(v))
+  private def any(v: Any): JValue = v match {
+    case null => JNull
+    case s: String => JString(s)
+    case b: Boolean => JBool(b)
+    case i: Int => JInt(i)
+    case l: Long => JInt(l)
+    case d: Double => JDouble(d)
+    case o => JString(o.toString)
+  }
+
+  def toJson: JValue = synchronized {
+    def jobClass(j: JobRec): String = {
+      val classes = taskSets.values.filter(t => j.stageIds.contains(t.stageId)).map(_.cls).toSet
+      if (classes.contains("long")) "long" else if (classes.contains("short")) "short" else null
+    }
+    JObject(
+      "format" -> JString("eagle-summary/1"),
+      "master" -> JString(master),
+      "fallback" -> JBool(fallbackReason.isDefined),
+      "fallbackReason" -> fallbackReason.map(JString(_)).getOrElse(JNull),
+      "config" -> JObject(conf.asMap.map { case (k, v) => k -> any(v) }.toList),
+      "counters" -> counters.map { c =>
+        JObject(Native.CounterNames.zip(c).map { case (k, v) => k -> num(v) }.toList)
+      }.getOrElse(JNull),
+      "jobs" -> JArray(jobs.values.toList.map { j =>
+        JObject(
+          "jobId" -> JInt(j.id),
+          "description" -> str(j.description),
+          "jobGroup" -> str(j.group),
+          "class" -> str(jobClass(j)),
+          "stageIds" -> JArray(j.stageIds.toList.map(JInt(_))),
+          "submitMs" -> num(j.submitMs),
+          "endMs" -> (if (j.endMs >= 0) num(j.endMs) else JNull),
+          "result" -> str(j.result))
+      }),
+      "taskSets" -> JArray(taskSets.values.toList.map { t =>
+        JObject(
+          "stageId" -> JInt(t.stageId),
+          "attempt" -> JInt(t.attempt),
+          "jobId" -> JInt(t.sparkJobId),
+          "eagleJob" -> JInt(t.eagleJob),
+          "stageName" -> JString(t.stageName),
+          "signature" -> JString(f"${t.signature}%016x"),
+          "tasks" -> JInt(t.tasks),
+          "hintClass" -> str(Native.className(t.hintClass)),
+          "hintEstimateMs" -> (if (t.hintEstimateMs >= 0) num(t.hintEstimateMs) else JNull),
+          "submitClass" -> str(t.submitClass),
+          "submitEstimateMs" -> (if (t.submitEstimateMs >= 0) num(t.submitEstimateMs) else JNull),
+          "submitEstimateSource" -> str(t.submitSource),
+          "class" -> str(t.cls),
+          "estimateMs" -> (if (t.estimateMs >= 0) num(t.estimateMs) else JNull),
+          "estimateSource" -> str(t.source),
+          "submitMs" -> num(t.submitMs),
+          "endMs" -> (if (t.endMs >= 0) num(t.endMs) else JNull))
+      }))
+  }
+
+  /** Writes the summary atomically (temporary file + rename). */
+  def write(path: String): Unit = {
+    val text = JsonMethods.pretty(JsonMethods.render(toJson))
+    val target = Paths.get(path).toAbsolutePath
+    Option(target.getParent).foreach(Files.createDirectories(_))
+    val tmp = target.resolveSibling(target.getFileName.toString + ".tmp")
+    Files.write(tmp, text.getBytes(StandardCharsets.UTF_8))
+    Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE)
+  }
+}

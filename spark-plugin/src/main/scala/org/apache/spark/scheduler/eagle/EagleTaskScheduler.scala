@@ -1,0 +1,332 @@
+/*
+ * Licensed under the Apache License, Version 2.0.
+ */
+package org.apache.spark.scheduler.eagle
+
+import java.nio.charset.StandardCharsets
+import java.util.concurrent.{Executors, ThreadFactory, TimeUnit}
+
+import scala.collection.mutable
+import scala.util.Try
+import scala.util.control.NonFatal
+
+import org.apache.spark.{SparkContext, SparkException, TaskFailedReason}
+import org.apache.spark.TaskState.TaskState
+import org.apache.spark.scheduler._
+
+/**
+ * `TaskSchedulerImpl` with the Rust Eagle engine choosing which task set gets each free slot.
+ *
+ * This class holds no policy. It forwards Spark's events to the engine and carries out its
+ * plans:
+ *  - a task set is submitted → `submit` (hints from the local properties
+ *    `spark.scheduler.eagle.job.class` / `.job.estimatedTaskMs`, plus the stage signature);
+ *  - an executor is first seen in an offer → `addNode` (its free cores at first sight are its
+ *    total: nothing can run on an executor before it has been offered) / lost → `removeNode`;
+ *  - a resource-offer round → `setPending` (Spark's count of waiting tasks, for every live
+ *    task set), then `offer(node, freeSlots)` per executor gives the plan: job ids per slot.
+ *    The stock round then runs with [[EagleTaskSetManager]] vetoing launches the plan does
+ *    not allow; planned slots that Spark did not fill (delay scheduling, no task left) are
+ *    reported with `decline` and re-planned once without those task sets;
+ *  - a task ends → `taskFinished` (duration on success); a task set ends → `removeJob`.
+ *
+ * TaskSetManagers keep full charge of their tasks, so the engine can only pick *which* task
+ * set launches next: no task can be lost or launched twice. If any native call fails, the
+ * engine is dropped (one error logged) and every override below falls through to the stock
+ * behaviour for the rest of the application.
+ *
+ * The JSON run summary and the history file are written when the SparkContext stops.
+ */
+private[spark] class EagleTaskScheduler(
+    sc: SparkContext,
+    maxTaskFailures: Int,
+    isLocal: Boolean,
+    val eagleConf: EagleConf,
+    val masterUrl: String)
+  extends TaskSchedulerImpl(sc, maxTaskFailures, isLocal) {
+
+  private val startNanos = System.nanoTime()
+
+  /** Engine time: milliseconds since this scheduler was created. */
+  private def nowMs: Long = (System.nanoTime() - startNanos) / 1000000L
+
+  private[eagle] val engine = new EagleEngine(eagleConf)
+  engine.start()
+  if (engine.hardFailed) {
+    throw new SparkException(s"Eagle engine could not start " +
+      s"(${EagleConf.Prefix}fallback=false): ${engine.failureReason.getOrElse("")}")
+  }
+
+  private[eagle] val summary = new EagleSummary(eagleConf, masterUrl)
+  sc.addSparkListener(summary)
+
+  // All state below is guarded by `this` (the TaskSchedulerImpl lock).
+  private val nodeOf = new mutable.HashMap[String, Int]
+  private val tsmByJob = new mutable.HashMap[Int, EagleTaskSetManager]
+  /** Per executor, per engine job: launches the current plan still allows. */
+  private val allowance = new mutable.HashMap[String, mutable.HashMap[Int, Int]]
+  @volatile private var _planActive = false
+  private var abortedForHardFailure = false
+
+  /** True while the stock round runs under a plan (read by EagleTaskSetManager). */
+  private[eagle] def planActive: Boolean = _planActive && engine.active
+
+  private[eagle] def takeAllowance(execId: String, job: Int): Boolean = {
+    allowance.get(execId).flatMap(_.get(job)) match {
+      case Some(n) if n > 0 =>
+        allowance(execId)(job) = n - 1
+        true
+      case _ => false
+    }
+  }
+
+  private[eagle] def returnAllowance(execId: String, job: Int): Unit = {
+    val m = allowance.getOrElseUpdate(execId, new mutable.HashMap[Int, Int])
+    m(job) = m.getOrElse(job, 0) + 1
+  }
+
+  // Local mode revives offers only on task events; when a plan leaves slots idle while tasks
+  // wait (declines, or the engine holding a slot back), ask for another round shortly.
+  @volatile private var needRevive = false
+  private val reviver = Executors.newSingleThreadScheduledExecutor(new ThreadFactory {
+    override def newThread(r: Runnable): Thread = {
+      val t = new Thread(r, "eagle-reviver")
+      t.setDaemon(true)
+      t
+    }
+  })
+  reviver.scheduleWithFixedDelay(() => {
+    if (needRevive && engine.active && backend != null) {
+      needRevive = false
+      Try(backend.reviveOffers())
+    }
+  }, 200, 200, TimeUnit.MILLISECONDS)
+
+  // ---- task sets -------------------------------------------------------------------------
+
+  override private[scheduler] def createTaskSetManager(
+      taskSet: TaskSet,
+      maxTaskFailures: Int): TaskSetManager = {
+    val (hintClass, hintEstimateMs) = EagleConf.jobHints(taskSet.properties,
+      msg => logError(s"Eagle: $msg (stage ${taskSet.stageId})"))
+    val (stageName, signature) = stageSignature(taskSet)
+    val now = nowMs
+    val job = engine.call("submit")(
+      _.submit(_, now, taskSet.tasks.length, hintClass, hintEstimateMs, signature)).getOrElse(-1)
+    val tsm = new EagleTaskSetManager(this, taskSet, maxTaskFailures, healthTrackerOpt, job)
+    val info = if (job >= 0) {
+      tsmByJob(job) = tsm
+      engine.call("jobInfo")(_.jobInfo(_, job)).getOrElse(Array(-1L, -1L, -1L))
+    } else {
+      Array(-1L, -1L, -1L)
+    }
+    summary.taskSetSubmitted(taskSet, stageName, signature, job, hintClass, hintEstimateMs, info)
+    tsm
+  }
+
+  override def submitTasks(taskSet: TaskSet): Unit = {
+    super.submitTasks(taskSet)
+    abortIfHardFailed()
+  }
+
+  override def taskSetFinished(manager: TaskSetManager): Unit = synchronized {
+    super.taskSetFinished(manager)
+    manager match {
+      case m: EagleTaskSetManager if m.eagleJob >= 0 && tsmByJob.remove(m.eagleJob).isDefined =>
+        val now = nowMs
+        val info = engine.call("jobInfo")(_.jobInfo(_, m.eagleJob))
+        engine.call("removeJob")(_.removeJob(_, now, m.eagleJob))
+        engine.call("counters")(_.counters(_)).foreach(summary.setCounters)
+        summary.taskSetEnded(m.taskSet, info)
+      case _ =>
+    }
+  }
+
+  /**
+   * A stable signature of a stage (the history key): FNV-1a 64 of
+   * `"<map|result>|<stage name>|<partitions>"`, where the stage name is Spark's call site
+   * (e.g. `count at job.py:12`).
+   */
+  private def stageSignature(taskSet: TaskSet): (String, Long) = {
+    val stage = Try(Option(dagScheduler).flatMap(_.stageIdToStage.get(taskSet.stageId))).toOption.flatten
+    val name = stage.map(_.name).getOrElse(s"stage ${taskSet.stageId}")
+    val kind = stage match {
+      case Some(_: ShuffleMapStage) => "map"
+      case _ => "result"
+    }
+    val parts = stage.map(_.numPartitions).getOrElse(taskSet.tasks.length)
+    (name, EagleTaskScheduler.fnv1a64(s"$kind|$name|$parts"))
+  }
+
+  // ---- offers ----------------------------------------------------------------------------
+
+  override def resourceOffers(
+      offers: IndexedSeq[WorkerOffer],
+      isAllFreeResources: Boolean): Seq[Seq[TaskDescription]] = synchronized {
+    if (!engine.active) {
+      val r = super.resourceOffers(offers, isAllFreeResources)
+      abortIfHardFailed()
+      return r
+    }
+    val now = nowMs
+    // Executors that died without an executorLost call (e.g. a LOST status update).
+    for (exec <- nodeOf.keys.toList if !isExecutorAlive(exec)) {
+      nodeOf.remove(exec).foreach(node => engine.call("removeNode")(_.removeNode(_, now, node)))
+    }
+    for (o <- offers if !nodeOf.contains(o.executorId)) {
+      val slots = o.cores / CPUS_PER_TASK
+      if (slots > 0) {
+        engine.call("addNode")(_.addNode(_, now, slots)).foreach(n => nodeOf(o.executorId) = n)
+      }
+    }
+    for ((job, tsm) <- tsmByJob) {
+      engine.call("setPending")(_.setPending(_, now, job, tsm.waitingTasks))
+    }
+    allowance.clear()
+    plan(offers.map(o => (o.executorId, o.cores / CPUS_PER_TASK)), now, Map.empty)
+    var result = runPlanned(offers, isAllFreeResources)
+    val declined = declineLeftovers(now)
+    if (declined.nonEmpty && engine.active) {
+      // One retry: re-plan the unfilled slots without the task sets that declined them.
+      val usedCpus = result.flatten.groupBy(_.executorId).map { case (e, ts) => e -> ts.map(_.cpus).sum }
+      val retry = offers
+        .filter(o => declined.contains(o.executorId))
+        .map(o => o.copy(cores = o.cores - usedCpus.getOrElse(o.executorId, 0)))
+        .filter(_.cores >= CPUS_PER_TASK)
+      plan(retry.map(o => (o.executorId, o.cores / CPUS_PER_TASK)), now, declined)
+      if (allowance.nonEmpty) {
+        result = result ++ runPlanned(retry, isAllFreeResources = false)
+        declineLeftovers(now)
+      }
+    }
+    allowance.clear()
+    val freeSlots = offers.map(_.cores / CPUS_PER_TASK).sum - result.map(_.size).sum
+    if (freeSlots > 0 && tsmByJob.valuesIterator.exists(_.waitingTasks > 0)) needRevive = true
+    abortIfHardFailed()
+    result
+  }
+
+  /** Asks the engine for a plan per executor and turns it into launch allowances. */
+  private def plan(slots: Seq[(String, Int)], now: Long, exclude: Map[String, Set[Int]]): Unit = {
+    for ((exec, free) <- slots if free > 0; node <- nodeOf.get(exec)) {
+      val ex = exclude.getOrElse(exec, Set.empty[Int]).toArray
+      engine.call("offer")(_.offer(_, now, node, free, ex)).foreach { jobs =>
+        val m = allowance.getOrElseUpdate(exec, new mutable.HashMap[Int, Int])
+        jobs.foreach(j => m(j) = m.getOrElse(j, 0) + 1)
+      }
+    }
+  }
+
+  private def runPlanned(
+      offers: IndexedSeq[WorkerOffer],
+      isAllFreeResources: Boolean): Seq[Seq[TaskDescription]] = {
+    _planActive = true
+    try super.resourceOffers(offers, isAllFreeResources) finally _planActive = false
+  }
+
+  /** Declines every planned launch that did not happen; returns the declining jobs per executor. */
+  private def declineLeftovers(now: Long): Map[String, Set[Int]] = {
+    val declined = new mutable.HashMap[String, Set[Int]]
+    for ((exec, m) <- allowance; (job, n) <- m if n > 0; node <- nodeOf.get(exec)) {
+      (0 until n).foreach(_ => engine.call("decline")(_.decline(_, now, node, job)))
+      declined(exec) = declined.getOrElse(exec, Set.empty[Int]) + job
+    }
+    allowance.clear()
+    declined.toMap
+  }
+
+  // ---- task ends -------------------------------------------------------------------------
+
+  override def handleSuccessfulTask(
+      taskSetManager: TaskSetManager,
+      tid: Long,
+      taskResult: DirectTaskResult[_]): Unit = synchronized {
+    reportTaskEnd(taskSetManager, tid, success = true)
+    super.handleSuccessfulTask(taskSetManager, tid, taskResult)
+  }
+
+  override def handleFailedTask(
+      taskSetManager: TaskSetManager,
+      tid: Long,
+      taskState: TaskState,
+      reason: TaskFailedReason): Unit = synchronized {
+    reportTaskEnd(taskSetManager, tid, success = false)
+    super.handleFailedTask(taskSetManager, tid, taskState, reason)
+    abortIfHardFailed()
+  }
+
+  /** Reported before Spark's handling, which may finish (and remove) the task set. */
+  private def reportTaskEnd(tsm: TaskSetManager, tid: Long, success: Boolean): Unit = {
+    tsm match {
+      case m: EagleTaskSetManager if m.eagleJob >= 0 && engine.active && tsmByJob.contains(m.eagleJob) =>
+        for (info <- m.taskInfos.get(tid); node <- nodeOf.get(info.executorId)) {
+          val duration = if (success) math.max(0L, System.currentTimeMillis() - info.launchTime) else -1L
+          val now = nowMs
+          engine.call("taskFinished")(_.taskFinished(_, now, node, m.eagleJob, duration))
+        }
+      case _ =>
+    }
+  }
+
+  // ---- executors -------------------------------------------------------------------------
+
+  override def executorLost(executorId: String, reason: ExecutorLossReason): Unit = {
+    super.executorLost(executorId, reason)
+    synchronized {
+      nodeOf.remove(executorId).foreach { node =>
+        val now = nowMs
+        engine.call("removeNode")(_.removeNode(_, now, node))
+      }
+    }
+  }
+
+  // ---- failure without fallback ----------------------------------------------------------
+
+  private def abortIfHardFailed(): Unit = {
+    if (engine.hardFailed) synchronized {
+      abortedForHardFailure = true
+      val msg = s"Eagle scheduler failed (${EagleConf.Prefix}fallback=false): " +
+        engine.failureReason.getOrElse("unknown error")
+      rootPool.getSortedTaskSetQueue.foreach(tsm => Try(tsm.abort(msg)))
+    }
+  }
+
+  // ---- stop ------------------------------------------------------------------------------
+
+  override def stop(exitCode: Int): Unit = {
+    reviver.shutdownNow()
+    try {
+      super.stop(exitCode)
+    } finally {
+      try {
+        if (engine.active) engine.call("counters")(_.counters(_)).foreach(summary.setCounters)
+        summary.setFallback(engine.failureReason)
+        eagleConf.summaryPath.foreach { p =>
+          // Job start/end events travel on the listener bus; let it drain first.
+          Try(sc.listenerBus.waitUntilEmpty(10000L))
+          summary.write(p)
+          logInfo(s"Eagle: wrote run summary to $p")
+        }
+      } catch {
+        case NonFatal(e) => logWarning(s"Eagle: could not write the run summary: ${e.getMessage}", e)
+      } finally {
+        engine.close()
+      }
+    }
+  }
+
+  /** For the JNI-overhead benchmark: one bare native round trip. */
+  private[eagle] def nativeNoop(): Long = engine.noop()
+}
+
+private[spark] object EagleTaskScheduler {
+  /** FNV-1a, 64 bits, over UTF-8: stable across JVMs and runs (unlike String.hashCode mixing). */
+  def fnv1a64(s: String): Long = {
+    var h = 0xcbf29ce484222325L
+    for (b <- s.getBytes(StandardCharsets.UTF_8)) {
+      h ^= (b & 0xff)
+      h *= 0x100000001b3L
+    }
+    h
+  }
+}

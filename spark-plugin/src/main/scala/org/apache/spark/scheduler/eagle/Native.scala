@@ -1,0 +1,113 @@
+/*
+ * Licensed under the Apache License, Version 2.0.
+ */
+package org.apache.spark.scheduler.eagle
+
+/**
+ * The JNI surface of `libeagle_jni` (Rust: `rust/eagle-jni/src/jni_api.rs`).
+ *
+ * Ownership (see docs/ffi.md):
+ *  - `create` returns a handle: a pointer to Rust-owned engine state. The caller owns the
+ *    handle and must call `destroy` exactly once, after its last use. Nothing else frees it.
+ *  - Every other argument is a primitive or a primitive array. Arrays are copied on the
+ *    Rust side during the call; Rust keeps no reference to any JVM object and never calls
+ *    back into the JVM. Returned arrays are fresh JVM arrays owned by the caller.
+ *  - Times are milliseconds since the scheduler started (`nowMs`); the engine works in
+ *    seconds and the bridge converts.
+ *  - Any Rust error or panic surfaces as an [[EagleNativeException]] thrown from the call;
+ *    nothing unwinds into the JVM. After such an exception the handle may be left in an
+ *    unspecified (but memory-safe) state: the plugin stops using it except for `destroy`.
+ *
+ * Calls on one handle are serialized by a mutex on the Rust side, so any thread may call.
+ * Encodings: class -1 none/unknown, 0 short, 1 long; estimate source 0 hint, 1 history,
+ * 2 running mean, 3 default.
+ */
+private[eagle] class Native {
+
+  /**
+   * A new engine. `params` has the fixed layout [[Native.ParamNames]]: cutoffMs,
+   * shortPartition, minProbes, probeRatio, starvationFactor, defaultClass (0/1),
+   * defaultEstimateMs, seed (< 2^53), failAfterCalls (-1 = never; test hook that makes
+   * every call after the N-th panic). Returns the handle (owned by the caller).
+   */
+  @native def create(params: Array[Double]): Long
+
+  /** Frees the engine behind `handle`. The handle must not be used afterwards. */
+  @native def destroy(handle: Long): Unit
+
+  /** A new executor with `slots` task slots (cores / spark.task.cpus); returns its node id. */
+  @native def addNode(handle: Long, nowMs: Long, slots: Int): Int
+
+  /** The executor behind `node` is gone (its running tasks with it). */
+  @native def removeNode(handle: Long, nowMs: Long, node: Int): Unit
+
+  /**
+   * A task set of `tasks` tasks arrives. `hintClass`: -1 none, 0 short, 1 long;
+   * `hintEstimateMs`: mean task duration hint, -1 for none; `signature`: stable hash of the
+   * stage, the key of the history. Returns the engine's job id.
+   */
+  @native def submit(
+      handle: Long,
+      nowMs: Long,
+      tasks: Int,
+      hintClass: Int,
+      hintEstimateMs: Long,
+      signature: Long): Int
+
+  /** Spark's truth: `pending` tasks of `job` wait to launch. */
+  @native def setPending(handle: Long, nowMs: Long, job: Int, pending: Int): Unit
+
+  /**
+   * `free` slots of `node` are free: the plan, one job id per launch in order, never a job of
+   * `exclude`. The returned array is owned by the caller.
+   */
+  @native def offer(handle: Long, nowMs: Long, node: Int, free: Int, exclude: Array[Int]): Array[Int]
+
+  /** Spark did not launch the task of `job` the plan put on `node`. */
+  @native def decline(handle: Long, nowMs: Long, node: Int, job: Int): Unit
+
+  /** A task of `job` ended on `node`; `durationMs` < 0 means it failed or was killed. */
+  @native def taskFinished(handle: Long, nowMs: Long, node: Int, job: Int, durationMs: Long): Unit
+
+  /** The task set is gone; its observed mean goes into the history. */
+  @native def removeJob(handle: Long, nowMs: Long, job: Int): Unit
+
+  /** `[class, estimateMs, estimateSource]` of `job`, or `[-1, -1, -1]` if unknown. */
+  @native def jobInfo(handle: Long, job: Int): Array[Long]
+
+  /** Engine counters in the fixed order [[Native.CounterNames]]. */
+  @native def counters(handle: Long): Array[Long]
+
+  /** Loads the history JSON at the UTF-8 path; entries loaded, or -1 if the file is absent. */
+  @native def historyLoad(handle: Long, pathUtf8: Array[Byte]): Int
+
+  /** Writes the history JSON to the UTF-8 path (atomically); returns the entry count. */
+  @native def historySave(handle: Long, pathUtf8: Array[Byte]): Int
+
+  /** Returns `handle`; does nothing else. Measures the bare cost of a JNI call. */
+  @native def noop(handle: Long): Long
+}
+
+private[eagle] object Native {
+  /** Layout of `create(params)`; mirrors `PARAM_NAMES` in rust/eagle-jni/src/state.rs. */
+  val ParamNames: Seq[String] = Seq(
+    "cutoffMs", "shortPartition", "minProbes", "probeRatio", "starvationFactor",
+    "defaultClass", "defaultEstimateMs", "seed", "failAfterCalls")
+
+  /** Layout of `counters(handle)`; mirrors `COUNTER_NAMES` in rust/eagle-jni/src/state.rs. */
+  val CounterNames: Seq[String] = Seq(
+    "decisions", "probesPlaced", "probesRejectedSss", "probesBehindLong",
+    "shortTasksAfterHol", "rescheduledProbes", "fallbackProbes", "stolenProbes",
+    "srptBypasses", "emptyFetches", "backfills", "declines", "nativeCalls")
+
+  val EstimateSources: Seq[String] = Seq("hint", "history", "runningMean", "default")
+
+  def className(code: Long): String = code match {
+    case 0 => "short"
+    case 1 => "long"
+    case _ => null
+  }
+}
+
+/** Thrown by the native side for any Rust error or panic (see [[Native]]). */
+class EagleNativeException(message: String) extends RuntimeException(message)
