@@ -85,8 +85,6 @@ struct Job {
     unlaunched: u32,
     launched: u32,
     running: u32,
-    /// SRPT's view of the remaining work; −1 once nothing is left to launch.
-    remaining: f64,
     /// Entries of this job in queues or on the wire.
     queued: u32,
 }
@@ -96,6 +94,10 @@ pub struct Engine {
     rng: Rng,
     nodes: Vec<Node>,
     jobs: Vec<Job>,
+    /// SRPT's view of each job's remaining work (unlaunched × estimate, updated one
+    /// round trip after each launch); −1 once nothing is left. Kept apart from `jobs`
+    /// so that queue scans touch 8 bytes per entry.
+    remaining: Vec<f64>,
     free_job_ids: Vec<u32>,
     parts: Partitions,
     parts_dirty: bool,
@@ -110,6 +112,7 @@ pub struct Engine {
     /// Zero-delay messages, delivered before a call returns.
     immediate: VecDeque<Msg>,
     scratch: Vec<NodeId>,
+    dead_scratch: Vec<Entry>,
 }
 
 impl Engine {
@@ -121,6 +124,7 @@ impl Engine {
             rng: Rng::new(seed),
             nodes: Vec::new(),
             jobs: Vec::new(),
+            remaining: Vec::new(),
             free_job_ids: Vec::new(),
             parts: Partitions::default(),
             parts_dirty: true,
@@ -132,6 +136,7 @@ impl Engine {
             total: 0,
             immediate: VecDeque::new(),
             scratch: Vec::new(),
+            dead_scratch: Vec::new(),
         })
     }
 
@@ -206,23 +211,23 @@ impl Engine {
             unlaunched: spec.tasks,
             launched: 0,
             running: 0,
-            remaining: spec.estimate * spec.tasks as f64,
             queued: 0,
         };
+        let remaining = if spec.tasks == 0 { -1.0 } else { spec.estimate * spec.tasks as f64 };
         let id = match self.free_job_ids.pop() {
             Some(i) => {
                 self.jobs[i as usize] = job;
+                self.remaining[i as usize] = remaining;
                 JobId(i)
             }
             None => {
                 self.jobs.push(job);
+                self.remaining.push(remaining);
                 JobId(self.jobs.len() as u32 - 1)
             }
         };
         if spec.tasks > 0 {
             self.place(now, id, spec.tasks as usize, out);
-        } else {
-            self.jobs[id.0 as usize].remaining = -1.0;
         }
         self.flush(now, out);
         id
@@ -319,7 +324,7 @@ impl Engine {
             j.running = j.running.saturating_sub(1);
             j.launched = j.launched.saturating_sub(1);
             j.unlaunched += 1;
-            j.remaining = j.unlaunched as f64 * j.est;
+            self.remaining[job.0 as usize] = j.unlaunched as f64 * j.est;
         }
         let _ = now;
     }
@@ -332,7 +337,7 @@ impl Engine {
             return;
         }
         j.unlaunched = pending;
-        j.remaining = if pending == 0 { -1.0 } else { pending as f64 * j.est };
+        self.remaining[job.0 as usize] = if pending == 0 { -1.0 } else { pending as f64 * j.est };
         if pending > 0 {
             self.replace_missing(now, job, out);
         }
@@ -353,15 +358,20 @@ impl Engine {
         }
         let class = class.unwrap_or_else(|| Class::from_estimate(estimate, self.cfg.cutoff));
         j.est = estimate;
-        if j.remaining >= 0.0 {
-            j.remaining = j.unlaunched as f64 * estimate;
+        let unlaunched = j.unlaunched;
+        let reclassified = class != j.class;
+        if reclassified {
+            j.class = class;
+            j.sched_long = class.is_long() || self.cfg.lwl_all;
         }
-        if class == j.class {
+        if self.remaining[job.0 as usize] >= 0.0 {
+            self.remaining[job.0 as usize] = unlaunched as f64 * estimate;
+        }
+        self.retime_entries(job, estimate);
+        if !reclassified {
             return;
         }
         // Reclassified: withdraw every queued entry and place the rest anew.
-        j.class = class;
-        j.sched_long = class.is_long() || self.cfg.lwl_all;
         self.withdraw(job);
         self.replace_missing(now, job, out);
         self.flush(now, out);
@@ -375,7 +385,7 @@ impl Engine {
         }
         j.live = false;
         j.unlaunched = 0;
-        j.remaining = -1.0;
+        self.remaining[job.0 as usize] = -1.0;
         self.withdraw(job);
         self.maybe_free_job(job);
     }
@@ -466,12 +476,13 @@ impl Engine {
                 }
             }
             Msg::RemainingUpdate { job } => {
-                let j = &mut self.jobs[job.0 as usize];
-                if j.remaining >= 0.0 {
-                    j.remaining -= j.est;
+                let j = &self.jobs[job.0 as usize];
+                let r = &mut self.remaining[job.0 as usize];
+                if *r >= 0.0 {
+                    *r -= j.est;
                 }
                 if j.unlaunched == 0 {
-                    j.remaining = -1.0;
+                    *r = -1.0;
                 }
             }
             Msg::Heartbeat => {
@@ -775,51 +786,64 @@ impl Engine {
 
     /// Chooses the queue position to serve: SRPT + SBP (Eagle), plain SRPT (DLWL) or FIFO.
     /// Drops probes of jobs with nothing left on the way (SBP, and always in driver mode).
+    ///
+    /// One pass scans the queue and spots dead probes at the same time; the queue is
+    /// then compacted once, so a scan stays linear however many probes died.
     fn pick(&mut self, ni: usize, exclude: &[JobId]) -> Option<usize> {
+        // A job is dead once its remaining work is −1: in driver mode as soon as nothing
+        // is pending, in the simulator one round trip after its last launch.
         let drop_dead = self.cfg.sbp || self.cfg.driver;
-        if drop_dead {
-            let mut i = 0;
-            while i < self.nodes[ni].queue.len() {
-                let e = &self.nodes[ni].queue[i];
-                let j = &self.jobs[e.job.0 as usize];
-                let dead = if self.cfg.driver { j.unlaunched == 0 || !j.live } else { j.remaining < 0.0 };
-                if dead {
-                    let e = self.nodes[ni].queue.remove(i).unwrap();
-                    self.drop_entry(ni, &e);
-                } else {
-                    i += 1;
-                }
-            }
-        }
+        let remaining = &self.remaining;
+        let is_dead = |e: &Entry| drop_dead && remaining[e.job.0 as usize] < 0.0;
         let queue = &self.nodes[ni].queue;
-        if queue.is_empty() {
-            return None;
-        }
-        let jobs = &self.jobs;
+        let dead = std::cell::Cell::new(0usize);
         let views = queue
             .iter()
+            .filter(|e| {
+                if is_dead(e) {
+                    dead.set(dead.get() + 1);
+                    false
+                } else {
+                    true
+                }
+            })
             .filter(|e| !exclude.contains(&e.job))
-            .map(|e| {
-                let j = &jobs[e.job.0 as usize];
-                let remaining = if j.remaining < 0.0 { 0.0 } else { j.remaining };
-                View { entry: e, remaining, est: j.est }
-            });
+            .map(|e| View { entry: e, remaining: remaining[e.job.0 as usize].max(0.0), est: e.est });
         let pick = if self.cfg.sbp && self.cfg.srpt {
             srpt::pick_sbp(views, self.cfg.starvation_factor)
         } else if self.cfg.srpt {
             srpt::pick_plain(views, self.cfg.starvation_factor)
-        } else if views.take(1).count() == 1 {
-            Pick::At(0)
         } else {
-            Pick::Empty
+            let mut views = views;
+            if views.next().is_some() {
+                Pick::At(0)
+            } else {
+                Pick::Empty
+            }
         };
+        // Dead probes past the point where the scan stopped (SBP stops at the first long
+        // entry) are left for a later scan: they are never served, only skipped.
+        if dead.get() > 0 {
+            let mut gone = std::mem::take(&mut self.dead_scratch);
+            let remaining = &self.remaining;
+            self.nodes[ni].queue.retain(|e| {
+                let d = remaining[e.job.0 as usize] < 0.0;
+                if d {
+                    gone.push(e.clone());
+                }
+                !d
+            });
+            for e in gone.drain(..) {
+                self.drop_entry(ni, &e);
+            }
+            self.dead_scratch = gone;
+        }
+        let queue = &self.nodes[ni].queue;
         match pick {
             Pick::Empty => None,
             Pick::At(k) if exclude.is_empty() => Some(k),
-            Pick::At(k) => {
-                // Map the k-th non-excluded entry back to its queue position.
-                queue.iter().enumerate().filter(|(_, e)| !exclude.contains(&e.job)).nth(k).map(|(i, _)| i)
-            }
+            // Map the k-th non-excluded entry back to its queue position.
+            Pick::At(k) => queue.iter().enumerate().filter(|(_, e)| !exclude.contains(&e.job)).nth(k).map(|(i, _)| i),
         }
     }
 
@@ -875,8 +899,8 @@ impl Engine {
             }
             if self.cfg.sbp && self.cfg.srpt {
                 if self.cfg.driver {
-                    let j = &mut self.jobs[job.0 as usize];
-                    j.remaining = if j.unlaunched == 0 { -1.0 } else { j.unlaunched as f64 * j.est };
+                    let j = &self.jobs[job.0 as usize];
+                    self.remaining[job.0 as usize] = if j.unlaunched == 0 { -1.0 } else { j.unlaunched as f64 * j.est };
                 } else {
                     self.timer(now, nd2, Msg::RemainingUpdate { job }, out);
                 }
@@ -1031,6 +1055,15 @@ impl Engine {
         n.queue.push_back(e);
         if n.free > 0 {
             self.pull(now, ni, out);
+        }
+    }
+
+    /// A job's estimate changed (driver mode): its queued entries carry the new one.
+    fn retime_entries(&mut self, job: JobId, est: f64) {
+        for n in &mut self.nodes {
+            for e in n.queue.iter_mut().filter(|e| e.job == job && !e.reservation) {
+                e.est = est;
+            }
         }
     }
 
