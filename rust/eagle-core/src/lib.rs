@@ -20,9 +20,11 @@
 //! [`lwl`] (§3.2 least-work-left placement), [`probe`] (§3.2 probing, max(K, 2t)),
 //! [`node_queue`] (per-node queues), [`srpt`] (§3.3 SRPT with starvation cap,
 //! Algorithm 1, and Sticky Batch Probing), [`steal`] (Hawk work stealing), and
-//! [`estimate`] (job classification and duration estimates).
+//! [`estimate`] (job classification and duration estimates); [`delay`] is Dynamic
+//! Delay Scheduling (adaptive locality waits per stage and level).
 
 pub mod config;
+pub mod delay;
 pub mod driver;
 pub mod engine;
 pub mod estimate;

@@ -1,0 +1,324 @@
+//! Dynamic Delay Scheduling (dynamic-delay-scheduling.txt, §IV and Algorithm 1),
+//! per stage and per locality level.
+//!
+//! Spark waits a fixed `spark.locality.wait` (3 s) at each locality level before
+//! it relaxes to the next one. Dynamic Delay Scheduling adapts that wait to the
+//! network overhead that finished tasks report:
+//!
+//! 1. Each stage keeps one *interval* per level (process, node, rack), starting
+//!    at Spark's configured wait for that level.
+//! 2. When a task ends it reports `t_netOH`, the time it lost because it did not
+//!    run at its preferred level (0 when it did). Every level from its preferred
+//!    one up to (not including) the level it ran at is updated with
+//!    `interval ← interval + (t_netOH − interval) / window`; with `window = 2`
+//!    this is the paper's `(interval + t_netOH) / 2`. Intervals stay within
+//!    `[min, max]`.
+//! 3. On a free slot, a task that is local at the current level launches at once.
+//!    Otherwise the stage relaxes one level each time `now − wait_begin` reaches the
+//!    current level's interval (Spark's `getAllowedLocalityLevel`, with adaptive
+//!    waits), and `wait_begin` resets whenever the stage launches a task.
+//! 4. Whatever the intervals, a stage that has launched nothing for `max` seconds
+//!    may launch anywhere: no task waits longer than `max` plus one scheduling round.
+//!
+//! This composes with Eagle: SRPT and SBP choose the task set; the delay chooses
+//! how local its next task must be.
+//!
+//! ```text
+//!   PROCESS ──interval[P] elapsed──► NODE ──interval[N]──► (NO_PREF) ──► RACK ──interval[R]──► ANY
+//!      ▲                                                                                        │
+//!      └──────────── a launch at level L resets wait_begin and moves back to L ◄───────────────┘
+//! ```
+
+use crate::types::Time;
+use serde::Serialize;
+
+/// Spark's locality levels, most local first (the order of `TaskLocality`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Level {
+    ProcessLocal = 0,
+    NodeLocal = 1,
+    NoPref = 2,
+    RackLocal = 3,
+    Any = 4,
+}
+
+impl Level {
+    pub const ALL: [Level; 5] = [Level::ProcessLocal, Level::NodeLocal, Level::NoPref, Level::RackLocal, Level::Any];
+
+    pub fn from_index(i: u32) -> Option<Level> {
+        Level::ALL.get(i as usize).copied()
+    }
+
+    /// Levels whose wait adapts (the others never wait, as in Spark).
+    pub fn adapts(self) -> bool {
+        matches!(self, Level::ProcessLocal | Level::NodeLocal | Level::RackLocal)
+    }
+}
+
+/// Parameters of the adaptive waits (plugin keys `spark.scheduler.eagle.dds.*`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DelayParams {
+    /// Starting interval per level, seconds (Spark's `spark.locality.wait.{process,node,rack}`).
+    pub initial: [f64; 5],
+    /// Bounds of every interval, seconds.
+    pub min: f64,
+    pub max: f64,
+    /// Averaging window of the update rule (2 = the paper's rule).
+    pub window: f64,
+}
+
+impl DelayParams {
+    /// Spark's default: 3 s at every waiting level, bounds [0, 10 s], the paper's window.
+    pub fn spark_default() -> DelayParams {
+        DelayParams::uniform(3.0, 0.0, 10.0, 2.0)
+    }
+
+    pub fn uniform(initial: f64, min: f64, max: f64, window: f64) -> DelayParams {
+        let mut init = [0.0; 5];
+        for l in Level::ALL {
+            if l.adapts() {
+                init[l as usize] = initial.clamp(min, max);
+            }
+        }
+        DelayParams { initial: init, min, max, window }
+    }
+
+    pub fn validate(&self) -> Result<(), String> {
+        if !(self.min >= 0.0 && self.min.is_finite()) {
+            return Err(format!("min wait must be >= 0, got {}", self.min));
+        }
+        if !(self.max >= self.min && self.max.is_finite()) {
+            return Err(format!("max wait must be >= min wait ({}), got {}", self.min, self.max));
+        }
+        if !(self.window >= 1.0 && self.window.is_finite()) {
+            return Err(format!("window must be >= 1, got {}", self.window));
+        }
+        Ok(())
+    }
+}
+
+/// One change of an interval, for the summary's time series.
+#[derive(Copy, Clone, Debug, PartialEq, Serialize)]
+pub struct Sample {
+    pub at: Time,
+    pub level: Level,
+    pub interval: f64,
+}
+
+/// The adaptive delay state of one stage (one Spark TaskSet).
+#[derive(Clone, Debug)]
+pub struct StageDelay {
+    interval: [f64; 5],
+    /// Index into the stage's valid levels (Spark's `currentLocalityIndex`).
+    current: usize,
+    /// When the stage began waiting at the current level.
+    wait_begin: Time,
+    /// When the stage last launched a task (bounds the total wait by `max`).
+    last_launch: Time,
+    history: Vec<Sample>,
+}
+
+impl StageDelay {
+    pub fn new(now: Time, params: &DelayParams) -> StageDelay {
+        let mut interval = [0.0; 5];
+        for l in Level::ALL {
+            if l.adapts() {
+                interval[l as usize] = params.initial[l as usize].clamp(params.min, params.max);
+            }
+        }
+        let history = Level::ALL
+            .iter()
+            .filter(|l| l.adapts())
+            .map(|&l| Sample { at: now, level: l, interval: interval[l as usize] })
+            .collect();
+        StageDelay { interval, current: 0, wait_begin: now, last_launch: now, history }
+    }
+
+    pub fn interval(&self, level: Level) -> f64 {
+        self.interval[level as usize]
+    }
+
+    /// The interval changes so far, oldest first (starts with the initial values).
+    pub fn history(&self) -> &[Sample] {
+        &self.history
+    }
+
+    /// The least local level the stage may launch at now. `valid` lists the levels the
+    /// stage has tasks for, most local first (Spark's `myLocalityLevels`);
+    /// `has_pending(level)` tells whether tasks still wait at that level.
+    pub fn allowed(&mut self, now: Time, params: &DelayParams, valid: &[Level], has_pending: impl Fn(Level) -> bool) -> Level {
+        let Some(&last) = valid.last() else { return Level::Any };
+        if self.current >= valid.len() {
+            self.current = valid.len() - 1;
+        }
+        if now - self.last_launch >= params.max {
+            // Hard bound: nothing launched for `max` seconds, so relax fully.
+            self.current = valid.len() - 1;
+            return last;
+        }
+        while self.current + 1 < valid.len() {
+            let level = valid[self.current];
+            if !has_pending(level) {
+                self.current += 1;
+                self.wait_begin = now;
+                continue;
+            }
+            let wait = self.interval[level as usize];
+            // `>=` as in Spark's getAllowedLocalityLevel, so a zero wait relaxes at once.
+            if now - self.wait_begin >= wait {
+                self.wait_begin += wait;
+                self.current += 1;
+            } else {
+                break;
+            }
+        }
+        valid[self.current]
+    }
+
+    /// The stage launched a task at `level`: the timer resets and the stage returns
+    /// to that level.
+    pub fn launched(&mut self, now: Time, level: Level, valid: &[Level]) {
+        if let Some(i) = valid.iter().position(|l| *l == level) {
+            self.current = i;
+        }
+        self.wait_begin = now;
+        self.last_launch = now;
+    }
+
+    /// A task of this stage ended: it preferred `preferred`, ran at `actual`, and lost
+    /// `net_oh` seconds to non-locality (0 when it ran at its preferred level).
+    pub fn task_ended(&mut self, now: Time, params: &DelayParams, preferred: Level, actual: Level, net_oh: f64) {
+        let oh = if net_oh.is_finite() { net_oh.max(0.0) } else { return };
+        let update = |iv: &mut f64| {
+            *iv = (*iv + (oh - *iv) / params.window).clamp(params.min, params.max);
+        };
+        let hi = if actual > preferred { actual } else { Level::ALL[(preferred as usize + 1).min(4)] };
+        for l in Level::ALL {
+            if l >= preferred && l < hi && l.adapts() {
+                update(&mut self.interval[l as usize]);
+                self.history.push(Sample { at: now, level: l, interval: self.interval[l as usize] });
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+
+    fn params() -> DelayParams {
+        DelayParams::uniform(3.0, 0.0, 10.0, 2.0)
+    }
+
+    const LEVELS: [Level; 3] = [Level::ProcessLocal, Level::NodeLocal, Level::Any];
+
+    #[test]
+    fn update_rule_is_the_papers_average_and_is_bounded() {
+        let p = params();
+        let mut s = StageDelay::new(0.0, &p);
+        s.task_ended(1.0, &p, Level::NodeLocal, Level::Any, 1.0);
+        assert_eq!(s.interval(Level::NodeLocal), 2.0, "(3 + 1) / 2");
+        s.task_ended(2.0, &p, Level::NodeLocal, Level::Any, 1.0);
+        assert_eq!(s.interval(Level::NodeLocal), 1.5);
+        s.task_ended(3.0, &p, Level::NodeLocal, Level::Any, 100.0);
+        assert_eq!(s.interval(Level::NodeLocal), 10.0, "capped at max");
+        assert_eq!(s.interval(Level::ProcessLocal), 3.0, "other levels untouched");
+        let mut w = DelayParams::uniform(3.0, 0.5, 10.0, 4.0);
+        w.window = 4.0;
+        let mut s = StageDelay::new(0.0, &w);
+        s.task_ended(1.0, &w, Level::ProcessLocal, Level::ProcessLocal, 0.0);
+        assert_eq!(s.interval(Level::ProcessLocal), 2.25, "window 4: 3 + (0 - 3) / 4");
+        for _ in 0..50 {
+            s.task_ended(1.0, &w, Level::ProcessLocal, Level::ProcessLocal, 0.0);
+        }
+        assert_eq!(s.interval(Level::ProcessLocal), 0.5, "floored at min");
+    }
+
+    #[test]
+    fn local_tasks_shrink_the_wait_and_remote_overhead_grows_it() {
+        let p = params();
+        let mut s = StageDelay::new(0.0, &p);
+        s.task_ended(1.0, &p, Level::ProcessLocal, Level::ProcessLocal, 0.0);
+        assert_eq!(s.interval(Level::ProcessLocal), 1.5);
+        s.task_ended(2.0, &p, Level::ProcessLocal, Level::Any, 6.0);
+        assert_eq!(s.interval(Level::ProcessLocal), 3.75);
+        assert_eq!(s.interval(Level::NodeLocal), 4.5, "every skipped level learns the overhead");
+        assert_eq!(s.interval(Level::RackLocal), 4.5);
+        assert!(s.history().len() >= 3 + 4);
+    }
+
+    #[test]
+    fn per_level_timers_relax_one_level_per_interval() {
+        let p = params();
+        let mut s = StageDelay::new(0.0, &p);
+        let all = |_| true;
+        assert_eq!(s.allowed(0.0, &p, &LEVELS, all), Level::ProcessLocal);
+        assert_eq!(s.allowed(2.9, &p, &LEVELS, all), Level::ProcessLocal);
+        assert_eq!(s.allowed(3.1, &p, &LEVELS, all), Level::NodeLocal);
+        assert_eq!(s.allowed(5.9, &p, &LEVELS, all), Level::NodeLocal, "node wait runs from 3.0");
+        assert_eq!(s.allowed(6.2, &p, &LEVELS, all), Level::Any);
+    }
+
+    #[test]
+    fn launch_resets_the_timer_and_level() {
+        let p = params();
+        let mut s = StageDelay::new(0.0, &p);
+        assert_eq!(s.allowed(7.0, &p, &LEVELS, |_| true), Level::Any);
+        s.launched(7.0, Level::ProcessLocal, &LEVELS);
+        assert_eq!(s.allowed(8.0, &p, &LEVELS, |_| true), Level::ProcessLocal, "back to the launched level");
+        assert_eq!(s.allowed(10.5, &p, &LEVELS, |_| true), Level::NodeLocal);
+    }
+
+    #[test]
+    fn levels_without_pending_tasks_are_skipped() {
+        let p = params();
+        let mut s = StageDelay::new(0.0, &p);
+        assert_eq!(s.allowed(0.0, &p, &LEVELS, |l| l != Level::ProcessLocal), Level::NodeLocal);
+    }
+
+    #[test]
+    fn adaptive_zero_wait_relaxes_at_once() {
+        let p = params();
+        let mut s = StageDelay::new(0.0, &p);
+        for _ in 0..60 {
+            s.task_ended(0.0, &p, Level::ProcessLocal, Level::Any, 0.0);
+        }
+        assert!(s.interval(Level::ProcessLocal) < 1e-9);
+        assert_eq!(s.allowed(0.001, &p, &LEVELS, |_| true), Level::Any);
+    }
+
+    /// Property: whatever the overheads reported and whenever slots free, a waiting
+    /// stage launches within `max` plus one scheduling round.
+    #[test]
+    fn no_task_waits_longer_than_max_plus_one_round() {
+        let mut rng = Rng::new(11);
+        for case in 0..300 {
+            let max = 1.0 + rng.unit() * 9.0;
+            let p = DelayParams::uniform(rng.unit() * 12.0, 0.0, max, 1.0 + rng.unit() * 5.0);
+            let mut s = StageDelay::new(0.0, &p);
+            let round = 0.05 + rng.unit();
+            let mut now = 0.0;
+            let mut waiting_since = 0.0;
+            for _ in 0..400 {
+                now += rng.unit() * round;
+                if rng.unit() < 0.3 {
+                    let oh = rng.unit() * 20.0;
+                    s.task_ended(now, &p, Level::ProcessLocal, Level::Any, oh);
+                }
+                // Offers are never local: only relaxing to ANY launches anything.
+                let level = s.allowed(now, &p, &LEVELS, |_| true);
+                if level == Level::Any {
+                    assert!(
+                        now - waiting_since <= max + round + 1e-9,
+                        "case {case}: waited {} > max {max} + round {round}",
+                        now - waiting_since
+                    );
+                    s.launched(now, Level::Any, &LEVELS);
+                    waiting_since = now;
+                }
+            }
+        }
+    }
+}
