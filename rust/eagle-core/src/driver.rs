@@ -8,6 +8,7 @@
 //! executor's queue; Sticky Batch Probing serves that task set on the executor
 //! for as long as SRPT picks it and it has tasks left.
 use crate::config::Config;
+use crate::delay::{DelayParams, Level, Sample, StageDelay};
 use crate::engine::{Counters, Engine, JobSpec};
 pub use crate::estimate::EstimateSource;
 use crate::estimate::{self, History, RunningMean};
@@ -78,6 +79,7 @@ struct Meta {
     source: EstimateSource,
     class_forced: bool,
     observed: RunningMean,
+    delay: Option<StageDelay>,
 }
 
 pub struct Driver {
@@ -86,6 +88,7 @@ pub struct Driver {
     history: History,
     meta: HashMap<u32, Meta>,
     out: Vec<Output>,
+    delay: Option<DelayParams>,
 }
 
 impl Driver {
@@ -96,7 +99,46 @@ impl Driver {
         ec.probe_ratio = cfg.probe_ratio;
         ec.starvation_factor = cfg.starvation_factor;
         let engine = Engine::new(ec, seed)?;
-        Ok(Driver { cfg, engine, history: History::default(), meta: HashMap::new(), out: Vec::new() })
+        Ok(Driver { cfg, engine, history: History::default(), meta: HashMap::new(), out: Vec::new(), delay: None })
+    }
+
+    /// Turns on Dynamic Delay Scheduling (see [`crate::delay`]) for task sets submitted
+    /// from now on; the plugin then asks [`Driver::allowed_locality`] instead of using
+    /// Spark's fixed `spark.locality.wait*`.
+    pub fn enable_delay(&mut self, params: DelayParams) -> Result<(), String> {
+        params.validate()?;
+        self.delay = Some(params);
+        Ok(())
+    }
+
+    /// The least local level `job` may launch at now. `valid` are the task set's locality
+    /// levels, most local first; `pending[i]` whether tasks still wait at `valid[i]`.
+    /// Without delay scheduling enabled, every level is allowed.
+    pub fn allowed_locality(&mut self, now: Time, job: JobId, valid: &[Level], pending: &[bool]) -> Level {
+        let (Some(params), Some(m)) = (self.delay.as_ref(), self.meta.get_mut(&job.0)) else { return Level::Any };
+        let Some(d) = m.delay.as_mut() else { return Level::Any };
+        d.allowed(now, params, valid, |l| valid.iter().position(|v| *v == l).is_none_or(|i| pending.get(i).copied().unwrap_or(true)))
+    }
+
+    /// `job` launched a task at `level`: its locality timer resets.
+    pub fn launched_at(&mut self, now: Time, job: JobId, level: Level, valid: &[Level]) {
+        if let Some(d) = self.meta.get_mut(&job.0).and_then(|m| m.delay.as_mut()) {
+            d.launched(now, level, valid);
+        }
+    }
+
+    /// A task of `job` preferred `preferred`, ran at `actual` and lost `net_oh` seconds
+    /// to non-locality.
+    pub fn locality_feedback(&mut self, now: Time, job: JobId, preferred: Level, actual: Level, net_oh: f64) {
+        let Some(params) = self.delay.as_ref() else { return };
+        if let Some(d) = self.meta.get_mut(&job.0).and_then(|m| m.delay.as_mut()) {
+            d.task_ended(now, params, preferred, actual, net_oh);
+        }
+    }
+
+    /// The job's interval time series (empty without delay scheduling).
+    pub fn delay_history(&self, job: JobId) -> Vec<Sample> {
+        self.meta.get(&job.0).and_then(|m| m.delay.as_ref()).map(|d| d.history().to_vec()).unwrap_or_default()
     }
 
     /// A new executor with `slots` task slots (cores / spark.task.cpus).
@@ -131,7 +173,8 @@ impl Driver {
         );
         self.out.clear();
         let id = self.engine.submit_job(now, JobSpec { tasks, estimate: est, class: Some(class) }, &mut self.out);
-        self.meta.insert(id.0, Meta { signature, source, class_forced: forced, observed: RunningMean::default() });
+        let delay = self.delay.as_ref().map(|p| StageDelay::new(now, p));
+        self.meta.insert(id.0, Meta { signature, source, class_forced: forced, observed: RunningMean::default(), delay });
         id
     }
 

@@ -384,3 +384,28 @@ fn driver_rejects_bad_config_naming_the_field() {
     let e = Driver::new(DriverConfig { cutoff: -1.0, ..DriverConfig::default() }, 1).err().unwrap();
     assert!(e.contains("cutoff"), "{e}");
 }
+
+#[test]
+fn driver_delay_scheduling_adapts_per_stage() {
+    use eagle_core::delay::{DelayParams, Level};
+    let levels = [Level::ProcessLocal, Level::NodeLocal, Level::Any];
+    let mut d = driver(0.0);
+    d.enable_delay(DelayParams::uniform(3.0, 0.0, 10.0, 2.0)).unwrap();
+    let n = d.add_node(0.0, 2);
+    let a = d.submit(0.0, 10, Some(Class::Short), Some(1.0), 1);
+    let b = d.submit(0.0, 10, Some(Class::Short), Some(1.0), 2);
+    assert_eq!(d.allowed_locality(1.0, a, &levels, &[true, true, true]), Level::ProcessLocal);
+    // Stage a learns that missing locality costs nothing; stage b that it costs 8 s.
+    for t in 0..6 {
+        d.locality_feedback(1.0 + t as f64, a, Level::ProcessLocal, Level::Any, 0.0);
+        d.locality_feedback(1.0 + t as f64, b, Level::ProcessLocal, Level::Any, 8.0);
+    }
+    assert_eq!(d.allowed_locality(1.5, a, &levels, &[true, true, true]), Level::Any, "a stops waiting");
+    assert_eq!(d.allowed_locality(1.5, b, &levels, &[true, true, true]), Level::ProcessLocal, "b keeps waiting");
+    d.launched_at(2.0, a, Level::Any, &levels);
+    assert!(d.delay_history(b).iter().any(|s| s.level == Level::ProcessLocal && s.interval > 7.0));
+    let _ = n;
+    let mut off = driver(0.0);
+    let j = off.submit(0.0, 1, None, None, 3);
+    assert_eq!(off.allowed_locality(0.0, j, &levels, &[true, true, true]), Level::Any, "disabled: Spark decides");
+}
