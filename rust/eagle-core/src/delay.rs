@@ -176,6 +176,15 @@ impl StageDelay {
         valid[self.current]
     }
 
+    /// When the stage will next be allowed to relax a level (`now` if it already may).
+    pub fn next_relax(&self, params: &DelayParams, valid: &[Level]) -> Time {
+        if self.current + 1 >= valid.len() {
+            return self.wait_begin;
+        }
+        let level = valid[self.current.min(valid.len() - 1)];
+        (self.wait_begin + self.interval[level as usize]).min(self.last_launch + params.max)
+    }
+
     /// The stage launched a task at `level`: the timer resets and the stage returns
     /// to that level.
     pub fn launched(&mut self, now: Time, level: Level, valid: &[Level]) {

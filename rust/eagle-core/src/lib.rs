@@ -28,6 +28,7 @@ pub mod delay;
 pub mod driver;
 pub mod engine;
 pub mod estimate;
+pub mod locality;
 pub mod lwl;
 pub mod node_queue;
 pub mod partition;
