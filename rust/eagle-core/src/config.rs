@@ -93,6 +93,9 @@ pub struct Config {
     /// node per job, slots are pulled only through [`crate::Engine::offer`], and an idle slot
     /// whose queue is empty backfills from any eligible job (no slot idles while work waits).
     pub driver: bool,
+    /// Simulator locality mode: jobs submitted with input-block locations wait for a
+    /// node-local slot according to these (fixed or adaptive) delays.
+    pub locality: Option<crate::delay::DelayParams>,
 }
 
 impl Config {
@@ -118,6 +121,7 @@ impl Config {
             centralized_long: false,
             lwl_all: false,
             driver: false,
+            locality: None,
         };
         match system {
             System::Sparrow => {

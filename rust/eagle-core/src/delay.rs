@@ -30,10 +30,10 @@
 //! ```
 
 use crate::types::Time;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Spark's locality levels, most local first (the order of `TaskLocality`).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum Level {
     ProcessLocal = 0,
@@ -57,7 +57,7 @@ impl Level {
 }
 
 /// Parameters of the adaptive waits (plugin keys `spark.scheduler.eagle.dds.*`).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DelayParams {
     /// Starting interval per level, seconds (Spark's `spark.locality.wait.{process,node,rack}`).
     pub initial: [f64; 5],

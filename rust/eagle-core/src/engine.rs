@@ -1,5 +1,7 @@
 //! The engine: events in, decisions out.
 use crate::config::Config;
+use crate::delay::{Level, Sample};
+use crate::locality::{Fetch, JobLocality};
 use crate::lwl;
 use crate::node_queue::{Entry, Node, Running, View};
 use crate::partition::Partitions;
@@ -87,6 +89,18 @@ struct Job {
     running: u32,
     /// Entries of this job in queues or on the wire.
     queued: u32,
+    /// Locality mode: where each task's input block lives, and the stage's delay.
+    loc: Option<Box<JobLocality>>,
+}
+
+/// What a node got when it asked a job for a task.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Served {
+    Launched,
+    /// The job had nothing left (the slot is lost for a round trip).
+    NoTask,
+    /// The job has tasks but must wait for a more local slot (the slot stays free).
+    Wait,
 }
 
 pub struct Engine {
@@ -212,6 +226,7 @@ impl Engine {
             launched: 0,
             running: 0,
             queued: 0,
+            loc: None,
         };
         let remaining = if spec.tasks == 0 { -1.0 } else { spec.estimate * spec.tasks as f64 };
         let id = match self.free_job_ids.pop() {
@@ -231,6 +246,42 @@ impl Engine {
         }
         self.flush(now, out);
         id
+    }
+
+    /// Locality mode: submits a job whose task `i` reads a block held by `prefs[i]`.
+    pub fn submit_job_with_locality(&mut self, now: Time, spec: JobSpec, prefs: &[Vec<NodeId>], out: &mut Vec<Output>) -> JobId {
+        debug_assert_eq!(prefs.len(), spec.tasks as usize);
+        match self.cfg.locality.clone() {
+            Some(params) => {
+                // Register the job without placing it, attach its locality, then place.
+                let id = self.submit_job(now, JobSpec { tasks: 0, ..spec.clone() }, out);
+                let j = &mut self.jobs[id.0 as usize];
+                j.loc = Some(Box::new(JobLocality::new(now, prefs, &params)));
+                j.unlaunched = spec.tasks;
+                self.remaining[id.0 as usize] = spec.estimate * spec.tasks as f64;
+                if spec.tasks > 0 {
+                    self.place(now, id, spec.tasks as usize, out);
+                }
+                self.flush(now, out);
+                id
+            }
+            None => self.submit_job(now, spec, out),
+        }
+    }
+
+    /// Locality mode: a task of `job` ended; it ran node-local or not and lost `net_oh`
+    /// seconds to remote reads. Feeds the stage's adaptive delay.
+    pub fn locality_feedback(&mut self, now: Time, job: JobId, local: bool, net_oh: f64) {
+        let Some(params) = self.cfg.locality.as_ref() else { return };
+        if let Some(loc) = self.jobs.get_mut(job.0 as usize).and_then(|j| j.loc.as_mut()) {
+            let actual = if local { Level::NodeLocal } else { Level::Any };
+            loc.delay.task_ended(now, params, Level::NodeLocal, actual, net_oh);
+        }
+    }
+
+    /// Locality mode: the job's node-local wait over time.
+    pub fn delay_history(&self, job: JobId) -> Vec<Sample> {
+        self.jobs.get(job.0 as usize).and_then(|j| j.loc.as_ref()).map(|l| l.delay.history().to_vec()).unwrap_or_default()
     }
 
     /// A task of `job` that ran on `node` ended (success or failure): its slot frees.
@@ -277,7 +328,7 @@ impl Engine {
         let mut budget = free.min(self.nodes[ni].free);
         while budget > 0 {
             let launched = match self.pick(ni, exclude) {
-                Some(pos) => self.serve(now, ni, pos, out),
+                Some(pos) => self.serve(now, ni, pos, out) == Served::Launched,
                 None => self.backfill(now, ni, exclude, out),
             };
             if !launched {
@@ -488,6 +539,13 @@ impl Engine {
             Msg::Heartbeat => {
                 self.stale_work.clone_from(&self.work);
                 out.push(Output::Timer { at: now + self.cfg.heartbeat, msg: Msg::Heartbeat });
+            }
+            Msg::Revive { node } => {
+                let n = &mut self.nodes[node.0 as usize];
+                n.revive_at = None;
+                if n.live && n.free > 0 {
+                    self.slot_freed(now, node.0 as usize, out);
+                }
             }
         }
     }
@@ -774,14 +832,38 @@ impl Engine {
 
     /// Serves the queue of a node with a free slot (simulator: one slot at a time).
     fn pull(&mut self, now: Time, ni: usize, out: &mut Vec<Output>) {
+        let mut waiting: Vec<JobId> = Vec::new();
         while self.nodes[ni].free > 0 && !self.nodes[ni].queue.is_empty() {
-            match self.pick(ni, &[]) {
+            match self.pick(ni, &waiting) {
                 Some(pos) => {
-                    self.serve(now, ni, pos, out);
+                    let job = self.nodes[ni].queue[pos].job;
+                    if self.serve(now, ni, pos, out) == Served::Wait {
+                        // Algorithm 1: skip the job that waits for locality, try the next.
+                        waiting.push(job);
+                    }
                 }
-                None => return,
+                None => break,
             }
         }
+        if !waiting.is_empty() && self.nodes[ni].free > 0 {
+            self.schedule_revive(now, ni, &waiting, out);
+        }
+    }
+
+    /// Locality mode: wakes an idle node when the first of its waiting jobs may relax.
+    fn schedule_revive(&mut self, now: Time, ni: usize, waiting: &[JobId], out: &mut Vec<Output>) {
+        let Some(params) = self.cfg.locality.as_ref() else { return };
+        let at = waiting
+            .iter()
+            .filter_map(|j| self.jobs[j.0 as usize].loc.as_ref())
+            .map(|l| l.next_relax(params))
+            .fold(f64::INFINITY, f64::min)
+            .max(now + 1e-6);
+        if !at.is_finite() || self.nodes[ni].revive_at.is_some_and(|t| t <= at) {
+            return;
+        }
+        self.nodes[ni].revive_at = Some(at);
+        out.push(Output::Timer { at, msg: Msg::Revive { node: NodeId(ni as u32) } });
     }
 
     /// Chooses the queue position to serve: SRPT + SBP (Eagle), plain SRPT (DLWL) or FIFO.
@@ -862,12 +944,24 @@ impl Engine {
     }
 
     /// Takes a slot for the entry at `pos` and asks its job for a task (late binding).
-    /// Returns whether a task was launched.
-    fn serve(&mut self, now: Time, ni: usize, pos: usize, out: &mut Vec<Output>) -> bool {
+    fn serve(&mut self, now: Time, ni: usize, pos: usize, out: &mut Vec<Output>) -> Served {
         let nd2 = 2.0 * self.cfg.network_delay;
         let e = self.nodes[ni].queue[pos].clone();
         let job = e.job;
         let est_now = self.jobs[job.0 as usize].est;
+        // Locality mode: the job picks a node-local task, or waits, before the slot is taken.
+        let mut chosen: Option<u32> = None;
+        let jm = &mut self.jobs[job.0 as usize];
+        let has_tasks = jm.unlaunched > 0;
+        if let (Some(params), Some(loc)) = (self.cfg.locality.as_ref(), jm.loc.as_mut()) {
+            if has_tasks {
+                match loc.fetch(now, params, NodeId(ni as u32)) {
+                    Fetch::Local(t) | Fetch::Remote(t) => chosen = Some(t),
+                    Fetch::Wait => return Served::Wait,
+                    Fetch::Empty => {}
+                }
+            }
+        }
         {
             let n = &mut self.nodes[ni];
             n.free -= 1;
@@ -880,7 +974,7 @@ impl Engine {
         let success = j.unlaunched > 0 && j.live;
         if success {
             j.unlaunched -= 1;
-            let task = j.launched;
+            let task = chosen.unwrap_or(j.launched);
             j.launched += 1;
             j.running += 1;
             let class_long = j.class.is_long();
@@ -921,7 +1015,7 @@ impl Engine {
                     n.queue[k].acc_delay += est_now;
                 }
             }
-            true
+            Served::Launched
         } else {
             // The job has nothing left: the fetch round trip is lost, then the slot frees.
             self.counters.empty_fetches += 1;
@@ -940,10 +1034,10 @@ impl Engine {
                 let n = &mut self.nodes[ni];
                 n.free += 1;
                 self.busy -= 1;
-                return false;
+                return Served::NoTask;
             }
             self.timer(now, nd2, Msg::SlotFree { node: NodeId(ni as u32) }, out);
-            false
+            Served::NoTask
         }
     }
 
@@ -999,7 +1093,7 @@ impl Engine {
             acc_delay: 0.0,
             sticky: false,
         });
-        self.serve(now, ni, 0, out)
+        self.serve(now, ni, 0, out) == Served::Launched
     }
 
     /// Removes one queued reservation of `job` from the node that holds the most work.

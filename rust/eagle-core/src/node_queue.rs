@@ -54,6 +54,8 @@ pub struct Node {
     /// The last long-work bitvector this node received, and when (SSS).
     pub bitvector: Option<(Time, Snapshot)>,
     pub running: Vec<Running>,
+    /// Locality mode: when a revive is already scheduled.
+    pub revive_at: Option<Time>,
 }
 
 impl Node {
@@ -68,6 +70,7 @@ impl Node {
             long_started: None,
             bitvector: None,
             running: Vec::with_capacity(slots as usize),
+            revive_at: None,
         }
     }
 

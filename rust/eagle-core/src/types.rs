@@ -54,6 +54,8 @@ pub enum Msg {
     RemainingUpdate { job: JobId },
     /// DLWL: nodes publish their queue state (Yaq-D heartbeat).
     Heartbeat,
+    /// Locality mode: a node whose queued jobs all wait for locality tries again.
+    Revive { node: NodeId },
 }
 
 impl Msg {
@@ -69,6 +71,7 @@ impl Msg {
             Msg::Enqueue { .. } => 1,
             Msg::RemainingUpdate { .. } => 2,
             Msg::Heartbeat => 3,
+            Msg::Revive { .. } => 4,
         }
     }
 }

@@ -64,6 +64,15 @@ impl Harness {
         }
     }
 
+    fn submit_local(&mut self, prefs: &[Vec<NodeId>], est: f64, dur: f64) -> JobId {
+        let mut out = vec![];
+        let spec = JobSpec { tasks: prefs.len() as u32, estimate: est, class: None };
+        let id = self.engine.submit_job_with_locality(self.now, spec, prefs, &mut out);
+        self.durations.insert(id, dur);
+        self.absorb(out);
+        id
+    }
+
     fn submit(&mut self, tasks: u32, est: f64, dur: f64) -> JobId {
         let mut out = vec![];
         // Ids are dense: the next job id is the number submitted so far.
@@ -408,4 +417,39 @@ fn driver_delay_scheduling_adapts_per_stage() {
     let mut off = driver(0.0);
     let j = off.submit(0.0, 1, None, None, 3);
     assert_eq!(off.allowed_locality(0.0, j, &levels, &[true, true, true]), Level::Any, "disabled: Spark decides");
+}
+
+#[test]
+fn locality_mode_waits_for_local_slots_then_relaxes() {
+    use eagle_core::delay::DelayParams;
+    let run = |wait: f64| {
+        let mut c = eagle(0.0);
+        c.min_probes = 40; // every node, node 0 included, holds a probe of the job
+        c.locality = Some(DelayParams::uniform(wait, wait, wait, 2.0));
+        let mut h = Harness::new(c, 4);
+        // Every block lives on node 0 only; a blocker keeps node 0 busy for 2 s.
+        let blocker = h.submit_local(&[vec![NodeId(0)]], 2.0, 2.0);
+        h.run_until(0.001);
+        let _ = blocker;
+        let job = h.submit_local(&vec![vec![NodeId(0)]; 3], 1.0, 1.0);
+        h.run_until(100.0);
+        let l = h.launched(job);
+        assert_eq!(l.len(), 3);
+        let mut tasks: Vec<u32> = l.iter().map(|x| x.2).collect();
+        tasks.sort();
+        assert_eq!(tasks, vec![0, 1, 2], "each task exactly once");
+        l
+    };
+    // No wait: tasks go remote at once on the free nodes.
+    let l0 = run(0.0);
+    assert!(l0.iter().filter(|x| x.1 != NodeId(0)).count() >= 2, "{l0:?}");
+    assert!(l0.iter().any(|x| x.1 != NodeId(0) && x.0 < 0.01), "a remote launch at once: {l0:?}");
+    // A 10 s wait: node 0 frees after 2 s and runs every task locally, one after another.
+    let l10 = run(10.0);
+    assert!(l10.iter().all(|x| x.1 == NodeId(0)), "{l10:?}");
+    // A 0.5 s wait: remote launches happen, but only after the wait.
+    let l05 = run(0.5);
+    let remote: Vec<_> = l05.iter().filter(|x| x.1 != NodeId(0)).collect();
+    assert!(!remote.is_empty(), "{l05:?}");
+    assert!(remote.iter().all(|x| x.0 >= 0.5), "no remote launch before the wait: {l05:?}");
 }
