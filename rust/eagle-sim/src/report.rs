@@ -29,6 +29,8 @@ pub struct Report {
     pub jobs: usize,
     pub tasks: usize,
     pub launches: u64,
+    /// Largest number of pending events at once.
+    pub peak_queue: usize,
     pub cutoff: f64,
     pub small_partition: f64,
     pub big_partition: f64,
@@ -68,6 +70,7 @@ impl Report {
             jobs,
             tasks,
             launches: o.launches,
+            peak_queue: o.peak_queue,
             cutoff: cfg.cutoff,
             small_partition: cfg.small_partition_pct,
             big_partition: cfg.big_partition_pct,

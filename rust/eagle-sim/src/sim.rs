@@ -163,6 +163,8 @@ pub struct Outcome {
     pub events: u64,
     /// Tasks launched.
     pub launches: u64,
+    /// Largest number of pending events at once.
+    pub peak_queue: usize,
     /// Simulated time of the last task end.
     pub makespan_end: f64,
     /// Wall-clock time of the replay loop alone (no parsing).
@@ -235,7 +237,7 @@ pub fn run_observed<O: Observer>(trace: &Trace, cfg: &SimConfig, obs: &mut O) ->
     apply(&mut out, &engine, now, trace, &mut queue, &mut p, &mut launches, next_arrival, obs)?;
 
     while p.completed < n {
-        let arrival = next_arrival < n && queue.peek().is_none_or(|e| trace.submit(next_arrival) <= e.at);
+        let arrival = next_arrival < n && queue.peek().is_none_or(|e| trace.submit(next_arrival) <= e.at());
         let rank;
         (now, rank) = if arrival {
             (trace.submit(next_arrival), RANK_ARRIVAL)
@@ -243,7 +245,7 @@ pub fn run_observed<O: Observer>(trace: &Trace, cfg: &SimConfig, obs: &mut O) ->
             if next_arrival == n && queue.pending_work() == 0 {
                 return Err(stalled(n, &p, now));
             }
-            (e.at, e.rank)
+            (e.at(), e.rank())
         } else {
             return Err(stalled(n, &p, now));
         };
@@ -309,6 +311,7 @@ pub fn run_observed<O: Observer>(trace: &Trace, cfg: &SimConfig, obs: &mut O) ->
         counters: engine.counters().clone(),
         events,
         launches,
+        peak_queue: queue.peak_len(),
         makespan_end,
         sim_seconds: started.elapsed().as_secs_f64(),
     })
@@ -355,7 +358,7 @@ fn apply<O: Observer>(
                     format!("engine launched task {task} of {job:?}, which has only {} tasks", trace.job(j).tasks())
                 })?;
                 p.launched[j] += 1;
-                if start < now {
+                if !(start >= now) {
                     return Err(format!("engine launched {job:?} task {task} at {start}, before now ({now})"));
                 }
                 *launches += 1;
@@ -363,7 +366,7 @@ fn apply<O: Observer>(
                 obs.on_launch(engine, now, node, job, task, start);
             }
             Output::Timer { at, msg } => {
-                if at < now {
+                if !(at >= now) {
                     return Err(format!("engine set a timer for {at}, before now ({now}): {msg:?}"));
                 }
                 queue.push(at, Kind::Timer(msg));
