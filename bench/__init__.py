@@ -1,0 +1,5 @@
+"""Benchmarks of eagle-spark on a multi-host Spark testbed (issue 4).
+
+Entry point: ``scripts/bench {replay,tpch,sort,all} [--quick]`` (``python -m bench``).
+Pure modules (no Spark): :mod:`bench.stats`, :mod:`bench.trace`, :mod:`bench.check`.
+"""

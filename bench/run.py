@@ -1,0 +1,468 @@
+"""The benchmark orchestrator behind ``scripts/bench``.
+
+    scripts/bench {replay,tpch,sort,all} [--quick] [options]
+
+Brings the testbed up once (``scripts/testbed.sh``), runs every scheduler (fifo, fair, eagle)
+on it, one Spark application at a time (``python -m bench.driver``), tears the testbed down
+whatever happens, and writes ``target/bench/<scenario>/{results.json,report.html,*.png}``.
+"""
+from __future__ import annotations
+
+import argparse
+import atexit
+import json
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+from . import stats, trace
+from .schedulers import SCHEDULERS, find_jar, spark_conf
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+T0 = time.time()
+
+
+def log(msg: str) -> None:
+    el = time.time() - T0
+    print(f"[bench {int(el) // 60:02d}:{int(el) % 60:02d}] {msg}", flush=True)
+
+
+# ---------------------------------------------------------------- options
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(prog="scripts/bench", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("scenario", choices=["replay", "tpch", "sort", "all"])
+    p.add_argument("--quick", action="store_true", help="small sizes; finishes in a few minutes")
+    p.add_argument("--schedulers", default=",".join(SCHEDULERS),
+                   help="comma list of fifo,fair,eagle (default: all three)")
+    p.add_argument("--out", default=os.path.join(ROOT, "target", "bench"))
+    # testbed
+    p.add_argument("--workers", type=int, help="hosts (default 8; quick 4)")
+    p.add_argument("--cores", type=int, help="slots per host (default 2)")
+    p.add_argument("--worker-memory", default="1g")
+    p.add_argument("--executor-memory", default="768m")
+    p.add_argument("--network", choices=["fast", "congested"], default="fast")
+    p.add_argument("--rate", default="100mbit", help="per-host bandwidth when congested")
+    p.add_argument("--local", action="store_true", help="use local-cluster[...] instead of namespaces")
+    p.add_argument("--no-wait-idle", action="store_true",
+                   help="do not wait for other Spark processes on this machine to finish first")
+    # replay
+    p.add_argument("--trace", default="YH2_sub.tr.xz",
+                   help="trace file, or a name in ../shared/traces (default YH2_sub.tr.xz)")
+    p.add_argument("--synth", action="store_true",
+                   help="replay a trace synthesized with `eagle-sim gen --like TRACE` instead")
+    p.add_argument("--cutoff", type=float, help="short/long cutoff in trace seconds (default by trace family)")
+    p.add_argument("--ratios", help="comma list of inter-arrival/task-runtime ratios (default 1.2,2.0; quick 1.2)")
+    p.add_argument("--seeds", help="comma list of seeds, one run each (default 1,2,3; quick 1)")
+    p.add_argument("--jobs", type=int, help="jobs per replay run (default 200; quick 60)")
+    # tpch / sort
+    p.add_argument("--sf", type=float, help="TPC-H scale factor (default 1; quick 0.05)")
+    p.add_argument("--parts", type=int, help="parquet files per table (default 16; quick 8)")
+    p.add_argument("--sort-gb", type=float, help="sort input size in GB of 8-byte integers (default 1; quick 0.12)")
+    p.add_argument("--lead", type=float, default=3.0, help="seconds between the batch start and the first query")
+    a = p.parse_args(argv)
+    q = a.quick
+    a.workers = a.workers or (4 if q else 8)
+    a.cores = a.cores or 2
+    a.ratios = [float(x) for x in (a.ratios or ("1.2" if q else "1.2,2.0")).split(",")]
+    a.seeds = [int(x) for x in (a.seeds or ("1" if q else "1,2,3")).split(",")]
+    a.jobs = a.jobs or (60 if q else 200)
+    a.sf = a.sf or (0.05 if q else 1.0)
+    a.parts = a.parts or (8 if q else 16)
+    a.sort_gb = a.sort_gb or (0.12 if q else 1.0)
+    a.schedulers = [s.strip() for s in a.schedulers.split(",") if s.strip()]
+    for s in a.schedulers:
+        if s not in SCHEDULERS:
+            p.error(f"unknown scheduler {s}")
+    return a
+
+
+# ---------------------------------------------------------------- testbed
+
+class Testbed:
+    def __init__(self, args):
+        self.args = args
+        self.state = os.path.join(args.out, "testbed")
+        self.up_done = False
+        self.env = {}
+
+    def _cmd(self, action):
+        a = self.args
+        cmd = ["bash", os.path.join(ROOT, "scripts", "testbed.sh"), action,
+               "--workers", str(a.workers), "--cores", str(a.cores), "--memory", a.worker_memory,
+               "--network", a.network, "--rate", a.rate, "--state", self.state]
+        if a.local:
+            cmd.append("--local")
+        return cmd
+
+    def up(self):
+        os.makedirs(self.state, exist_ok=True)
+        log(f"testbed up: {self.args.workers} hosts x {self.args.cores} cores, network {self.args.network}")
+        self.up_done = True        # so that a partial bring-up is torn down too
+        r = subprocess.run(self._cmd("up"), stdout=subprocess.PIPE, text=True)
+        if r.returncode != 0:
+            raise SystemExit(f"testbed failed to come up (exit {r.returncode}); see {self.state}/logs")
+        self.env = read_env(os.path.join(self.state, "testbed.env"))
+        if self.env.get("TB_MODE") != "netns":
+            log(self.env.get("TB_NOTE", "fallback to local-cluster"))
+        return self.info()
+
+    def info(self):
+        e = self.env
+        return {"mode": e["TB_MODE"], "master": e["TB_MASTER"], "driver_host": e["TB_DRIVER_HOST"],
+                "hosts": int(e["TB_HOSTS"]), "cores": int(e["TB_CORES"]), "slots": int(e["TB_SLOTS"]),
+                "network": e["TB_NETWORK"], "note": e.get("TB_NOTE", ""),
+                "executor_memory": self.args.executor_memory,
+                "worker_memory": e.get("TB_WORKER_MEMORY")}
+
+    def down(self):
+        if not self.up_done:
+            return
+        self.up_done = False
+        log("testbed down")
+        subprocess.run(self._cmd("down"), stdout=subprocess.DEVNULL)
+
+
+def read_env(path):
+    env = {}
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if "=" in line and not line.startswith("#"):
+                k, v = line.split("=", 1)
+                env[k] = shlex.split(v)[0] if v.strip() else ""
+    return env
+
+
+def wait_idle(args):
+    """Do not share the machine with another Spark cluster: wait while one runs."""
+    if args.no_wait_idle:
+        return
+    said = 0.0
+    while True:
+        r = subprocess.run(["pgrep", "-f", "org.apache.spark"], stdout=subprocess.PIPE, text=True)
+        pids = [p for p in r.stdout.split() if p and int(p) != os.getpid()]
+        if not pids:
+            return
+        if time.time() - said > 60:
+            log(f"waiting: other Spark processes are running (pids {' '.join(pids)}); "
+                "--no-wait-idle to skip")
+            said = time.time()
+        time.sleep(5)
+
+
+# ---------------------------------------------------------------- runs
+
+def run_driver(run_dir: str, cfg: dict, timeout: float) -> dict:
+    os.makedirs(run_dir, exist_ok=True)
+    cfg_path = os.path.join(run_dir, "config.json")
+    with open(cfg_path, "w") as f:
+        json.dump(cfg, f, indent=1)
+    env = dict(os.environ)
+    env.setdefault("SPARK_HOME", spark_home())
+    env["SPARK_SCALA_VERSION"] = "2.13"
+    env["PYSPARK_PIN_THREAD"] = "true"
+    env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
+    if cfg["testbed"].get("mode") == "netns":
+        env["SPARK_LOCAL_IP"] = cfg["testbed"]["driver_host"]
+        env["SPARK_LOCAL_HOSTNAME"] = cfg["testbed"]["driver_host"]
+    log_path = os.path.join(run_dir, "driver.log")
+    with open(log_path, "w") as logf:
+        proc = subprocess.Popen([sys.executable, "-m", "bench.driver", cfg_path], cwd=ROOT, env=env,
+                                stdout=logf, stderr=subprocess.STDOUT, start_new_session=True)
+        # Echo the driver's own progress lines.
+        pos = 0
+        t0 = time.time()
+        while proc.poll() is None:
+            time.sleep(1)
+            pos = echo_progress(log_path, pos)
+            if time.time() - t0 > timeout:
+                log(f"run exceeded {timeout:.0f}s: stopping driver pid {proc.pid}")
+                os.killpg(proc.pid, signal.SIGTERM)
+                try:
+                    proc.wait(30)
+                except subprocess.TimeoutExpired:
+                    os.killpg(proc.pid, signal.SIGKILL)
+        echo_progress(log_path, pos)
+    res_path = os.path.join(run_dir, "result.json")
+    if not os.path.exists(res_path):
+        return {"ok": False, "error": f"driver exited {proc.returncode} without a result; see {log_path}"}
+    with open(res_path) as f:
+        return json.load(f)
+
+
+def echo_progress(path, pos):
+    with open(path, errors="replace") as f:
+        f.seek(pos)
+        chunk = f.read()
+        pos = f.tell()
+    for line in chunk.splitlines():
+        if line.startswith("[driver"):
+            print("    " + line, flush=True)
+    return pos
+
+
+def spark_home():
+    return os.environ.get("SPARK_HOME") or os.path.join(
+        ROOT, ".venv", "lib", "python3.11", "site-packages", "pyspark")
+
+
+def shared_dir():
+    try:
+        top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=ROOT, check=True,
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True).stdout.strip()
+    except Exception:
+        top = ROOT
+    d = os.path.normpath(os.path.join(top, "..", "shared"))
+    if not os.path.isdir(os.path.join(d, "traces")):
+        raise SystemExit(f"trace folder {d}/traces not found: the replay needs the shared traces "
+                         "(YH2_sub.tr.xz, GOOG_subtrace.tr.xz) next to the repository")
+    return d
+
+
+def resolve_trace(args, out_dir, slots):
+    path = args.trace
+    if not os.path.exists(path):
+        path = os.path.join(shared_dir(), "traces", args.trace)
+    if not os.path.exists(path):
+        raise SystemExit(f"trace {args.trace} not found (looked in {os.path.dirname(path)})")
+    cutoff = args.cutoff or trace.cutoff_for(path)
+    if args.synth:
+        sim = os.path.join(ROOT, "target", "release", "eagle-sim")
+        if not os.path.exists(sim):
+            raise SystemExit("--synth needs target/release/eagle-sim: cargo build --release -p eagle-sim")
+        synth = os.path.join(out_dir, "synth-" + os.path.basename(path).replace(".xz", ""))
+        subprocess.run([sim, "gen", "--like", path, "--jobs", str(max(1000, args.jobs * 5)),
+                        "--nodes", str(slots), "--load", "0.8", "--seed", "1", "--out", synth], check=True)
+        path = synth
+    return path, cutoff
+
+
+def summarise_jobs(jobs):
+    short = [j["latency"] for j in jobs if j and j.get("class") == "short"]
+    long_ = [j["latency"] for j in jobs if j and j.get("class") == "long"]
+    return stats.summary(short), stats.summary(long_), short, long_
+
+
+def scenario_replay(args, tb, out_dir):
+    path, cutoff = resolve_trace(args, out_dir, tb["slots"])
+    jobs = trace.load_trace(path)
+    log(f"replay: {os.path.basename(path)} ({len(jobs)} jobs), cutoff {cutoff} s, "
+        f"ratios {args.ratios}, seeds {args.seeds}, {args.jobs} jobs per run")
+    runs = []
+    for ratio in args.ratios:
+        for seed in args.seeds:
+            plan = trace.build_workload(jobs, slots=tb["slots"], ratio=ratio, n_jobs=args.jobs,
+                                        seed=seed, cutoff_s=cutoff)
+            m = plan["meta"]
+            plan_path = os.path.join(out_dir, f"plan-r{ratio:g}-s{seed}.json")
+            with open(plan_path, "w") as f:
+                json.dump(plan, f)
+            log(f"ratio {ratio:g} seed {seed}: {m['short_jobs']} short + {m['long_jobs']} long jobs, "
+                f"{m['tasks']} tasks, task scale {m['task_scale']:.4f}, mean inter-arrival "
+                f"{m['mean_interarrival_s'] * 1000:.0f} ms, load {m['nominal_load']:.2f}")
+            span = plan["jobs"][-1]["arrival_s"]
+            for sched in args.schedulers:
+                wait_idle(args)
+                run_dir = os.path.join(out_dir, "runs", f"r{ratio:g}-s{seed}-{sched}")
+                shutil.rmtree(run_dir, ignore_errors=True)
+                os.makedirs(run_dir)
+                eagle = {"cutoffMs": int(cutoff)}
+                cfg = {"workload": "replay", "scheduler": sched, "testbed": tb, "plan": plan_path,
+                       "spark_conf": spark_conf(sched, tb, run_dir, ROOT, eagle=eagle)}
+                log(f"  {sched}: ratio {ratio:g} seed {seed}")
+                res = run_driver(run_dir, cfg, timeout=max(600, span * 6 + 300))
+                runs.append(replay_run_entry(sched, ratio, seed, res, m))
+                r = runs[-1]
+                log(f"  {sched}: short p50/p90/p99 = {fmt(r['short'])} | long = {fmt(r['long'])} | "
+                    f"wall {r['wall_seconds'] or 0:.1f}s{'' if r['correct'] else ' | FAILED: ' + str(res.get('error'))}")
+    results = {"scenario": "replay", "testbed": testbed_json(tb), "trace": os.path.basename(path),
+               "cutoff_s": cutoff, "runs": runs, "summary": replay_summary(runs, args)}
+    return results
+
+
+def replay_run_entry(sched, ratio, seed, res, meta):
+    jobs = res.get("jobs") or []
+    s, l, sl, ll = summarise_jobs(jobs)
+    return {"scheduler": sched, "ratio": ratio, "seed": seed, "short": s, "long": l,
+            "wall_seconds": res.get("wall_seconds"),
+            "correct": bool(res.get("ok") and res.get("correct")),
+            "error": res.get("error"), "locality": res.get("locality"), "tasks": res.get("tasks"),
+            "load": meta.get("nominal_load"), "task_scale": meta.get("task_scale"),
+            "latencies": {"short": [round(x, 4) for x in sl], "long": [round(x, 4) for x in ll]},
+            "max_submit_lag": max((j.get("submit_lag", 0) for j in jobs if j), default=None)}
+
+
+def replay_summary(runs, args):
+    """Per ratio: each scheduler's percentiles averaged over seeds, and the done criteria."""
+    out = []
+    for ratio in args.ratios:
+        row = {"ratio": ratio, "schedulers": {}}
+        for sched in args.schedulers:
+            rs = [r for r in runs if r["ratio"] == ratio and r["scheduler"] == sched and r["correct"]]
+            row["schedulers"][sched] = {
+                "runs": len(rs),
+                "short": {k: stats.mean_of([r["short"] for r in rs], k) for k in ("p50", "p90", "p99")},
+                "long": {k: stats.mean_of([r["long"] for r in rs], k) for k in ("p50", "p90", "p99")},
+            }
+        sc = row["schedulers"]
+        if "eagle" in sc:
+            e = sc["eagle"]
+            crit = {}
+            if "fifo" in sc:
+                crit["short_p99_vs_fifo"] = stats.ratio(e["short"]["p99"], sc["fifo"]["short"]["p99"])
+                crit["long_p50_vs_fifo"] = stats.ratio(e["long"]["p50"], sc["fifo"]["long"]["p50"])
+            if "fair" in sc:
+                crit["short_p99_vs_fair"] = stats.ratio(e["short"]["p99"], sc["fair"]["short"]["p99"])
+            crit["met"] = {
+                "short_p99 <= 0.5 x fifo": _le(crit.get("short_p99_vs_fifo"), 0.5),
+                "short_p99 <= 0.7 x fair": _le(crit.get("short_p99_vs_fair"), 0.7),
+                "long_p50 within 10% of fifo": (None if crit.get("long_p50_vs_fifo") is None
+                                                else abs(crit["long_p50_vs_fifo"] - 1) <= 0.10),
+            }
+            row["criteria"] = crit
+        out.append(row)
+    return out
+
+
+def _le(x, lim):
+    return None if x is None else x <= lim
+
+
+def fmt(s):
+    if not s or not s.get("count"):
+        return "-"
+    return "/".join(f"{s[k]:.2f}" for k in ("p50", "p90", "p99")) + f" s (n={s['count']})"
+
+
+def testbed_json(tb):
+    return {"hosts": tb["hosts"], "slots": tb["slots"], "network": tb["network"], "mode": tb["mode"],
+            "cores_per_host": tb["cores"], "note": tb["note"]}
+
+
+def scenario_tpch_sort(args, tb, out_root, want):
+    """One application per scheduler: (sort alone if "sort" wanted) then the 22 queries as an
+    interactive stream while the sort runs as the batch job. Writes the tpch and/or sort results."""
+    from . import tpch
+    data_root = os.path.join(out_root, "data")
+    d = tpch.ensure_data(data_root, args.sf, args.parts, log=log)
+    tpch.duckdb_answers(d, args.sf, log=log)
+    rows = int(args.sort_gb * 1e9 / 8)
+    sort_parts = max(2 * tb["slots"], int(args.sort_gb * 1e9 / 32e6))
+    log(f"TPC-H SF {args.sf:g} ({args.parts} files per table); sort {rows:,} integers "
+        f"({args.sort_gb:g} GB) in {sort_parts} partitions")
+    tp_runs, sort_runs = [], []
+    for sched in args.schedulers:
+        wait_idle(args)
+        run_dir = os.path.join(out_root, "tpch" if "sort" not in want else "sort", "runs", sched)
+        shutil.rmtree(run_dir, ignore_errors=True)
+        os.makedirs(run_dir)
+        cfg = {"workload": "tpch", "scheduler": sched, "testbed": tb,
+               "tpch": {"data": d, "sf": args.sf, "answers": os.path.join(d, "duckdb-answers.json"),
+                        "queries": list(range(1, 23)), "lead_s": args.lead},
+               "sort": {"rows": rows, "parts": sort_parts},
+               "sort_alone": "sort" in want, "stream": True,
+               "spark_conf": spark_conf(sched, tb, run_dir, ROOT)}
+        log(f"  {sched}: {'sort alone, then ' if 'sort' in want else ''}22 queries during the batch sort")
+        res = run_driver(run_dir, cfg, timeout=3600)
+        phases = res.get("phases") or {}
+        st = phases.get("stream") or {}
+        jobs = st.get("jobs") or []
+        queries = [j for j in jobs if j.get("class") == "short"]
+        batch = [j for j in jobs if j.get("class") == "long"]
+        s, l, sl, ll = summarise_jobs(jobs)
+        answers_ok = bool(queries) and len(queries) == 22 and all(q["ok"] for q in queries)
+        tp_runs.append({
+            "scheduler": sched, "short": s, "long": l,
+            "wall_seconds": res.get("wall_seconds"), "correct": bool(res.get("ok") and answers_ok),
+            "batch_seconds": batch[0]["latency"] if batch else None,
+            "queries": [{"query": q["query"], "latency": round(q["latency"], 3), "ok": q["ok"],
+                         "check": q.get("check"), "under_batch": q.get("under_batch")} for q in queries],
+            "queries_under_batch": sum(1 for q in queries if q.get("under_batch")),
+            "latencies": {"short": sl, "long": ll}, "locality": res.get("locality"),
+            "error": res.get("error")})
+        r = tp_runs[-1]
+        log(f"  {sched}: queries p50/p90/p99 = {fmt(s)}; batch {r['batch_seconds'] or 0:.1f}s; "
+            f"answers {'all 22 match DuckDB' if answers_ok else 'NOT all correct'}")
+        if "sort" in want:
+            alone = (phases.get("alone") or {}).get("jobs") or []
+            sa = stats.summary([j["latency"] for j in alone])
+            sort_runs.append({"scheduler": sched, "variant": "alone", "short": stats.summary([]),
+                              "long": sa, "wall_seconds": alone[0]["latency"] if alone else None,
+                              "correct": bool(res.get("ok") and alone and alone[0]["ok"]),
+                              "sort_check": res.get("sort_check"),
+                              "latencies": {"short": [], "long": [j["latency"] for j in alone]}})
+            sort_runs.append({"scheduler": sched, "variant": "under-tpch", "short": s, "long": l,
+                              "wall_seconds": r["batch_seconds"], "correct": r["correct"],
+                              "sort_check": res.get("sort_check"),
+                              "latencies": {"short": sl, "long": ll}})
+            log(f"  {sched}: sort alone {sa.get('p50') or 0:.1f}s, under the TPC-H stream "
+                f"{r['batch_seconds'] or 0:.1f}s ({res.get('sort_check')})")
+    meta = {"sf": args.sf, "parts": args.parts, "sort_rows": rows, "sort_gb": args.sort_gb,
+            "sort_partitions": sort_parts, "lead_s": args.lead}
+    out = {}
+    if "tpch" in want:
+        out["tpch"] = {"scenario": "tpch", "testbed": testbed_json(tb), "workload": meta, "runs": tp_runs}
+    if "sort" in want:
+        out["sort"] = {"scenario": "sort", "testbed": testbed_json(tb), "workload": meta, "runs": sort_runs}
+    return out
+
+
+def write_results(out_root, results):
+    from . import report
+    d = os.path.join(out_root, results["scenario"])
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "results.json"), "w") as f:
+        json.dump(results, f, indent=1)
+    html = report.write_report(d, results)
+    log(f"wrote {os.path.join(d, 'results.json')} and {html}")
+
+
+def main(argv=None) -> int:
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    os.environ.setdefault("SPARK_HOME", spark_home())
+    os.environ["SPARK_SCALA_VERSION"] = "2.13"
+    if "eagle" in args.schedulers and not find_jar(ROOT):
+        raise SystemExit("no build/libs/eagle-spark-*.jar: run `bash scripts/build.sh` "
+                         "(or pass --schedulers fifo,fair)")
+    os.makedirs(args.out, exist_ok=True)
+    wanted = ["replay", "tpch", "sort"] if args.scenario == "all" else [args.scenario]
+    wait_idle(args)
+    tbed = Testbed(args)
+    atexit.register(tbed.down)
+
+    def on_signal(signum, _frame):
+        log(f"signal {signum}: tearing down")
+        tbed.down()
+        sys.exit(128 + signum)
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGHUP, on_signal)
+    failed = False
+    try:
+        tb = tbed.up()
+        log(f"testbed: {tb['mode']}, master {tb['master']}, {tb['hosts']} hosts, {tb['slots']} slots")
+        if "replay" in wanted:
+            d = os.path.join(args.out, "replay")
+            os.makedirs(d, exist_ok=True)
+            res = scenario_replay(args, tb, d)
+            write_results(args.out, res)
+            failed |= not all(r["correct"] for r in res["runs"])
+        want = [w for w in ("tpch", "sort") if w in wanted]
+        if want:
+            for res in scenario_tpch_sort(args, tb, args.out, want).values():
+                write_results(args.out, res)
+                failed |= not all(r["correct"] for r in res["runs"])
+    finally:
+        tbed.down()
+    log("done" + (" (some runs failed or gave wrong answers)" if failed else ""))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,109 @@
+"""Spark configuration of the three schedulers under test, on the same testbed.
+
+* ``fifo``  — stock Spark, ``spark.scheduler.mode=FIFO`` (the default).
+* ``fair``  — stock Spark, ``spark.scheduler.mode=FAIR`` set up the way a careful operator
+  would: an allocation file with an ``interactive`` pool (FAIR inside, weight 2, a minimum
+  share of a quarter of the slots) and a ``batch`` pool (FIFO inside, weight 1); every job is
+  put in its pool with the ``spark.scheduler.pool`` local property, from the workload's own
+  short/long label.
+* ``eagle`` — master ``spark-eagle:<inner>`` with the plugin jar on ``spark.jars`` and
+  ``spark.driver.extraClassPath``; jobs carry the ``spark.scheduler.eagle.job.*`` local
+  properties the workload defines (the replay passes the trace's estimate; TPC-H and the sort
+  pass the class).
+"""
+from __future__ import annotations
+
+import glob
+import os
+
+SCHEDULERS = ("fifo", "fair", "eagle")
+POOL = {"short": "interactive", "long": "batch"}
+
+
+def find_jar(root: str) -> str | None:
+    jars = sorted(glob.glob(os.path.join(root, "build", "libs", "eagle-spark-*.jar")))
+    return jars[-1] if jars else None
+
+
+def fair_allocation_xml(slots: int) -> str:
+    min_share = max(1, slots // 4)
+    return f"""<?xml version="1.0"?>
+<allocations>
+  <pool name="interactive">
+    <schedulingMode>FAIR</schedulingMode>
+    <weight>2</weight>
+    <minShare>{min_share}</minShare>
+  </pool>
+  <pool name="batch">
+    <schedulingMode>FIFO</schedulingMode>
+    <weight>1</weight>
+    <minShare>0</minShare>
+  </pool>
+</allocations>
+"""
+
+
+def spark_conf(scheduler: str, testbed: dict, run_dir: str, root: str,
+               eagle: dict | None = None, extra: dict | None = None) -> dict:
+    """The SparkConf (as a dict) of one run."""
+    if scheduler not in SCHEDULERS:
+        raise ValueError(f"scheduler must be one of {SCHEDULERS}")
+    master = testbed["master"]
+    slots = int(testbed["slots"])
+    events = os.path.join(run_dir, "events")
+    os.makedirs(events, exist_ok=True)
+    conf = {
+        "spark.master": master,
+        "spark.app.name": f"eagle-bench-{os.path.basename(run_dir)}",
+        "spark.driver.host": testbed["driver_host"],
+        "spark.driver.bindAddress": testbed["driver_host"],
+        "spark.driver.memory": "2g",
+        "spark.executor.memory": testbed.get("executor_memory", "768m"),
+        "spark.executor.cores": str(testbed["cores"]),
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+        "spark.eventLog.enabled": "true",
+        "spark.eventLog.dir": "file://" + events,
+        "spark.eventLog.compress": "false",
+        "spark.sql.shuffle.partitions": str(2 * slots),
+        "spark.default.parallelism": str(2 * slots),
+        "spark.local.dir": os.path.join(run_dir, "driver-local"),
+        "spark.driver.extraJavaOptions": "-XX:+UseParallelGC",
+        "spark.sql.warehouse.dir": os.path.join(run_dir, "warehouse"),
+    }
+    if testbed.get("mode") == "local-cluster":
+        conf.pop("spark.driver.bindAddress")
+    if scheduler == "fair":
+        xml = os.path.join(run_dir, "fairscheduler.xml")
+        with open(xml, "w") as f:
+            f.write(fair_allocation_xml(slots))
+        conf["spark.scheduler.mode"] = "FAIR"
+        conf["spark.scheduler.allocation.file"] = xml
+    elif scheduler == "eagle":
+        jar = find_jar(root)
+        if not jar:
+            raise SystemExit("no build/libs/eagle-spark-*.jar: run bash scripts/build.sh first")
+        conf["spark.master"] = "spark-eagle:" + master
+        conf["spark.jars"] = jar
+        conf["spark.driver.extraClassPath"] = jar
+        conf["spark.scheduler.eagle.summary.path"] = os.path.join(run_dir, "eagle-summary.json")
+        for k, v in (eagle or {}).items():
+            conf["spark.scheduler.eagle." + k] = str(v)
+    for k, v in (extra or {}).items():
+        conf[k] = str(v)
+    return conf
+
+
+def job_properties(scheduler: str, cls: str, estimate_ms: int | None = None,
+                   pass_class: bool = True) -> dict:
+    """Local properties a workload thread sets before submitting a job."""
+    props = {}
+    if scheduler == "fair":
+        props["spark.scheduler.pool"] = POOL[cls]
+    elif scheduler == "eagle":
+        if pass_class:
+            props["spark.scheduler.eagle.job.class"] = cls
+        if estimate_ms is not None:
+            props["spark.scheduler.eagle.job.estimatedTaskMs"] = str(int(estimate_ms))
+    props["bench.class"] = cls
+    return props

@@ -1,0 +1,136 @@
+"""The testbed script end to end: up (2 hosts in network namespaces), one Spark job that runs
+on both hosts, down; then nothing of it is left: no namespace, no interface, no process.
+
+Skipped, with the reason, when network namespaces cannot be created (not root, no iproute2,
+or a container without CAP_SYS_ADMIN/CAP_NET_ADMIN). Takes about a minute on a loaded
+2-core machine; every wait has a generous timeout.
+"""
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+SCRIPT = os.path.join(ROOT, "scripts", "testbed.sh")
+PREFIX = "ebt"          # not the benchmark's own "eb", so a test never touches a bench testbed
+SUBNET = "78"
+SPARK_HOME = os.environ.get("SPARK_HOME") or os.path.join(
+    ROOT, ".venv", "lib", "python3.11", "site-packages", "pyspark")
+
+
+def _netns_reason():
+    if os.geteuid() != 0:
+        return "network namespaces need root (ip netns add); not root here"
+    if subprocess.run(["which", "ip"], stdout=subprocess.DEVNULL).returncode != 0:
+        return "iproute2 (ip) is not installed"
+    probe = f"{PREFIX}-probe{os.getpid()}"
+    r = subprocess.run(["ip", "netns", "add", probe], stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        return f"ip netns add is not permitted here: {r.stderr.strip()}"
+    subprocess.run(["ip", "netns", "del", probe])
+    return None
+
+
+def _ours_left():
+    ns = subprocess.run(["ip", "netns", "list"], stdout=subprocess.PIPE, text=True).stdout
+    links = subprocess.run(["ip", "-o", "link", "show"], stdout=subprocess.PIPE, text=True).stdout
+    left_ns = [l.split()[0] for l in ns.splitlines() if l.startswith(f"{PREFIX}-")]
+    left_links = [l.split(": ")[1].split("@")[0] for l in links.splitlines()
+                  if l.split(": ")[1].startswith(f"{PREFIX}-")]
+    return left_ns, left_links
+
+
+def _tb(action, state, *extra):
+    return subprocess.run(["bash", SCRIPT, action, "--workers", "2", "--cores", "1", "--memory", "512m",
+                           "--prefix", PREFIX, "--subnet", SUBNET, "--state", state, *extra],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=300)
+
+
+JOB = textwrap.dedent("""
+    import json, sys
+    from pyspark.sql import SparkSession
+    master, host = sys.argv[1], sys.argv[2]
+    spark = (SparkSession.builder.master(master).appName("testbed-test")
+             .config("spark.driver.host", host).config("spark.driver.bindAddress", host)
+             .config("spark.executor.memory", "448m").config("spark.ui.enabled", "false")
+             .getOrCreate())
+    sc = spark.sparkContext
+    import time
+    t0 = time.time()
+    while sc._jsc.sc().getExecutorMemoryStatus().size() - 1 < 2 and time.time() - t0 < 180:
+        time.sleep(0.5)
+    rows = spark.range(0, 4, 1, 4).selectExpr(
+        "reflect('java.lang.Thread', 'sleep', cast(300 as bigint)) as s").collect()
+    hosts = sorted(e.host() for e in sc._jsc.sc().statusTracker().getExecutorInfos())
+    spark.stop()
+    print(json.dumps({"rows": len(rows), "hosts": hosts}))
+""")
+
+
+def test_up_one_job_down_leaves_nothing(tmp_path):
+    reason = _netns_reason()
+    if reason:
+        pytest.skip(reason)
+    state = str(tmp_path / "tb")
+    assert _ours_left() == ([], []), "a previous test testbed was not cleaned up"
+    pids = []
+    try:
+        r = _tb("up", state)
+        assert r.returncode == 0, r.stderr[-3000:]
+        env = dict(l.split("=", 1) for l in r.stdout.splitlines() if "=" in l)
+        assert env["TB_MODE"] == "netns"
+        assert env["TB_HOSTS"] == "2" and env["TB_SLOTS"] == "2"
+        with open(os.path.join(state, "pids")) as f:
+            pids = [int(l.split()[0]) for l in f if l.strip()]
+        assert len(pids) == 3                      # master + 2 workers
+        ns, links = _ours_left()
+        assert sorted(ns) == [f"{PREFIX}-w1", f"{PREFIX}-w2"]
+        assert f"{PREFIX}-br" in links
+        master = env["TB_MASTER"].strip("'")
+        host = env["TB_DRIVER_HOST"]
+        penv = dict(os.environ, SPARK_HOME=SPARK_HOME, SPARK_SCALA_VERSION="2.13",
+                    SPARK_LOCAL_IP=host, SPARK_LOCAL_HOSTNAME=host)
+        job = subprocess.run([sys.executable, "-c", JOB, master, host], env=penv,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=400)
+        assert job.returncode == 0, job.stderr[-3000:]
+        out = [l for l in job.stdout.splitlines() if l.startswith("{")][-1]
+        res = json.loads(out)
+        assert res["rows"] == 4
+        # The driver and one executor per namespace, each with its own address.
+        net = f"10.{SUBNET}.0."
+        assert res["hosts"] == [net + "1", net + "11", net + "12"], res
+    finally:
+        d = _tb("down", state)
+    assert d.returncode == 0, d.stderr[-2000:]
+    deadline = time.time() + 30
+    while time.time() < deadline and any(_alive(p) for p in pids):
+        time.sleep(0.5)
+    assert [p for p in pids if _alive(p)] == [], "testbed processes still running after down"
+    assert _ours_left() == ([], []), "namespaces or interfaces left behind"
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie is gone for our purposes.
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_fallback_to_local_cluster_is_announced(tmp_path):
+    r = subprocess.run(["bash", SCRIPT, "up", "--local", "--workers", "2", "--cores", "1",
+                        "--memory", "512m", "--prefix", PREFIX, "--state", str(tmp_path)],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert "TB_MODE=local-cluster" in r.stdout
+    assert "TB_MASTER='local-cluster[2,1,512]'" in r.stdout
+    assert "FALLBACK" in r.stderr
