@@ -186,6 +186,13 @@ struct Progress {
 
 /// Replays `trace` under `cfg`, reporting launches and task ends to `obs`.
 pub fn run_observed<O: Observer>(trace: &Trace, cfg: &SimConfig, obs: &mut O) -> Result<Outcome, String> {
+    run_with(trace, cfg, cfg.engine_config(), obs)
+}
+
+/// Replays `trace` with an explicit engine configuration (experiments with
+/// engine knobs the command line does not expose); `cfg` still gives the
+/// cluster, seed, estimates and the report cutoff.
+pub fn run_with<O: Observer>(trace: &Trace, cfg: &SimConfig, engine_config: Config, obs: &mut O) -> Result<Outcome, String> {
     let started = Instant::now();
     if cfg.nodes == 0 {
         return Err("--nodes must be at least 1".into());
@@ -193,7 +200,7 @@ pub fn run_observed<O: Observer>(trace: &Trace, cfg: &SimConfig, obs: &mut O) ->
     if cfg.slots == 0 {
         return Err("slots per node must be at least 1".into());
     }
-    let mut engine = Engine::new(cfg.engine_config(), cfg.seed)?;
+    let mut engine = Engine::new(engine_config, cfg.seed)?;
     let n = trace.len();
     let mut est_rng = Rng::new(cfg.seed ^ 0x5EED_E571_A7E5_0001);
     let mut p = Progress {
