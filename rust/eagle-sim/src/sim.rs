@@ -226,7 +226,7 @@ pub fn run_with<O: Observer>(trace: &Trace, cfg: &SimConfig, engine_config: Conf
     let mut next_sample_k = 0u64;
     let sample_at = |k: u64| t0 + k as f64 * cfg.util_interval;
     // Samples at t0, t0 + Δ, … up to the last submission.
-    let n_samples = if n == 0 || !(cfg.util_interval > 0.0) {
+    let n_samples = if n == 0 || cfg.util_interval.is_nan() || cfg.util_interval <= 0.0 {
         0
     } else {
         let mut k = ((last_submit - t0) / cfg.util_interval).floor() as u64 + 1;
@@ -365,7 +365,7 @@ fn apply<O: Observer>(
                     format!("engine launched task {task} of {job:?}, which has only {} tasks", trace.job(j).tasks())
                 })?;
                 p.launched[j] += 1;
-                if !(start >= now) {
+                if start.is_nan() || start < now {
                     return Err(format!("engine launched {job:?} task {task} at {start}, before now ({now})"));
                 }
                 *launches += 1;
@@ -373,7 +373,7 @@ fn apply<O: Observer>(
                 obs.on_launch(engine, now, node, job, task, start);
             }
             Output::Timer { at, msg } => {
-                if !(at >= now) {
+                if at.is_nan() || at < now {
                     return Err(format!("engine set a timer for {at}, before now ({now}): {msg:?}"));
                 }
                 queue.push(at, Kind::Timer(msg));

@@ -76,13 +76,11 @@ impl Observer for Checker {
         if self.system == System::Eagle {
             let class = engine.job(job).map(|v| v.class);
             let v = engine.node(node).expect("launch on a known node");
-            if class == Some(Class::Short) && v.slots == 1 {
-                if v.running_long > 0 {
-                    self.violations.push(format!(
-                        "t={now}: short job {j} task {task} launched on node {} holding long work ({v:?})",
-                        node.0
-                    ));
-                }
+            if class == Some(Class::Short) && v.slots == 1 && v.running_long > 0 {
+                self.violations.push(format!(
+                    "t={now}: short job {j} task {task} launched on node {} running a long task ({v:?})",
+                    node.0
+                ));
             }
         }
     }
