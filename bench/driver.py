@@ -59,7 +59,7 @@ def sleep_job_df(spark, durations_ms):
     arr = ", ".join(str(int(d)) for d in durations_ms)
     # Thread.sleep runs in the executor JVM (reflect), so no Python worker is involved.
     return spark.range(0, n, 1, n).selectExpr(
-        f"reflect('java.lang.Thread', 'sleep', element_at(array({arr}), cast(id as int) + 1)) as s")
+        f"reflect('java.lang.Thread', 'sleep', cast(element_at(array({arr}), cast(id as int) + 1) as bigint)) as s")
 
 
 def warm_up(spark, slots: int) -> None:

@@ -205,10 +205,6 @@ up() {
     ips="$ips $ip"
   done
   ips="${ips# }"
-  # Every namespace reaches the master's address.
-  for i in $(seq 1 "$WORKERS"); do
-    wait_for 10 "ping from $PREFIX-w$i" ip netns exec "$PREFIX-w$i" ping -c1 -W1 "$MASTER_IP"
-  done
 
   local logs="$STATE/logs"; mkdir -p "$logs"
   log "master spark://$MASTER_IP:$MASTER_PORT (ui $MASTER_UI)"
@@ -216,6 +212,11 @@ up() {
     --host "$MASTER_IP" --port "$MASTER_PORT" --webui-port "$MASTER_UI" > "$logs/master.log" 2>&1 &
   echo "$! master" >> "$STATE/pids"
   wait_for 60 "the master on $MASTER_IP:$MASTER_PORT" bash -c "exec 3<>/dev/tcp/$MASTER_IP/$MASTER_PORT"
+  # Every namespace reaches the master over its veth and the bridge.
+  for i in $(seq 1 "$WORKERS"); do
+    wait_for 15 "a connection from $PREFIX-w$i to the master" \
+      ip netns exec "$PREFIX-w$i" bash -c "exec 3<>/dev/tcp/$MASTER_IP/$MASTER_PORT"
+  done
   for i in $(seq 1 "$WORKERS"); do
     local ns="$PREFIX-w$i" ip="$NET.$((10 + i))" wdir="$STATE/w$i"
     mkdir -p "$wdir/work" "$wdir/local"

@@ -45,7 +45,7 @@ def _ours_left():
 
 
 def _tb(action, state, *extra):
-    return subprocess.run(["bash", SCRIPT, action, "--workers", "2", "--cores", "1", "--memory", "512m",
+    return subprocess.run(["bash", SCRIPT, action, "--workers", "2", "--cores", "1", "--memory", "768m",
                            "--prefix", PREFIX, "--subnet", SUBNET, "--state", state, *extra],
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=300)
 
@@ -56,7 +56,7 @@ JOB = textwrap.dedent("""
     master, host = sys.argv[1], sys.argv[2]
     spark = (SparkSession.builder.master(master).appName("testbed-test")
              .config("spark.driver.host", host).config("spark.driver.bindAddress", host)
-             .config("spark.executor.memory", "448m").config("spark.ui.enabled", "false")
+             .config("spark.executor.memory", "512m").config("spark.ui.enabled", "false")
              .getOrCreate())
     sc = spark.sparkContext
     import time
