@@ -37,6 +37,20 @@ private[eagle] class EagleSummary(conf: EagleConf, master: String) extends Spark
   private val taskSets = new mutable.LinkedHashMap[(Int, Int), TaskSetRec]
   private var counters: Option[Array[Long]] = None
   private var fallbackReason: Option[String] = None
+  // Plugin-side counters: offer rounds under a plan, slots planned, tasks launched in the
+  // first pass, executors with declined slots, and revive requests for idle slots.
+  private val plugin = mutable.LinkedHashMap[String, Long](
+    "rounds" -> 0L, "plannedSlots" -> 0L, "launchedFirstPass" -> 0L,
+    "declineRounds" -> 0L, "reviveRequests" -> 0L)
+
+  def round(planned: Int, launched: Int, declinedExecutors: Int): Unit = synchronized {
+    plugin("rounds") += 1
+    plugin("plannedSlots") += planned
+    plugin("launchedFirstPass") += launched
+    if (declinedExecutors > 0) plugin("declineRounds") += 1
+  }
+
+  def reviveRequested(): Unit = synchronized { plugin("reviveRequests") += 1 }
 
   private def source(code: Long): String =
     if (code >= 0 && code < Native.EstimateSources.size) Native.EstimateSources(code.toInt) else null
@@ -109,6 +123,7 @@ private[eagle] class EagleSummary(conf: EagleConf, master: String) extends Spark
       "counters" -> counters.map { c =>
         JObject(Native.CounterNames.zip(c).map { case (k, v) => k -> num(v) }.toList)
       }.getOrElse(JNull),
+      "plugin" -> JObject(plugin.toList.map { case (k, v) => k -> num(v) }),
       "jobs" -> JArray(jobs.values.toList.map { j =>
         JObject(
           "jobId" -> JInt(j.id),

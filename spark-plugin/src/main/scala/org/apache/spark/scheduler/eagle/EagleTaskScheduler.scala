@@ -3,6 +3,7 @@
  */
 package org.apache.spark.scheduler.eagle
 
+import java.nio.ByteBuffer
 import java.nio.charset.StandardCharsets
 import java.util.concurrent.{Executors, ThreadFactory, TimeUnit}
 
@@ -10,7 +11,7 @@ import scala.collection.mutable
 import scala.util.Try
 import scala.util.control.NonFatal
 
-import org.apache.spark.{SparkContext, SparkException, TaskFailedReason}
+import org.apache.spark.{SparkContext, SparkException, TaskState}
 import org.apache.spark.TaskState.TaskState
 import org.apache.spark.scheduler._
 
@@ -28,7 +29,8 @@ import org.apache.spark.scheduler._
  *    The stock round then runs with [[EagleTaskSetManager]] vetoing launches the plan does
  *    not allow; planned slots that Spark did not fill (delay scheduling, no task left) are
  *    reported with `decline` and re-planned once without those task sets;
- *  - a task ends → `taskFinished` (duration on success); a task set ends → `removeJob`.
+ *  - a task's final status update → `taskFinished` (duration on success); a task set ends →
+ *    `removeJob`. Tasks that die with their executor are forgotten by `removeNode`.
  *
  * TaskSetManagers keep full charge of their tasks, so the engine can only pick *which* task
  * set launches next: no task can be lost or launched twice. If any native call fails, the
@@ -132,7 +134,8 @@ private[spark] class EagleTaskScheduler(
   override def taskSetFinished(manager: TaskSetManager): Unit = synchronized {
     super.taskSetFinished(manager)
     manager match {
-      case m: EagleTaskSetManager if m.eagleJob >= 0 && tsmByJob.remove(m.eagleJob).isDefined =>
+      case m: EagleTaskSetManager if m.eagleJob >= 0 && tsmByJob.get(m.eagleJob).exists(_ eq m) =>
+        tsmByJob.remove(m.eagleJob)
         val now = nowMs
         val info = engine.call("jobInfo")(_.jobInfo(_, m.eagleJob))
         engine.call("removeJob")(_.removeJob(_, now, m.eagleJob))
@@ -184,8 +187,10 @@ private[spark] class EagleTaskScheduler(
     }
     allowance.clear()
     plan(offers.map(o => (o.executorId, o.cores / CPUS_PER_TASK)), now, Map.empty)
+    val planned = allowance.valuesIterator.map(_.valuesIterator.sum).sum
     var result = runPlanned(offers, isAllFreeResources)
     val declined = declineLeftovers(now)
+    summary.round(planned, result.map(_.size).sum, declined.size)
     if (declined.nonEmpty && engine.active) {
       // One retry: re-plan the unfilled slots without the task sets that declined them.
       val usedCpus = result.flatten.groupBy(_.executorId).map { case (e, ts) => e -> ts.map(_.cpus).sum }
@@ -201,7 +206,10 @@ private[spark] class EagleTaskScheduler(
     }
     allowance.clear()
     val freeSlots = offers.map(_.cores / CPUS_PER_TASK).sum - result.map(_.size).sum
-    if (freeSlots > 0 && tsmByJob.valuesIterator.exists(_.waitingTasks > 0)) needRevive = true
+    if (freeSlots > 0 && tsmByJob.valuesIterator.exists(_.waitingTasks > 0)) {
+      needRevive = true
+      summary.reviveRequested()
+    }
     abortIfHardFailed()
     result
   }
@@ -237,35 +245,27 @@ private[spark] class EagleTaskScheduler(
 
   // ---- task ends -------------------------------------------------------------------------
 
-  override def handleSuccessfulTask(
-      taskSetManager: TaskSetManager,
-      tid: Long,
-      taskResult: DirectTaskResult[_]): Unit = synchronized {
-    reportTaskEnd(taskSetManager, tid, success = true)
-    super.handleSuccessfulTask(taskSetManager, tid, taskResult)
-  }
-
-  override def handleFailedTask(
-      taskSetManager: TaskSetManager,
-      tid: Long,
-      taskState: TaskState,
-      reason: TaskFailedReason): Unit = synchronized {
-    reportTaskEnd(taskSetManager, tid, success = false)
-    super.handleFailedTask(taskSetManager, tid, taskState, reason)
-    abortIfHardFailed()
-  }
-
-  /** Reported before Spark's handling, which may finish (and remove) the task set. */
-  private def reportTaskEnd(tsm: TaskSetManager, tid: Long, success: Boolean): Unit = {
-    tsm match {
-      case m: EagleTaskSetManager if m.eagleJob >= 0 && engine.active && tsmByJob.contains(m.eagleJob) =>
-        for (info <- m.taskInfos.get(tid); node <- nodeOf.get(info.executorId)) {
-          val duration = if (success) math.max(0L, System.currentTimeMillis() - info.launchTime) else -1L
-          val now = nowMs
-          engine.call("taskFinished")(_.taskFinished(_, now, node, m.eagleJob, duration))
-        }
-      case _ =>
+  /**
+   * Reports a task end as soon as the backend does, before Spark frees the slot and asks for
+   * the next offer round (which would otherwise find the engine still counting the slot
+   * busy). Duration on success: from launch to the status update.
+   */
+  override def statusUpdate(tid: Long, state: TaskState, serializedData: ByteBuffer): Unit = {
+    if (TaskState.isFinished(state)) synchronized {
+      Option(taskIdToTaskSetManager.get(tid)) match {
+        case Some(m: EagleTaskSetManager)
+            if m.eagleJob >= 0 && engine.active && tsmByJob.get(m.eagleJob).exists(_ eq m) =>
+          for (info <- m.taskInfos.get(tid); node <- nodeOf.get(info.executorId)) {
+            val duration =
+              if (state == TaskState.FINISHED) math.max(0L, System.currentTimeMillis() - info.launchTime)
+              else -1L
+            val now = nowMs
+            engine.call("taskFinished")(_.taskFinished(_, now, node, m.eagleJob, duration))
+          }
+        case _ =>
+      }
     }
+    super.statusUpdate(tid, state, serializedData)
   }
 
   // ---- executors -------------------------------------------------------------------------
