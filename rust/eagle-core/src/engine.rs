@@ -158,7 +158,9 @@ impl Engine {
     pub fn start(&mut self, now: Time, out: &mut Vec<Output>) {
         if self.is_dlwl() && self.cfg.heartbeat > 0.0 {
             self.stale_work = self.work.clone();
-            out.push(Output::Timer { at: now + self.cfg.heartbeat, msg: Msg::Heartbeat });
+            // Heartbeats tick on multiples of the period, as the reference's clock from 0 does.
+            let h = self.cfg.heartbeat;
+            out.push(Output::Timer { at: (now / h).floor() * h + h, msg: Msg::Heartbeat });
         }
     }
 
@@ -655,7 +657,9 @@ impl Engine {
                 }
             }
         }
-        out.truncate(start);
+        // Reference (`find_workers_long_job_prio`): every empty node takes one task, and
+        // only the remaining tasks are water-filled, empty nodes competing with score `est`.
+        let count = count - (out.len() - start);
         let nodes = &self.nodes;
         let work = &self.work;
         let scored = candidates.iter().filter(|c| nodes[c.0 as usize].live).map(|&c| {
@@ -1008,7 +1012,14 @@ impl Engine {
                 let j = &mut self.jobs[job.0 as usize];
                 j.queued = j.queued.saturating_sub(1);
             }
-            if self.cfg.srpt && !e.long && pos > 0 {
+            if !self.cfg.sbp {
+                // Without SBP the scheduler's view is live: unlaunched tasks × estimate.
+                let j = &self.jobs[job.0 as usize];
+                self.remaining[job.0 as usize] = j.unlaunched as f64 * j.est;
+            }
+            // Eagle charges bypassed probes only for short launches; plain SRPT (DLWL)
+            // charges every entry it jumps.
+            if self.cfg.srpt && pos > 0 && (!e.long || !self.cfg.sbp) {
                 self.counters.srpt_bypasses += 1;
                 let n = &mut self.nodes[ni];
                 for k in 0..pos {

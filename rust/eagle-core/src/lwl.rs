@@ -6,9 +6,10 @@
 //! adding the task's estimate to it, ties to the lower node id.
 //!
 //! The reference simulator refines the score of a node running a long task:
-//! `queue − min(elapsed, estimate of the running task) + 2·ND`, and gives an
-//! empty node the score `estimate` (it will start the task at once). If enough
-//! nodes are empty, the lowest-id empty nodes are taken directly.
+//! `queue − min(elapsed, estimate of the running task) + 2·ND`. Empty nodes
+//! come first: if there are enough, the lowest-id empty nodes take the tasks;
+//! otherwise each empty node takes one task and the rest are water-filled, with
+//! the empty nodes competing at score `estimate`.
 //!
 //! DLWL (Yaq-D) uses the same water-filling over queue lengths that nodes
 //! publish every heartbeat (stale), floored at zero, plus a random integer
