@@ -1,0 +1,44 @@
+"""Start-up validation of spark.scheduler.eagle.* and of the master URL."""
+import pytest
+from py4j.protocol import Py4JJavaError
+
+from conftest import builder
+
+
+def start_fails(master, conf):
+    with pytest.raises(Exception) as info:
+        s = builder(master, conf).getOrCreate()
+        s.stop()  # only reached if the start unexpectedly succeeded
+    return str(info.value)
+
+
+def test_out_of_range_value_names_the_key():
+    msg = start_fails("spark-eagle:local[2]", {"spark.scheduler.eagle.minProbes": "0"})
+    assert "spark.scheduler.eagle.minProbes" in msg
+    assert "expected an integer in [1, " in msg
+
+
+def test_malformed_value_names_the_key():
+    msg = start_fails("spark-eagle:local[2]", {"spark.scheduler.eagle.shortPartition": "lots"})
+    assert "spark.scheduler.eagle.shortPartition" in msg
+
+
+def test_unknown_key_is_named():
+    msg = start_fails("spark-eagle:local[2]", {"spark.scheduler.eagle.cutofMs": "5000"})
+    assert "Unknown Eagle configuration key: spark.scheduler.eagle.cutofMs" in msg
+
+
+def test_job_property_as_conf_key_explains_local_properties():
+    msg = start_fails("spark-eagle:local[2]", {"spark.scheduler.eagle.job.class": "short"})
+    assert "spark.scheduler.eagle.job.class" in msg and "setLocalProperty" in msg
+
+
+def test_unsupported_inner_master_is_named():
+    msg = start_fails("spark-eagle:yarn", {})
+    assert "spark-eagle:yarn" in msg
+
+
+def test_py4j_error_type():
+    # The failure reaches Python as a normal Java exception (no crash of the JVM).
+    with pytest.raises(Py4JJavaError):
+        builder("spark-eagle:local[2]", {"spark.scheduler.eagle.fallback": "maybe"}).getOrCreate()

@@ -1,0 +1,74 @@
+"""spark-eagle:local[4]: results, decisions, retries and the native-failure fallback."""
+import pytest
+
+import workloads
+from conftest import spark
+
+
+@pytest.fixture(scope="module")
+def stock_local():
+    with spark("local[4]") as (s, _):
+        results = workloads.run_all(s)
+        try:
+            workloads.flaky_job(s.sparkContext)
+            flaky_error = None
+        except Exception as e:  # stock local mode does not retry tasks
+            flaky_error = str(e)
+    return results, flaky_error
+
+
+@pytest.fixture(scope="module")
+def eagle_local(tmp_path_factory):
+    path = tmp_path_factory.mktemp("eagle_local") / "summary.json"
+    with spark("spark-eagle:local[4]", summary_path=path) as (s, r):
+        results = workloads.run_all(s)
+        flaky = workloads.flaky_job(s.sparkContext)
+    return results, flaky, r["summary"]
+
+
+def test_results_equal_stock(eagle_local, stock_local):
+    eagle, _, _ = eagle_local
+    stock, _ = stock_local
+    assert eagle.keys() == stock.keys()
+    for k in stock:
+        assert eagle[k] == stock[k], k
+
+
+def test_engine_made_the_decisions(eagle_local):
+    _, _, summary = eagle_local
+    assert summary["fallback"] is False, summary["fallbackReason"]
+    c = summary["counters"]
+    assert c["decisions"] > 0 and c["probesPlaced"] > 0
+    # every task set of the run went through the engine
+    assert summary["taskSets"] and all(t["eagleJob"] >= 0 for t in summary["taskSets"])
+    assert all(t["class"] in ("short", "long") for t in summary["taskSets"])
+    assert summary["plugin"]["launchedFirstPass"] > 0
+    tasks = sum(t["tasks"] for t in summary["taskSets"])
+    # each launch is an engine decision (a failed attempt is relaunched, hence >=)
+    assert c["decisions"] >= tasks
+    jobs = summary["jobs"]
+    assert jobs and all(j["endMs"] >= j["submitMs"] and j["result"] == "succeeded" for j in jobs)
+
+
+def test_failed_task_is_retried(eagle_local, stock_local):
+    _, flaky, summary = eagle_local
+    assert flaky == sum(range(1000))
+    # for contrast, stock local mode gives up after one failure
+    _, stock_error = stock_local
+    assert stock_error is not None and "flaky task" in stock_error
+    assert summary["fallback"] is False
+
+
+def test_native_failure_falls_back_and_jobs_complete(tmp_path, stock_local):
+    stock, _ = stock_local
+    path = tmp_path / "summary.json"
+    conf = {"spark.scheduler.eagle.debug.failAfterCalls": "40"}
+    with spark("spark-eagle:local[4]", conf, summary_path=path) as (s, r):
+        results = workloads.run_all(s)
+        flaky = workloads.flaky_job(s.sparkContext)  # stock behaviour keeps our maxFailures
+    assert results == stock
+    assert flaky == sum(range(1000))
+    summary = r["summary"]
+    assert summary["fallback"] is True
+    assert "forced failure after 40 calls" in summary["fallbackReason"]
+    assert "EagleNativeException" in summary["fallbackReason"]

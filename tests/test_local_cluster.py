@@ -1,0 +1,162 @@
+"""spark-eagle:local-cluster[2,2,1024]: two executor JVMs with two slots each.
+
+One eagle session and one stock session (each start costs 10-20 s on this machine) run:
+the result workloads, the long-then-short scenario, and (eagle only) an executor killed in
+the middle of a job.
+"""
+import os
+import signal
+import threading
+import time
+
+import pytest
+
+import workloads
+from conftest import sleep_task, spark
+
+MASTER = "local-cluster[2,2,1024]"
+LONG_TASKS, LONG_S = 8, 2.0
+SHORT_JOBS, SHORT_TASKS, SHORT_S = 3, 2, 0.2
+
+
+def wait_for_executors(sc, n, timeout=120):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if len(sc._jsc.sc().statusTracker().getExecutorInfos()) - 1 >= n:  # minus the driver
+            return
+        time.sleep(0.5)
+    raise AssertionError(f"{n} executors did not register in {timeout}s")
+
+
+def warm_up(sc):
+    # Start the Python workers on every executor before timing anything.
+    sc.parallelize(range(8), 8).map(sleep_task(0.3)).count()
+
+
+def long_then_short(sc):
+    """A long job saturating the cluster is submitted first, then short jobs one by one.
+    Returns {description: (submit, end)} wall times from the driver."""
+    marks = {}
+
+    def long_job():
+        sc.setLocalProperty("spark.scheduler.eagle.job.class", "long")
+        sc.setJobDescription("long")
+        t0 = time.time()
+        sc.parallelize(range(LONG_TASKS), LONG_TASKS).map(sleep_task(LONG_S)).count()
+        marks["long"] = (t0, time.time())
+
+    def short_jobs():
+        sc.setLocalProperty("spark.scheduler.eagle.job.class", "short")
+        for i in range(SHORT_JOBS):
+            sc.setJobDescription(f"short-{i}")
+            t0 = time.time()
+            sc.parallelize(range(SHORT_TASKS), SHORT_TASKS).map(sleep_task(SHORT_S)).count()
+            marks[f"short-{i}"] = (t0, time.time())
+
+    tl = threading.Thread(target=long_job)
+    tl.start()
+    time.sleep(1.0)  # the long job's first wave is running
+    ts = threading.Thread(target=short_jobs)
+    ts.start()
+    ts.join()
+    tl.join()
+    return marks
+
+
+def executor_pids(app_id):
+    pids = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/cmdline", "rb") as f:
+                cmd = f.read().split(b"\0")
+        except OSError:
+            continue
+        if b"org.apache.spark.executor.CoarseGrainedExecutorBackend" in cmd and app_id.encode() in cmd:
+            pids.append(int(d))
+    return sorted(pids)
+
+
+def kill_executor_mid_job(sc):
+    """Kills one of this application's executor JVMs (by pid) while a job runs on both."""
+    out = {}
+
+    def job():
+        out["sum"] = sc.parallelize(range(16), 16).map(sleep_task(1.0)).map(lambda x: x * x).sum()
+
+    t = threading.Thread(target=job)
+    t.start()
+    time.sleep(2.5)
+    pids = executor_pids(sc.applicationId)
+    assert pids, "no executor process found"
+    os.kill(pids[0], signal.SIGKILL)
+    out["killed"] = pids[0]
+    t.join(timeout=300)
+    return out
+
+
+@pytest.fixture(scope="module")
+def eagle_cluster(tmp_path_factory):
+    path = tmp_path_factory.mktemp("eagle_cluster") / "summary.json"
+    with spark("spark-eagle:" + MASTER, summary_path=path) as (s, r):
+        sc = s.sparkContext
+        wait_for_executors(sc, 2)
+        warm_up(sc)
+        results = workloads.run_all(s)
+        marks = long_then_short(sc)
+        killed = kill_executor_mid_job(sc)
+    return results, marks, killed, r["summary"]
+
+
+@pytest.fixture(scope="module")
+def stock_cluster():
+    with spark(MASTER) as (s, _):
+        sc = s.sparkContext
+        wait_for_executors(sc, 2)
+        warm_up(sc)
+        results = workloads.run_all(s)
+        marks = long_then_short(sc)
+    return results, marks
+
+
+def test_results_equal_stock(eagle_cluster, stock_cluster):
+    assert eagle_cluster[0] == stock_cluster[0]
+
+
+def test_short_jobs_finish_while_long_job_runs_under_eagle(eagle_cluster):
+    _, marks, _, summary = eagle_cluster
+    assert summary["fallback"] is False, summary["fallbackReason"]
+    jobs = {j["description"]: j for j in summary["jobs"] if j["description"]}
+    long_job = jobs["long"]
+    assert long_job["class"] == "long"
+    for i in range(SHORT_JOBS):
+        short = jobs[f"short-{i}"]
+        assert short["class"] == "short"
+        # every short job ends well before the long job (summary times, epoch ms)
+        assert short["endMs"] < long_job["endMs"] - 1000, (short, long_job)
+    # and quickly: a short job's latency is a small fraction of the long job's run
+    long_s = marks["long"][1] - marks["long"][0]
+    for i in range(SHORT_JOBS):
+        t0, t1 = marks[f"short-{i}"]
+        assert t1 - t0 < 0.4 * long_s, (i, t1 - t0, long_s)
+    c = summary["counters"]
+    assert c["decisions"] > 0 and c["probesPlaced"] > 0
+
+
+def test_short_jobs_wait_under_stock_fifo(stock_cluster, eagle_cluster):
+    _, marks = stock_cluster
+    l0, l1 = marks["long"]
+    s0, s1 = marks["short-0"]
+    # FIFO hands every freed slot to the long job's remaining tasks first
+    assert s1 > l0 + 0.75 * (l1 - l0), (marks,)
+    _, eagle_marks, _, _ = eagle_cluster
+    e0, e1 = eagle_marks["short-0"]
+    assert (e1 - e0) < (s1 - s0), (eagle_marks, marks)
+
+
+def test_killed_executor_loses_no_task(eagle_cluster):
+    _, _, killed, summary = eagle_cluster
+    assert killed["sum"] == sum(x * x for x in range(16))
+    assert summary["fallback"] is False, summary["fallbackReason"]
+    assert summary["jobs"][-1]["result"] == "succeeded"
