@@ -91,6 +91,8 @@ struct Job {
     queued: u32,
     /// Locality mode: where each task's input block lives, and the stage's delay.
     loc: Option<Box<JobLocality>>,
+    /// SBP: nodes that received a probe of this job, to purge them when it completes.
+    probe_nodes: Vec<u32>,
 }
 
 /// What a node got when it asked a job for a task.
@@ -229,6 +231,7 @@ impl Engine {
             running: 0,
             queued: 0,
             loc: None,
+            probe_nodes: Vec::new(),
         };
         let remaining = if spec.tasks == 0 { -1.0 } else { spec.estimate * spec.tasks as f64 };
         let id = match self.free_job_ids.pop() {
@@ -305,6 +308,12 @@ impl Engine {
         }
         if let Some(j) = self.jobs.get_mut(job.0 as usize) {
             j.running = j.running.saturating_sub(1);
+            if j.running == 0 && j.unlaunched == 0 && !j.probe_nodes.is_empty() {
+                // The job completed: its sticky probes would only ever be skipped, so drop
+                // them now rather than at the next scan of each queue.
+                let nodes = std::mem::take(&mut j.probe_nodes);
+                self.purge(job, &nodes);
+            }
         }
         self.maybe_free_job(job);
         if !self.cfg.driver {
@@ -471,6 +480,10 @@ impl Engine {
             queued_long: n.queued_long,
         })
     }
+    /// The node's queue, head first: `(job, scheduled as long)` per entry.
+    pub fn queue(&self, node: NodeId) -> impl Iterator<Item = (JobId, bool)> + '_ {
+        self.nodes.get(node.0 as usize).into_iter().flat_map(|n| n.queue.iter().map(|e| (e.job, e.long)))
+    }
     /// True when the central long map says the node holds long work (placed, in flight, queued or running).
     pub fn holds_long_work(&self, node: NodeId) -> bool {
         (node.0 as usize) < self.nodes.len() && self.longmap.holds_long(node.0 as usize)
@@ -575,8 +588,14 @@ impl Engine {
         } else {
             let tasks = count as u32;
             let n = probe::probe_count(tasks, self.cfg.probe_ratio, self.cfg.min_probes);
+            // Locality mode: one probe per task on a node holding its block, the rest random.
+            if let Some(loc) = self.jobs[job.0 as usize].loc.as_ref() {
+                let rng = &mut self.rng;
+                loc.probe_hints(count.min(n), |k| rng.below(k), &mut targets);
+            }
             let from = if sched_long { &self.parts.big } else { &self.parts.small };
-            probe::sample_with_replacement(&mut self.rng, from, n, &mut targets);
+            let rest = n - targets.len().min(n);
+            probe::sample_with_replacement(&mut self.rng, from, rest, &mut targets);
             if self.cfg.driver {
                 targets.sort_unstable();
                 targets.dedup();
@@ -816,6 +835,9 @@ impl Engine {
             }
         }
         n.queue.push_back(Entry { job, long, reservation, marks_long, est, behind_long, acc_delay: 0.0, sticky: false });
+        if self.cfg.sbp && !long && !self.cfg.driver {
+            self.jobs[job.0 as usize].probe_nodes.push(ni as u32);
+        }
         if !self.cfg.driver && self.nodes[ni].free > 0 {
             self.pull(now, ni, out);
         }
@@ -1170,6 +1192,26 @@ impl Engine {
                 e.est = est;
             }
         }
+    }
+
+    /// Drops the entries of `job` from the queues of `nodes`.
+    fn purge(&mut self, job: JobId, nodes: &[u32]) {
+        let mut gone = std::mem::take(&mut self.dead_scratch);
+        for &ni in nodes {
+            let q = &mut self.nodes[ni as usize].queue;
+            if q.iter().any(|e| e.job == job) {
+                q.retain(|e| {
+                    if e.job == job {
+                        gone.push(e.clone());
+                    }
+                    e.job != job
+                });
+                for e in gone.drain(..) {
+                    self.drop_entry(ni as usize, &e);
+                }
+            }
+        }
+        self.dead_scratch = gone;
     }
 
     /// Withdraws every queued entry of `job` (reclassification, removal).

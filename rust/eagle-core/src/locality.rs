@@ -63,6 +63,20 @@ impl JobLocality {
         self.left
     }
 
+    /// Probe targets that can serve tasks locally (Sparrow-style constrained
+    /// placement): one replica, chosen by `pick`, for each of up to `count`
+    /// unlaunched tasks.
+    pub fn probe_hints(&self, count: usize, mut pick: impl FnMut(usize) -> usize, out: &mut Vec<NodeId>) {
+        for (i, nodes) in self.prefs.iter().enumerate() {
+            if out.len() >= count {
+                break;
+            }
+            if !self.launched[i] && !nodes.is_empty() {
+                out.push(nodes[pick(nodes.len())]);
+            }
+        }
+    }
+
     fn has_local(&mut self, node: NodeId) -> Option<u32> {
         let v = self.by_node.get_mut(&node.0)?;
         while let Some(&t) = v.last() {

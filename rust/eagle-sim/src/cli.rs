@@ -5,6 +5,8 @@
 //!               [--cutoff SECONDS] [--small-partition PCT] [--big-partition PCT]
 //!               [--seed S] [--heartbeat S] [--estimate mean|under:X|over:X]
 //!               [--slots K] [--jobs-out PATH] [--json]
+//!               [--locality fixed:S|dynamic[:INIT:MIN:MAX[:WINDOW]]
+//!                [--replication R] [--penalty S] [--congestion START:END:FACTOR]]
 //! eagle-sim gen --like TRACE --jobs N --nodes N --load L [--seed S] --out PATH
 //! ```
 //!
@@ -15,7 +17,7 @@
 
 use crate::gen::{self, GenConfig};
 use crate::report::Report;
-use crate::sim::{self, Estimate, SimConfig};
+use crate::sim::{self, DelayMode, Estimate, LocalitySpec, SimConfig};
 use crate::trace::{Family, Trace};
 use eagle_core::System;
 use std::collections::HashMap;
@@ -35,6 +37,12 @@ usage:
       Sparrow's big partition is 100 unless --big-partition is given. Seed 1.
       --jobs-out writes one line per job: trace line order (1-based), submission
       time, short|long (report cutoff), running time.
+      Locality mode (Dynamic Delay Scheduling experiments): --locality turns it on.
+      Each task's input block sits on R random nodes (--replication, default 3);
+      short jobs probe one replica per task; a task that runs elsewhere pays
+      --penalty seconds (default 2), times FACTOR between START and END seconds
+      after the first submission (--congestion). Stages wait for a node-local
+      slot for a fixed time (fixed:S) or adaptively (dynamic, defaults 3:0:10:2).
   eagle-sim gen --like TRACE --jobs N --nodes N --load L [--seed S] --out PATH
       Writes a synthetic trace: jobs resampled from TRACE, Poisson arrivals at
       load L (offered task-seconds per second per node).
@@ -137,7 +145,7 @@ fn cmd_run(args: &[String]) -> CmdResult {
     let started = Instant::now();
     let f = Flags::parse(
         args,
-        &["trace", "system", "nodes", "cutoff", "small-partition", "big-partition", "seed", "heartbeat", "estimate", "slots", "jobs-out"],
+        &["trace", "system", "nodes", "cutoff", "small-partition", "big-partition", "seed", "heartbeat", "estimate", "slots", "jobs-out", "locality", "replication", "penalty", "congestion"],
         &["json"],
     )
     .map_err(Err)?;
@@ -177,6 +185,36 @@ fn cmd_run(args: &[String]) -> CmdResult {
             return usage("--slots must be at least 1".into());
         }
         cfg.slots = v;
+    }
+    match f.get::<DelayMode>("locality").map_err(Err)? {
+        Some(delay) => {
+            let replication = f.get::<u32>("replication").map_err(Err)?.unwrap_or(3);
+            if replication == 0 {
+                return usage("--replication must be at least 1".into());
+            }
+            let penalty = num("penalty")?.unwrap_or(2.0);
+            if penalty < 0.0 {
+                return usage("--penalty must be >= 0".into());
+            }
+            let congestion = match f.get::<String>("congestion").map_err(Err)? {
+                None => None,
+                Some(v) => {
+                    let parts: Vec<f64> = v.split(':').filter_map(|x| x.parse().ok()).collect();
+                    match parts[..] {
+                        [a, b, k] if a.is_finite() && b >= a && k.is_finite() && k >= 0.0 => Some((a, b, k)),
+                        _ => return usage(format!("--congestion '{v}': expected START:END:FACTOR with END >= START")),
+                    }
+                }
+            };
+            cfg.locality = Some(LocalitySpec { delay, replication, penalty, congestion });
+        }
+        None => {
+            for flag in ["replication", "penalty", "congestion"] {
+                if f.values.contains_key(flag) {
+                    return usage(format!("--{flag} needs --locality"));
+                }
+            }
+        }
     }
     cfg.engine_config().validate().map_err(|e| Err(Usage(format!("bad configuration: {e}"))))?;
 

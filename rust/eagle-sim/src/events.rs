@@ -54,7 +54,9 @@ pub fn msg_rank(msg: &Msg) -> u8 {
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub enum Kind {
     /// The task of `job` running on `node` ends.
-    TaskEnd { node: NodeId, job: JobId },
+    /// `oh`: seconds the task lost to a remote read (locality mode), or −1 when
+    /// locality is not simulated.
+    TaskEnd { node: NodeId, job: JobId, oh: f32 },
     /// Hand `msg` back to the engine.
     Timer(Msg),
 }
@@ -271,7 +273,7 @@ mod tests {
     #[test]
     fn orders_by_time_rank_then_insertion() {
         let mut q = EventQueue::new();
-        let end = |n| Kind::TaskEnd { node: NodeId(n), job: JobId(0) };
+        let end = |n| Kind::TaskEnd { node: NodeId(n), job: JobId(0), oh: -1.0 };
         q.push(2.0, end(0));
         q.push(1.0, Kind::Timer(Msg::Enqueue { node: NodeId(1), job: JobId(0) }));
         q.push(1.0, end(2));
@@ -306,7 +308,7 @@ mod tests {
             for _ in 0..rng.below(5) {
                 let at = now + rng.below(50) as f64 * 0.5;
                 let kind = match rng.below(3) {
-                    0 => Kind::TaskEnd { node: NodeId(0), job: JobId(0) },
+                    0 => Kind::TaskEnd { node: NodeId(0), job: JobId(0), oh: -1.0 },
                     1 => Kind::Timer(Msg::SlotFree { node: NodeId(1) }),
                     _ => Kind::Timer(Msg::Heartbeat),
                 };

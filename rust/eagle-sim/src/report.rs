@@ -36,9 +36,28 @@ pub struct Report {
     pub big_partition: f64,
     pub heartbeat: f64,
     pub estimate: String,
+    /// Locality mode only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub locality: Option<LocalityReport>,
     /// Measurements of this process (they vary run to run; everything else in
     /// the report is a function of the trace, the flags and the seed).
     pub perf: Perf,
+}
+
+/// What locality mode measured (Dynamic Delay Scheduling experiments).
+#[derive(Clone, Debug, Serialize)]
+pub struct LocalityReport {
+    pub delay: String,
+    pub replication: u32,
+    pub penalty: f64,
+    pub congestion: Option<(f64, f64, f64)>,
+    pub local_tasks: u64,
+    pub remote_tasks: u64,
+    /// Fraction of tasks that ran node-local.
+    pub local_fraction: f64,
+    pub remote_seconds: f64,
+    /// `[time since first submission, node-local wait]` per job, at its end.
+    pub intervals: Vec<(f64, f64)>,
 }
 
 /// Timings and memory of the run.
@@ -76,6 +95,23 @@ impl Report {
             big_partition: cfg.big_partition_pct,
             heartbeat: cfg.heartbeat,
             estimate: cfg.estimate.to_string(),
+            locality: match (&cfg.locality, &o.locality) {
+                (Some(spec), Some(l)) => {
+                    let t0 = l.intervals.first().map_or(0.0, |_| o.first_submit);
+                    Some(LocalityReport {
+                        delay: spec.delay.to_string(),
+                        replication: spec.replication,
+                        penalty: spec.penalty,
+                        congestion: spec.congestion,
+                        local_tasks: l.local_tasks,
+                        remote_tasks: l.remote_tasks,
+                        local_fraction: l.local_tasks as f64 / (l.local_tasks + l.remote_tasks).max(1) as f64,
+                        remote_seconds: l.remote_seconds,
+                        intervals: l.intervals.iter().map(|&(t, w)| (t - t0, w)).collect(),
+                    })
+                }
+                _ => None,
+            },
             perf: Perf {
                 parse_seconds,
                 sim_seconds: o.sim_seconds,

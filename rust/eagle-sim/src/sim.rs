@@ -22,6 +22,7 @@ use crate::events::{EventQueue, Kind, RANK_ARRIVAL, RANK_SAMPLE};
 use crate::stats::Summary;
 use crate::trace::{Family, Trace};
 use eagle_core::rng::Rng;
+use eagle_core::delay::DelayParams;
 use eagle_core::{Config, Counters, Engine, JobId, JobSpec, NodeId, Output, System, Time};
 use std::fmt;
 use std::str::FromStr;
@@ -78,6 +79,92 @@ impl Estimate {
     }
 }
 
+/// Locality mode (Dynamic Delay Scheduling experiments): every task reads one
+/// input block held by `replication` random nodes; a task that runs elsewhere
+/// pays `penalty` seconds (× `factor` inside the congestion phase), and its stage
+/// waits for node-local slots according to `delay`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LocalitySpec {
+    pub delay: DelayMode,
+    pub replication: u32,
+    /// Remote-read penalty, seconds.
+    pub penalty: f64,
+    /// Congestion phase `(start, end, factor)`, seconds after the first submission.
+    pub congestion: Option<(f64, f64, f64)>,
+}
+
+/// How long a stage waits for a node-local slot.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum DelayMode {
+    /// A fixed wait, seconds (Spark's `spark.locality.wait`).
+    Fixed(f64),
+    /// Dynamic Delay Scheduling: starts at `initial`, adapts within `[min, max]`.
+    Dynamic { initial: f64, min: f64, max: f64, window: f64 },
+}
+
+impl FromStr for DelayMode {
+    type Err = String;
+    /// `fixed:SECONDS` or `dynamic[:INITIAL:MIN:MAX[:WINDOW]]`.
+    fn from_str(s: &str) -> Result<DelayMode, String> {
+        let bad = || format!("bad --locality '{s}' (expected fixed:SECONDS or dynamic[:INITIAL:MIN:MAX[:WINDOW]])");
+        let mut parts = s.split(':');
+        let num = |x: Option<&str>| -> Result<Option<f64>, String> {
+            match x {
+                None => Ok(None),
+                Some(v) => v.parse::<f64>().ok().filter(|f| f.is_finite() && *f >= 0.0).map(Some).ok_or_else(bad),
+            }
+        };
+        match parts.next() {
+            Some("fixed") => {
+                let w = num(parts.next())?.ok_or_else(bad)?;
+                if parts.next().is_some() {
+                    return Err(bad());
+                }
+                Ok(DelayMode::Fixed(w))
+            }
+            Some("dynamic") => {
+                let initial = num(parts.next())?.unwrap_or(3.0);
+                let min = num(parts.next())?.unwrap_or(0.0);
+                let max = num(parts.next())?.unwrap_or(10.0);
+                let window = num(parts.next())?.unwrap_or(2.0);
+                if parts.next().is_some() || max < min || window < 1.0 {
+                    return Err(bad());
+                }
+                Ok(DelayMode::Dynamic { initial, min, max, window })
+            }
+            _ => Err(bad()),
+        }
+    }
+}
+
+impl fmt::Display for DelayMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DelayMode::Fixed(w) => write!(f, "fixed:{w}"),
+            DelayMode::Dynamic { initial, min, max, window } => write!(f, "dynamic:{initial}:{min}:{max}:{window}"),
+        }
+    }
+}
+
+impl DelayMode {
+    pub fn params(self) -> DelayParams {
+        match self {
+            DelayMode::Fixed(w) => DelayParams::uniform(w, w, w, 2.0),
+            DelayMode::Dynamic { initial, min, max, window } => DelayParams::uniform(initial, min, max, window),
+        }
+    }
+}
+
+impl LocalitySpec {
+    /// The penalty a remote task launched at `t` pays (`t0`: first submission).
+    pub fn penalty_at(&self, t: f64, t0: f64) -> f64 {
+        match self.congestion {
+            Some((a, b, f)) if t - t0 >= a && t - t0 < b => self.penalty * f,
+            _ => self.penalty,
+        }
+    }
+}
+
 /// Everything a run needs besides the trace.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SimConfig {
@@ -95,6 +182,8 @@ pub struct SimConfig {
     pub estimate: Estimate,
     /// Utilization sampling period, seconds (the reference's `MONITOR_INTERVAL`, 5).
     pub util_interval: f64,
+    /// Locality mode, off by default.
+    pub locality: Option<LocalitySpec>,
 }
 
 impl SimConfig {
@@ -114,6 +203,7 @@ impl SimConfig {
             seed: 1,
             estimate: Estimate::Mean,
             util_interval: 5.0,
+            locality: None,
         }
     }
 
@@ -124,6 +214,7 @@ impl SimConfig {
         c.small_partition_pct = self.small_partition_pct;
         c.big_partition_pct = self.big_partition_pct;
         c.heartbeat = self.heartbeat;
+        c.locality = self.locality.as_ref().map(|l| l.delay.params());
         c
     }
 
@@ -169,6 +260,52 @@ pub struct Outcome {
     pub makespan_end: f64,
     /// Wall-clock time of the replay loop alone (no parsing).
     pub sim_seconds: f64,
+    /// Locality mode only.
+    pub locality: Option<LocalityOutcome>,
+    /// Time of the first submission.
+    pub first_submit: f64,
+}
+
+/// What locality mode measured.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LocalityOutcome {
+    pub local_tasks: u64,
+    pub remote_tasks: u64,
+    /// Seconds lost to remote reads, summed over tasks.
+    pub remote_seconds: f64,
+    /// `(time, node-local wait)` of each job when its last task ended: how the
+    /// (fixed or adaptive) interval evolved over the run.
+    pub intervals: Vec<(f64, f64)>,
+}
+
+/// Per-run locality state: every task's block locations.
+struct LocalityState<'a> {
+    spec: &'a LocalitySpec,
+    t0: f64,
+    rng: Rng,
+    nodes: u32,
+    /// `prefs[job][task]`.
+    prefs: Vec<Vec<Vec<NodeId>>>,
+    out: LocalityOutcome,
+}
+
+impl LocalityState<'_> {
+    /// Draws `replication` distinct nodes for each task of a new job.
+    fn place_blocks(&mut self, tasks: u32) -> Vec<Vec<NodeId>> {
+        let r = self.spec.replication.clamp(1, self.nodes) as usize;
+        (0..tasks)
+            .map(|_| {
+                let mut v: Vec<NodeId> = Vec::with_capacity(r);
+                while v.len() < r {
+                    let n = NodeId(self.rng.below(self.nodes as usize) as u32);
+                    if !v.contains(&n) {
+                        v.push(n);
+                    }
+                }
+                v
+            })
+            .collect()
+    }
 }
 
 /// Replays `trace` under `cfg`.
@@ -211,6 +348,14 @@ pub fn run_with<O: Observer>(trace: &Trace, cfg: &SimConfig, engine_config: Conf
     };
     let mut queue = EventQueue::with_capacity(1024);
     let mut out: Vec<Output> = Vec::with_capacity(1024);
+    let mut loc = cfg.locality.as_ref().map(|spec| LocalityState {
+        spec,
+        t0: if n == 0 { 0.0 } else { trace.submit(0) },
+        rng: Rng::new(cfg.seed ^ 0x10CA_117E_0000_0003),
+        nodes: cfg.nodes,
+        prefs: Vec::with_capacity(n),
+        out: LocalityOutcome::default(),
+    });
     let mut events = 0u64;
     let mut launches = 0u64;
     let mut makespan_end = 0.0f64;
@@ -241,7 +386,7 @@ pub fn run_with<O: Observer>(trace: &Trace, cfg: &SimConfig, engine_config: Conf
 
     let mut next_arrival = 0usize;
     let mut now = t0;
-    apply(&mut out, &engine, now, trace, &mut queue, &mut p, &mut launches, next_arrival, obs)?;
+    apply(&mut out, &engine, now, trace, &mut queue, &mut p, &mut launches, next_arrival, obs, &mut loc)?;
 
     while p.completed < n {
         let arrival = next_arrival < n && queue.peek().is_none_or(|e| trace.submit(next_arrival) <= e.at());
@@ -270,7 +415,15 @@ pub fn run_with<O: Observer>(trace: &Trace, cfg: &SimConfig, engine_config: Conf
             let job = trace.job(next_arrival);
             let mean = job.int_mean();
             let spec = JobSpec { tasks: job.tasks(), estimate: cfg.estimate.draw(mean, &mut est_rng), class: None };
-            let id = engine.submit_job(now, spec, &mut out);
+            let id = match loc.as_mut() {
+                Some(l) => {
+                    let prefs = l.place_blocks(spec.tasks);
+                    let id = engine.submit_job_with_locality(now, spec, &prefs, &mut out);
+                    l.prefs.push(prefs);
+                    id
+                }
+                None => engine.submit_job(now, spec, &mut out),
+            };
             if id.0 as usize != next_arrival {
                 return Err(format!(
                     "engine assigned {id:?} to the job on trace position {next_arrival}; the simulator needs dense ids in submission order"
@@ -280,7 +433,11 @@ pub fn run_with<O: Observer>(trace: &Trace, cfg: &SimConfig, engine_config: Conf
         } else {
             let ev = queue.pop().expect("peeked");
             match ev.kind {
-                Kind::TaskEnd { node, job } => {
+                Kind::TaskEnd { node, job, oh } => {
+                    if oh >= 0.0 {
+                        // Dynamic Delay Scheduling: the task reports its network overhead.
+                        engine.locality_feedback(now, job, oh == 0.0, oh as f64);
+                    }
                     engine.task_finished(now, node, job, &mut out);
                     let j = job.0 as usize;
                     p.finished[j] += 1;
@@ -288,13 +445,17 @@ pub fn run_with<O: Observer>(trace: &Trace, cfg: &SimConfig, engine_config: Conf
                     if p.finished[j] == trace.job(j).tasks() {
                         p.running_time[j] = now - trace.submit(j);
                         p.completed += 1;
+                        if let Some(l) = loc.as_mut() {
+                            let wait = engine.delay_history(job).iter().rev().find(|s| s.level == eagle_core::delay::Level::NodeLocal).map_or(0.0, |s| s.interval);
+                            l.out.intervals.push((now, wait));
+                        }
                     }
                     obs.on_task_end(&engine, now, node, job);
                 }
                 Kind::Timer(msg) => engine.deliver(now, msg, &mut out),
             }
         }
-        apply(&mut out, &engine, now, trace, &mut queue, &mut p, &mut launches, next_arrival, obs)?;
+        apply(&mut out, &engine, now, trace, &mut queue, &mut p, &mut launches, next_arrival, obs, &mut loc)?;
     }
     while next_sample_k < n_samples {
         util_sum += engine.busy_slots() as f64 / total_slots;
@@ -321,6 +482,8 @@ pub fn run_with<O: Observer>(trace: &Trace, cfg: &SimConfig, engine_config: Conf
         peak_queue: queue.peak_len(),
         makespan_end,
         sim_seconds: started.elapsed().as_secs_f64(),
+        locality: loc.map(|l| l.out),
+        first_submit: t0,
     })
 }
 
@@ -353,6 +516,7 @@ fn apply<O: Observer>(
     launches: &mut u64,
     submitted: usize,
     obs: &mut O,
+    loc: &mut Option<LocalityState>,
 ) -> Result<(), String> {
     for o in out.drain(..) {
         match o {
@@ -369,7 +533,22 @@ fn apply<O: Observer>(
                     return Err(format!("engine launched {job:?} task {task} at {start}, before now ({now})"));
                 }
                 *launches += 1;
-                queue.push(start + d as f64, Kind::TaskEnd { node, job });
+                // Locality mode: a task away from its block pays the remote-read penalty.
+                let oh = match loc.as_mut() {
+                    Some(l) => {
+                        let local = l.prefs[j].get(task as usize).is_some_and(|v| v.contains(&node));
+                        let oh = if local { 0.0 } else { l.spec.penalty_at(start, l.t0) };
+                        if local {
+                            l.out.local_tasks += 1;
+                        } else {
+                            l.out.remote_tasks += 1;
+                            l.out.remote_seconds += oh;
+                        }
+                        oh
+                    }
+                    None => -1.0,
+                };
+                queue.push(start + d as f64 + oh.max(0.0), Kind::TaskEnd { node, job, oh: oh as f32 });
                 obs.on_launch(engine, now, node, job, task, start);
             }
             Output::Timer { at, msg } => {
