@@ -3,6 +3,6 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-export SPARK_HOME="${SPARK_HOME:-$ROOT/.venv/lib/python3.11/site-packages/pyspark}"
+. scripts/env.sh
 gradle --offline --quiet --no-daemon eagleJar "$@"
 ls build/libs/eagle-spark-*.jar

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Idempotent set-up for a fresh Debian machine: installs what is missing, then builds the jar.
-#   apt: gradle (4.4.1, runs Scala through JavaExec), junit4, xz-utils, iproute2
+#   apt: gradle (4.4.1, runs Scala through JavaExec), junit4, xz-utils, a JDK, gcc, python3-venv
+#   rustup: a stable Rust toolchain when cargo is missing
 #   .venv: pyspark==4.0.1 (sdist only, ~35 s build), pytest, tpchgen-cli, duckdb, matplotlib
 # Set EAGLE_SETUP_NO_BUILD=1 to skip the final build.
 set -euo pipefail
@@ -10,6 +11,10 @@ cd "$ROOT"
 log() { printf '[setup] %s\n' "$*" >&2; }
 
 need_apt=()
+command -v curl >/dev/null 2>&1 || need_apt+=(curl ca-certificates)
+command -v cc >/dev/null 2>&1 || need_apt+=(gcc libc6-dev)
+command -v python3 >/dev/null 2>&1 || need_apt+=(python3)
+python3 -c 'import ensurepip' >/dev/null 2>&1 || need_apt+=(python3-venv)
 command -v gradle >/dev/null 2>&1 || need_apt+=(gradle)
 [ -f /usr/share/java/junit4.jar ] || need_apt+=(junit4)
 command -v xz >/dev/null 2>&1 || need_apt+=(xz-utils)
@@ -19,6 +24,14 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
+fi
+
+# Rust (the workspace needs a recent stable toolchain; Debian's rustc is too old).
+[ -f "$HOME/.cargo/env" ] && . "$HOME/.cargo/env"
+if ! command -v cargo >/dev/null 2>&1; then
+  log "installing the Rust toolchain with rustup (minimal profile)"
+  curl -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal >/dev/null
+  . "$HOME/.cargo/env"
 fi
 
 PY=${PYTHON:-python3}

@@ -16,7 +16,9 @@ import time
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-os.environ.setdefault("SPARK_HOME", os.path.join(ROOT, ".venv/lib/python3.11/site-packages/pyspark"))
+import pyspark  # noqa: E402
+
+os.environ.setdefault("SPARK_HOME", os.path.dirname(pyspark.__file__))
 os.environ["SPARK_SCALA_VERSION"] = "2.13"  # local-cluster executors are launched from SPARK_HOME
 os.environ["PYSPARK_PYTHON"] = sys.executable
 os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
