@@ -63,7 +63,8 @@ def parse_args(argv):
     # tpch / sort
     p.add_argument("--sf", type=float, help="TPC-H scale factor (default 1; quick 0.05)")
     p.add_argument("--parts", type=int, help="parquet files per table (default 16; quick 8)")
-    p.add_argument("--sort-gb", type=float, help="sort input size in GB of 8-byte integers (default 1; quick 0.12)")
+    p.add_argument("--sort-gb", type=float, help="sort input size in GB of 8-byte integers (default 1; quick 0.08)")
+    p.add_argument("--queries", help="comma list of TPC-H queries (default all 22; quick 1,3,5,6,10,12,14,19)")
     p.add_argument("--lead", type=float, default=3.0, help="seconds between the batch start and the first query")
     a = p.parse_args(argv)
     q = a.quick
@@ -74,7 +75,9 @@ def parse_args(argv):
     a.jobs = a.jobs or (60 if q else 200)
     a.sf = a.sf or (0.05 if q else 1.0)
     a.parts = a.parts or (8 if q else 16)
-    a.sort_gb = a.sort_gb or (0.12 if q else 1.0)
+    a.sort_gb = a.sort_gb or (0.08 if q else 1.0)
+    a.queries = [int(x) for x in (a.queries or (
+        "1,3,5,6,10,12,14,19" if q else ",".join(str(i) for i in range(1, 23)))).split(",")]
     a.schedulers = [s.strip() for s in a.schedulers.split(",") if s.strip()]
     for s in a.schedulers:
         if s not in SCHEDULERS:
@@ -254,33 +257,44 @@ def scenario_replay(args, tb, out_dir):
     jobs = trace.load_trace(path)
     log(f"replay: {os.path.basename(path)} ({len(jobs)} jobs), cutoff {cutoff} s, "
         f"ratios {args.ratios}, seeds {args.seeds}, {args.jobs} jobs per run")
-    runs = []
+    plans, metas, span_total = [], {}, 0.0
     for ratio in args.ratios:
         for seed in args.seeds:
             plan = trace.build_workload(jobs, slots=tb["slots"], ratio=ratio, n_jobs=args.jobs,
                                         seed=seed, cutoff_s=cutoff)
             m = plan["meta"]
-            plan_path = os.path.join(out_dir, f"plan-r{ratio:g}-s{seed}.json")
+            tag = f"r{ratio:g}-s{seed}"
+            plan_path = os.path.join(out_dir, f"plan-{tag}.json")
             with open(plan_path, "w") as f:
                 json.dump(plan, f)
+            plans.append({"tag": tag, "path": plan_path, "ratio": ratio, "seed": seed})
+            metas[tag] = m
+            span_total += plan["jobs"][-1]["arrival_s"]
             log(f"ratio {ratio:g} seed {seed}: {m['short_jobs']} short + {m['long_jobs']} long jobs, "
                 f"{m['tasks']} tasks, task scale {m['task_scale']:.4f}, mean inter-arrival "
                 f"{m['mean_interarrival_s'] * 1000:.0f} ms, load {m['nominal_load']:.2f}")
-            span = plan["jobs"][-1]["arrival_s"]
-            for sched in args.schedulers:
-                wait_idle(args)
-                run_dir = os.path.join(out_dir, "runs", f"r{ratio:g}-s{seed}-{sched}")
-                shutil.rmtree(run_dir, ignore_errors=True)
-                os.makedirs(run_dir)
-                eagle = {"cutoffMs": int(cutoff)}
-                cfg = {"workload": "replay", "scheduler": sched, "testbed": tb, "plan": plan_path,
-                       "spark_conf": spark_conf(sched, tb, run_dir, ROOT, eagle=eagle)}
-                log(f"  {sched}: ratio {ratio:g} seed {seed}")
-                res = run_driver(run_dir, cfg, timeout=max(600, span * 6 + 300))
-                runs.append(replay_run_entry(sched, ratio, seed, res, m))
-                r = runs[-1]
-                log(f"  {sched}: short p50/p90/p99 = {fmt(r['short'])} | long = {fmt(r['long'])} | "
-                    f"wall {r['wall_seconds'] or 0:.1f}s{'' if r['correct'] else ' | FAILED: ' + str(res.get('error'))}")
+    runs = []
+    for sched in args.schedulers:
+        # One application per scheduler replays every plan in turn, draining in between.
+        wait_idle(args)
+        run_dir = os.path.join(out_dir, "runs", sched)
+        shutil.rmtree(run_dir, ignore_errors=True)
+        os.makedirs(run_dir)
+        eagle = {"cutoffMs": int(cutoff)}
+        cfg = {"workload": "replay", "scheduler": sched, "testbed": tb, "plans": plans,
+               "spark_conf": spark_conf(sched, tb, run_dir, ROOT, eagle=eagle)}
+        log(f"  {sched}: {len(plans)} replays in one application")
+        res = run_driver(run_dir, cfg, timeout=span_total * 8 + 900)
+        by_tag = {r["tag"]: r for r in res.get("replays") or []}
+        for p in plans:
+            rr = by_tag.get(p["tag"]) or {"ok": False}
+            rr = dict(rr, ok=bool(res.get("ok")) and p["tag"] in by_tag,
+                      locality=(res.get("locality_by_plan") or {}).get(p["tag"]),
+                      error=res.get("error"))
+            runs.append(replay_run_entry(sched, p["ratio"], p["seed"], rr, metas[p["tag"]]))
+            r = runs[-1]
+            log(f"  {sched} {p['tag']}: short p50/p90/p99 = {fmt(r['short'])} | long = {fmt(r['long'])} | "
+                f"wall {r['wall_seconds'] or 0:.1f}s{'' if r['correct'] else ' | FAILED: ' + str(r.get('error'))}")
     results = {"scenario": "replay", "testbed": testbed_json(tb), "trace": os.path.basename(path),
                "cutoff_s": cutoff, "runs": runs, "summary": replay_summary(runs, args)}
     return results
@@ -292,7 +306,8 @@ def replay_run_entry(sched, ratio, seed, res, meta):
     return {"scheduler": sched, "ratio": ratio, "seed": seed, "short": s, "long": l,
             "wall_seconds": res.get("wall_seconds"),
             "correct": bool(res.get("ok") and res.get("correct")),
-            "error": res.get("error"), "locality": res.get("locality"), "tasks": res.get("tasks"),
+            "error": res.get("error"), "locality": res.get("locality"),
+            "tasks": sum(j.get("tasks", 0) for j in jobs if j),
             "load": meta.get("nominal_load"), "task_scale": meta.get("task_scale"),
             "latencies": {"short": [round(x, 4) for x in sl], "long": [round(x, 4) for x in ll]},
             "max_submit_lag": max((j.get("submit_lag", 0) for j in jobs if j), default=None)}
@@ -364,11 +379,11 @@ def scenario_tpch_sort(args, tb, out_root, want):
         os.makedirs(run_dir)
         cfg = {"workload": "tpch", "scheduler": sched, "testbed": tb,
                "tpch": {"data": d, "sf": args.sf, "answers": os.path.join(d, "duckdb-answers.json"),
-                        "queries": list(range(1, 23)), "lead_s": args.lead},
+                        "queries": args.queries, "lead_s": args.lead},
                "sort": {"rows": rows, "parts": sort_parts},
                "sort_alone": "sort" in want, "stream": True,
                "spark_conf": spark_conf(sched, tb, run_dir, ROOT)}
-        log(f"  {sched}: {'sort alone, then ' if 'sort' in want else ''}22 queries during the batch sort")
+        log(f"  {sched}: {'sort alone, then ' if 'sort' in want else ''}{len(args.queries)} queries during the batch sort")
         res = run_driver(run_dir, cfg, timeout=3600)
         phases = res.get("phases") or {}
         st = phases.get("stream") or {}
@@ -376,7 +391,7 @@ def scenario_tpch_sort(args, tb, out_root, want):
         queries = [j for j in jobs if j.get("class") == "short"]
         batch = [j for j in jobs if j.get("class") == "long"]
         s, l, sl, ll = summarise_jobs(jobs)
-        answers_ok = bool(queries) and len(queries) == 22 and all(q["ok"] for q in queries)
+        answers_ok = len(queries) == len(args.queries) and all(q["ok"] for q in queries)
         tp_runs.append({
             "scheduler": sched, "short": s, "long": l,
             "wall_seconds": res.get("wall_seconds"), "correct": bool(res.get("ok") and answers_ok),
@@ -388,7 +403,7 @@ def scenario_tpch_sort(args, tb, out_root, want):
             "error": res.get("error")})
         r = tp_runs[-1]
         log(f"  {sched}: queries p50/p90/p99 = {fmt(s)}; batch {r['batch_seconds'] or 0:.1f}s; "
-            f"answers {'all 22 match DuckDB' if answers_ok else 'NOT all correct'}")
+            f"answers {f'all {len(queries)} match DuckDB' if answers_ok else 'NOT all correct'}")
         if "sort" in want:
             alone = (phases.get("alone") or {}).get("jobs") or []
             sa = stats.summary([j["latency"] for j in alone])
@@ -403,7 +418,7 @@ def scenario_tpch_sort(args, tb, out_root, want):
                               "latencies": {"short": sl, "long": ll}})
             log(f"  {sched}: sort alone {sa.get('p50') or 0:.1f}s, under the TPC-H stream "
                 f"{r['batch_seconds'] or 0:.1f}s ({res.get('sort_check')})")
-    meta = {"sf": args.sf, "parts": args.parts, "sort_rows": rows, "sort_gb": args.sort_gb,
+    meta = {"sf": args.sf, "parts": args.parts, "queries": args.queries, "sort_rows": rows, "sort_gb": args.sort_gb,
             "sort_partitions": sort_parts, "lead_s": args.lead}
     out = {}
     if "tpch" in want:
