@@ -55,8 +55,8 @@ def builder(master, conf=None, app="eagle-test"):
         .config("spark.driver.extraClassPath", JAR)
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.shuffle.partitions", "8")
-        .config("spark.default.parallelism", "8")
+        .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.default.parallelism", "4")
         .config("spark.executor.memory", "768m")
     )
     for k, v in (conf or {}).items():

@@ -1,8 +1,15 @@
 """spark-eagle:local[4]: results, decisions, retries and the native-failure fallback."""
+import inspect
+import json
+
 import pytest
 
 import workloads
 from conftest import spark
+
+
+# the call site Spark records for workloads.history_job's stage, e.g. "sum at .../workloads.py:66"
+HISTORY_LINE = "workloads.py:%d" % (inspect.getsourcelines(workloads.history_job)[1] + 2)
 
 
 @pytest.fixture(scope="module")
@@ -19,15 +26,17 @@ def stock_local():
 
 @pytest.fixture(scope="module")
 def eagle_local(tmp_path_factory):
-    path = tmp_path_factory.mktemp("eagle_local") / "summary.json"
-    with spark("spark-eagle:local[4]", summary_path=path) as (s, r):
+    d = tmp_path_factory.mktemp("eagle_local")
+    conf = {"spark.scheduler.eagle.history.path": str(d / "history.json")}
+    with spark("spark-eagle:local[4]", conf, summary_path=d / "summary.json") as (s, r):
         results = workloads.run_all(s)
         flaky = workloads.flaky_job(s.sparkContext)
-    return results, flaky, r["summary"]
+        workloads.history_job(s.sparkContext)
+    return results, flaky, r["summary"], d
 
 
 def test_results_equal_stock(eagle_local, stock_local):
-    eagle, _, _ = eagle_local
+    eagle, _, _, _ = eagle_local
     stock, _ = stock_local
     assert eagle.keys() == stock.keys()
     for k in stock:
@@ -35,7 +44,7 @@ def test_results_equal_stock(eagle_local, stock_local):
 
 
 def test_engine_made_the_decisions(eagle_local):
-    _, _, summary = eagle_local
+    _, _, summary, _ = eagle_local
     assert summary["fallback"] is False, summary["fallbackReason"]
     c = summary["counters"]
     assert c["decisions"] > 0 and c["probesPlaced"] > 0
@@ -51,7 +60,7 @@ def test_engine_made_the_decisions(eagle_local):
 
 
 def test_failed_task_is_retried(eagle_local, stock_local):
-    _, flaky, summary = eagle_local
+    _, flaky, summary, _ = eagle_local
     assert flaky == sum(range(1000))
     # for contrast, stock local mode gives up after one failure
     _, stock_error = stock_local
@@ -72,3 +81,16 @@ def test_native_failure_falls_back_and_jobs_complete(tmp_path, stock_local):
     assert summary["fallback"] is True
     assert "forced failure after 40 calls" in summary["fallbackReason"]
     assert "EagleNativeException" in summary["fallbackReason"]
+
+
+def test_history_is_saved_and_used_by_the_next_run(eagle_local, tmp_path):
+    _, _, first, d = eagle_local
+    history = json.loads((d / "history.json").read_text())
+    assert history["format"] == "eagle-history/1" and history["entries"]
+    conf = {"spark.scheduler.eagle.history.path": str(d / "history.json")}
+    with spark("spark-eagle:local[4]", conf, summary_path=tmp_path / "s.json") as (s, r):
+        assert workloads.history_job(s.sparkContext) == sum(range(1, 401))
+    again = [t for t in r["summary"]["taskSets"] if t["stageName"].endswith(HISTORY_LINE)]
+    assert again, r["summary"]["taskSets"]
+    assert again[0]["submitEstimateSource"] == "history"
+    assert again[0]["signature"] in {e["signature"] for e in history["entries"]}

@@ -6,7 +6,7 @@ from pyspark.sql import functions as F
 def run_all(spark):
     sc = spark.sparkContext
     out = {}
-    nums = sc.parallelize(range(20000), 8)
+    nums = sc.parallelize(range(20000), 4)
     # shuffle
     out["reduceByKey"] = sorted(nums.map(lambda x: (x % 97, x)).reduceByKey(lambda a, b: a + b).collect())
     # join (two shuffles into a third stage)
@@ -19,7 +19,7 @@ def run_all(spark):
     out["cache"] = [cached.count(), cached.sum(), cached.distinct().count(), cached.max()]
     cached.unpersist()
     # DataFrames: aggregation and join through Spark SQL
-    df = spark.range(0, 50000, 1, 8).withColumn("k", F.col("id") % 13)
+    df = spark.range(0, 50000, 1, 4).withColumn("k", F.col("id") % 13)
     agg = df.groupBy("k").agg(F.sum("id").alias("s"), F.count("*").alias("n")).orderBy("k")
     out["df_agg"] = [tuple(r) for r in agg.collect()]
     dim = spark.createDataFrame([(i, f"name{i}") for i in range(13)], ["k", "name"])
@@ -40,3 +40,8 @@ def flaky_job(sc):
         return it
 
     return sc.parallelize(range(1000), 4).mapPartitions(flaky).sum()
+
+
+def history_job(sc):
+    """A stage with a stable signature (same call site, same partitions) for the history test."""
+    return sc.parallelize(range(400), 4).map(lambda x: x + 1).sum()

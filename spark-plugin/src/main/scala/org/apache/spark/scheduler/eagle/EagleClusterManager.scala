@@ -3,9 +3,13 @@
  */
 package org.apache.spark.scheduler.eagle
 
+import scala.collection.mutable
+import scala.util.control.NonFatal
+
 import org.apache.spark.{SparkContext, SparkException}
 import org.apache.spark.deploy.LocalSparkCluster
-import org.apache.spark.internal.config
+import org.apache.spark.internal.{config, Logging}
+import org.apache.spark.resource.{ResourceProfile, ResourceProfileManager}
 import org.apache.spark.scheduler.{ExternalClusterManager, SchedulerBackend, TaskScheduler}
 import org.apache.spark.scheduler.cluster.StandaloneSchedulerBackend
 import org.apache.spark.scheduler.local.LocalSchedulerBackend
@@ -23,7 +27,7 @@ import org.apache.spark.scheduler.local.LocalSchedulerBackend
  * Unlike stock local masters, `spark-eagle:local[N]` honours `spark.task.maxFailures`
  * (default 4), so a failing task is retried as on a cluster; `local[N,F]` sets F explicitly.
  */
-private[spark] class EagleClusterManager extends ExternalClusterManager {
+private[spark] class EagleClusterManager extends ExternalClusterManager with Logging {
   import EagleClusterManager._
 
   override def canCreate(masterURL: String): Boolean = masterURL.startsWith(Prefix)
@@ -35,7 +39,40 @@ private[spark] class EagleClusterManager extends ExternalClusterManager {
       case Local(_, failures) =>
         new EagleTaskScheduler(sc, failures.getOrElse(maxFailures), isLocal = true, eagle, masterURL)
       case _ =>
+        useStandaloneDefaultProfile(sc, masterURL.substring(Prefix.length).trim)
         new EagleTaskScheduler(sc, maxFailures, isLocal = false, eagle, masterURL)
+    }
+  }
+
+  /**
+   * Spark derives the default resource profile from the master URL before any cluster
+   * manager runs: for masters starting with `spark://` or `local-cluster` an unset
+   * `spark.executor.cores` means "all the worker's cores", for any other master it means 1.
+   * Our `spark-eagle:` prefix would thus give standalone executors a single core each.
+   * Rebuild the default profile as Spark does for the inner master and put it in place of
+   * the one the ResourceProfileManager cached (private fields, hence reflection). If that
+   * fails, say how to get the same effect by configuration.
+   */
+  private def useStandaloneDefaultProfile(sc: SparkContext, inner: String): Unit = {
+    if (sc.conf.contains(config.EXECUTOR_CORES.key)) return // explicit: both agree already
+    try {
+      val fresh = ResourceProfile.reInitDefaultProfile(sc.conf.clone.set("spark.master", inner))
+      val rpm = sc.resourceProfileManager
+      def field(name: String) = {
+        val f = classOf[ResourceProfileManager].getDeclaredField(name)
+        f.setAccessible(true)
+        f
+      }
+      field("defaultProfile").set(rpm, fresh)
+      field("isStandaloneOrLocalCluster").setBoolean(rpm, true)
+      field("resourceProfileIdToResourceProfile").get(rpm)
+        .asInstanceOf[mutable.HashMap[Int, ResourceProfile]]
+        .put(ResourceProfile.DEFAULT_RESOURCE_PROFILE_ID, fresh)
+    } catch {
+      case NonFatal(e) =>
+        logWarning(s"Eagle: could not give '$inner' executors Spark's standalone default of all " +
+          s"worker cores (${e.getMessage}); executors get 1 core unless you set " +
+          s"${config.EXECUTOR_CORES.key}")
     }
   }
 

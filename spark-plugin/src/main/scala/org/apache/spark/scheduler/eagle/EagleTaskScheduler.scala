@@ -206,6 +206,11 @@ private[spark] class EagleTaskScheduler(
     }
     allowance.clear()
     val freeSlots = offers.map(_.cores / CPUS_PER_TASK).sum - result.map(_.size).sum
+    if (log.isDebugEnabled) {
+      logDebug(s"Eagle round: offers ${offers.map(o => s"${o.executorId}:${o.cores}").mkString(",")} " +
+        s"planned $planned launched ${result.map(_.size).sum} declined $declined " +
+        s"waiting ${tsmByJob.map { case (j, t) => s"$j:${t.waitingTasks}" }.mkString(",")}")
+    }
     if (freeSlots > 0 && tsmByJob.valuesIterator.exists(_.waitingTasks > 0)) {
       needRevive = true
       summary.reviveRequested()
