@@ -4,5 +4,6 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 . scripts/env.sh
-gradle --offline --quiet --no-daemon eagleJar "$@"
+# (Debian's gradle script prints `java -version` to stderr: drop those lines)
+gradle --offline --quiet --no-daemon eagleJar "$@" 2> >(grep -v -E '^(openjdk version|OpenJDK )' >&2)
 ls build/libs/eagle-spark-*.jar

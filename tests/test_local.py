@@ -94,3 +94,15 @@ def test_history_is_saved_and_used_by_the_next_run(eagle_local, tmp_path):
     assert again, r["summary"]["taskSets"]
     assert again[0]["submitEstimateSource"] == "history"
     assert again[0]["signature"] in {e["signature"] for e in history["entries"]}
+
+
+def test_native_failure_without_fallback_fails_the_job(tmp_path):
+    conf = {
+        "spark.scheduler.eagle.debug.failAfterCalls": "5",
+        "spark.scheduler.eagle.fallback": "false",
+    }
+    with spark("spark-eagle:local[2]", conf, summary_path=tmp_path / "s.json") as (s, r):
+        with pytest.raises(Exception) as info:
+            s.sparkContext.parallelize(range(100), 4).sum()
+        assert "fallback=false" in str(info.value)
+    assert r["summary"]["fallback"] is True
