@@ -52,19 +52,32 @@ private[spark] object EagleBench {
     println(f"JNI call overhead: Native.noop $noopNs%.1f ns/call, plain JVM call $plainNs%.2f ns/call " +
       f"(overhead ${noopNs - plainNs}%.1f ns)")
 
-    // offer() through JNI on an engine with 100 executors x 8 slots and 50 task sets
-    val nodes = (0 until 100).map(_ => native.addNode(h, 0, 8))
+    // offer() through JNI in the steady state of examples/offer_latency.rs: 100 executors x 8
+    // slots, 50 live task sets (1 in 5 long); each step ends one running task, replaces a
+    // drained task set, and times one offer(node, 1).
+    val nodes = (0 until 100).map(_ => native.addNode(h, 0, 8)).toArray
     var now = 0L
-    val jobs = (0 until 50).map { i =>
-      val long = i % 5 == 0
-      val j = native.submit(h, now, if (long) 500 else 40, if (long) 1 else 0,
-        if (long) 60000L else 500L, i.toLong)
-      native.setPending(h, now, j, if (long) 500 else 40)
-      j
-    }
-    val running = scala.collection.mutable.ArrayBuffer[(Int, Int)]()
-    nodes.foreach(n => native.offer(h, now, n, 8, Array.emptyIntArray).foreach(j => running += ((n, j))))
     val rnd = new scala.util.Random(7)
+    val pending = scala.collection.mutable.HashMap[Int, Int]()
+    var sig = 0L
+    def submitOne(): Unit = {
+      sig += 1
+      val long = rnd.nextInt(5) == 0
+      val tasks = if (long) 200 + rnd.nextInt(800) else 4 + rnd.nextInt(60)
+      val j = native.submit(h, now, tasks, if (long) 1 else 0, if (long) 60000L else 500L, sig)
+      native.setPending(h, now, j, tasks)
+      pending(j) = tasks
+    }
+    (0 until 50).foreach(_ => submitOne())
+    val running = scala.collection.mutable.ArrayBuffer[(Int, Int)]()
+    def launched(n: Int, j: Int): Unit = {
+      running += ((n, j))
+      pending.get(j).foreach { p =>
+        pending(j) = math.max(0, p - 1)
+        native.setPending(h, now, j, pending(j))
+      }
+    }
+    nodes.foreach(n => native.offer(h, now, n, 8, Array.emptyIntArray).foreach(j => launched(n, j)))
     val empty = Array.emptyIntArray
     val samples = 200000
     val lat = new Array[Long](samples)
@@ -75,18 +88,19 @@ private[spark] object EagleBench {
       val (n, j) = running(k)
       running(k) = running(running.size - 1); running.remove(running.size - 1)
       native.taskFinished(h, now, n, j, 500)
+      if (pending.get(j).contains(0) && !running.exists(_._2 == j)) {
+        pending.remove(j)
+        native.removeJob(h, now, j)
+        submitOne()
+      }
       val t0 = System.nanoTime()
       val plan = native.offer(h, now, n, 1, empty)
       lat(i) = System.nanoTime() - t0
-      plan.foreach(p => running += ((n, p)))
-      if (plan.isEmpty) { // refill: a new task set arrives
-        val nj = native.submit(h, now, 40, 0, 500L, 1000L + i)
-        native.setPending(h, now, nj, 40)
-      }
+      plan.foreach(p => launched(n, p))
       i += 1
     }
     val sorted = lat.take(i).sorted
-    println(s"offer() through JNI (100 executors x 8 slots, 50+ task sets, $i offers): " +
+    println(s"offer() through JNI (100 executors x 8 slots, 50 live task sets, $i offers): " +
       s"median ${sorted(i / 2)} ns, p99 ${sorted((i * 99) / 100)} ns")
     native.destroy(h)
   }

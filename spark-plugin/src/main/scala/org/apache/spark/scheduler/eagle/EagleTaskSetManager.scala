@@ -40,7 +40,24 @@ private[eagle] class EagleTaskSetManager(
     }
   }
 
-  /** Spark's truth about this task set's tasks waiting to launch. */
+  /**
+   * Spark's truth about this task set's tasks waiting to launch: neither successful nor
+   * running. Without speculation each task has at most one running copy, so a subtraction
+   * suffices (it may briefly count a task whose success is still being fetched, which only
+   * costs a decline); with speculation, count exactly.
+   */
   def waitingTasks: Int =
-    if (isZombie) 0 else math.max(0, numTasks - tasksSuccessful - runningTasks)
+    if (isZombie) {
+      0
+    } else if (speculationEnabled) {
+      var n = 0
+      var i = 0
+      while (i < numTasks) {
+        if (!successful(i) && copiesRunning(i) == 0) n += 1
+        i += 1
+      }
+      n
+    } else {
+      math.max(0, numTasks - tasksSuccessful - runningTasks)
+    }
 }
