@@ -155,6 +155,10 @@ impl Driver {
     /// A task set was submitted. `hint_class`/`hint_estimate` come from the local
     /// properties `spark.scheduler.eagle.job.class` / `...estimatedTaskMs`; `signature`
     /// is a stable hash of the stage (used for the history). Returns the job id.
+    ///
+    /// Job ids are recycled once a removed job has no task running and no entry queued,
+    /// so a host must not use an id after [`Driver::remove_job`] plus the end of its tasks
+    /// (the plugin keys its own state by task set, not by id).
     pub fn submit(
         &mut self,
         now: Time,
