@@ -292,17 +292,11 @@ impl Engine {
     /// A task of `job` that ran on `node` ended (success or failure): its slot frees.
     pub fn task_finished(&mut self, now: Time, node: NodeId, job: JobId, out: &mut Vec<Output>) {
         let ni = node.0 as usize;
-        let Some(n) = self.nodes.get_mut(ni) else { return };
-        if !n.live {
-            return; // forgotten with the node
+        if !self.nodes.get(ni).is_some_and(|n| n.live) {
+            return; // unknown, or forgotten with the node
         }
-        let Some(r) = n.take_running(job) else { return };
-        n.free += 1;
-        self.busy -= 1;
-        if r.long {
-            n.running_long = n.running_long.saturating_sub(1);
-        }
-        n.long_started = None;
+        let Some(r) = self.release_slot(ni, job) else { return };
+        self.nodes[ni].long_started = None;
         if r.reservation {
             self.release_reservation(ni, r.marks_long, r.est);
         }
@@ -354,12 +348,12 @@ impl Engine {
     /// `node` (e.g. locality): undo that launch.
     pub fn decline(&mut self, now: Time, node: NodeId, job: JobId) {
         let ni = node.0 as usize;
-        let Some(n) = self.nodes.get_mut(ni) else { return };
-        let Some(r) = n.take_running(job) else { return };
-        n.free += 1;
-        self.busy -= 1;
+        if ni >= self.nodes.len() {
+            return;
+        }
+        let Some(r) = self.release_slot(ni, job) else { return };
+        let n = &mut self.nodes[ni];
         if r.long {
-            n.running_long = n.running_long.saturating_sub(1);
             n.long_started = None;
         }
         self.counters.declines += 1;
@@ -389,6 +383,18 @@ impl Engine {
             self.remaining[job.0 as usize] = j.unlaunched as f64 * j.est;
         }
         let _ = now;
+    }
+
+    /// Frees the slot of one running task of `job` on node `ni`, returning its record.
+    fn release_slot(&mut self, ni: usize, job: JobId) -> Option<Running> {
+        let n = &mut self.nodes[ni];
+        let r = n.take_running(job)?;
+        n.free += 1;
+        self.busy -= 1;
+        if r.long {
+            n.running_long = n.running_long.saturating_sub(1);
+        }
+        Some(r)
     }
 
     /// Driver mode: the host's truth about how many tasks of `job` wait to launch

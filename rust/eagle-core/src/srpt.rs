@@ -45,44 +45,43 @@ pub enum Pick {
 /// Eagle's choice (Algorithm 1) over the queue in order. The caller removes
 /// probes of jobs with nothing left (`remaining() < 0`) before the scan.
 pub fn pick_sbp<C: Candidate>(entries: impl Iterator<Item = C>, factor: f64) -> Pick {
+    scan(entries, factor, Variant::Eagle)
+}
+
+/// Plain SRPT (DLWL/Yaq-D): all entries compete, strict slack test.
+pub fn pick_plain<C: Candidate>(entries: impl Iterator<Item = C>, factor: f64) -> Pick {
+    scan(entries, factor, Variant::Plain)
+}
+
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Variant {
+    /// Long work at the head runs first and is never bypassed; `est <= slack`.
+    Eagle,
+    /// Every entry competes; `est < slack`.
+    Plain,
+}
+
+fn scan<C: Candidate>(entries: impl Iterator<Item = C>, factor: f64, variant: Variant) -> Pick {
     let mut best: Option<usize> = None;
     let mut min_remaining = f64::INFINITY;
     let mut min_slack = f64::INFINITY;
     for (i, e) in entries.enumerate() {
-        if e.is_long() {
+        if variant == Variant::Eagle && e.is_long() {
             if i == 0 {
                 return Pick::At(0);
             }
             break; // never bypass long work
         }
         let est = e.estimate();
-        if e.remaining() < min_remaining && est <= min_slack {
+        let fits = match variant {
+            Variant::Eagle => est <= min_slack,
+            Variant::Plain => est < min_slack,
+        };
+        if e.remaining() < min_remaining && fits {
             best = Some(i);
             min_remaining = e.remaining();
         }
-        let slack = factor * est - e.accumulated_delay();
-        if slack < min_slack {
-            min_slack = slack;
-        }
-    }
-    best.map_or(Pick::Empty, Pick::At)
-}
-
-/// Plain SRPT (DLWL/Yaq-D): all entries compete, strict slack test.
-pub fn pick_plain<C: Candidate>(entries: impl Iterator<Item = C>, factor: f64) -> Pick {
-    let mut best: Option<usize> = None;
-    let mut min_remaining = f64::INFINITY;
-    let mut min_slack = f64::INFINITY;
-    for (i, e) in entries.enumerate() {
-        let est = e.estimate();
-        if e.remaining() < min_remaining && est < min_slack {
-            best = Some(i);
-            min_remaining = e.remaining();
-        }
-        let slack = factor * est - e.accumulated_delay();
-        if slack < min_slack {
-            min_slack = slack;
-        }
+        min_slack = min_slack.min(factor * est - e.accumulated_delay());
     }
     best.map_or(Pick::Empty, Pick::At)
 }
