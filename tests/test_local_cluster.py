@@ -160,3 +160,27 @@ def test_killed_executor_loses_no_task(eagle_cluster):
     assert killed["sum"] == sum(x * x for x in range(16))
     assert summary["fallback"] is False, summary["fallbackReason"]
     assert summary["jobs"][-1]["result"] == "succeeded"
+
+
+def test_dds_summary_has_interval_history_and_locality_mix(eagle_cluster):
+    """DDS is on by default: every task set reports its interval time series (the initial
+    intervals, then the updates of finished tasks) and the locality-level mix."""
+    _, _, _, summary = eagle_cluster
+    assert summary["fallback"] is False, summary["fallbackReason"]
+    assert summary["config"]["dds.enabled"] is True
+    levels = {"PROCESS_LOCAL", "NODE_LOCAL", "NO_PREF", "RACK_LOCAL", "ANY"}
+    updated = 0
+    for t in summary["taskSets"]:
+        h = t["delayHistory"]
+        assert h is not None and len(h) >= 3, t  # the initial process/node/rack intervals
+        assert {s["level"] for s in h[:3]} == {"PROCESS_LOCAL", "NODE_LOCAL", "RACK_LOCAL"}
+        assert all(0 <= s["intervalMs"] <= 10000 for s in h), h
+        assert all(a["atMs"] <= b["atMs"] for a, b in zip(h, h[1:])), h
+        updated += len(h) > 3
+        assert set(t["locality"]) == levels
+        assert abs(sum(t["locality"].values()) - 1.0) < 1e-6 or sum(t["localityLaunches"].values()) == 0
+    # the jobs over cached blocks have process-local preferences: their tasks fed back
+    assert updated >= 1, [t["delayHistory"] for t in summary["taskSets"]]
+    total = summary["locality"]
+    assert abs(sum(total["fractions"].values()) - 1.0) < 1e-6
+    assert total["launches"]["PROCESS_LOCAL"] > 0, total

@@ -149,6 +149,12 @@ fn longs_out<'l>(env: &mut Env<'l>, v: &[i64]) -> Res<JLongArray<'l>> {
     Ok(a)
 }
 
+fn doubles_out<'l>(env: &mut Env<'l>, v: &[f64]) -> Res<JDoubleArray<'l>> {
+    let a = JDoubleArray::new(env, v.len())?;
+    a.set_region(env, 0, v)?;
+    Ok(a)
+}
+
 fn path_in(env: &Env<'_>, a: &JByteArray<'_>) -> Res<PathBuf> {
     let bytes = env.convert_byte_array(a)?;
     let s = String::from_utf8(bytes).map_err(|_| "path is not UTF-8".to_string())?;
@@ -429,6 +435,118 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_historySave<
         with_state(h, |st| Ok(state::save_history(&st.driver, &path)?))
     })
     .resolve_with::<ThrowEagle, _>(|| "historySave")
+}
+
+/// `enableDelay(handle, params: Array[Double]): Unit` — turns on Dynamic Delay Scheduling
+/// for task sets submitted from now on; layout in [`state::DELAY_PARAM_NAMES`].
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_enableDelay<'l>(
+    mut env: EnvUnowned<'l>,
+    _this: JObject<'l>,
+    h: jlong,
+    params: JDoubleArray<'l>,
+) {
+    env.with_env(|env| -> Res<()> {
+        let n = params.len(env)?;
+        let mut p = vec![0f64; n];
+        params.get_region(env, 0, &mut p)?;
+        let params = state::decode_delay_params(&p)?;
+        with_state(h, |st| Ok(st.driver.enable_delay(params)?))
+    })
+    .resolve_with::<ThrowEagle, _>(|| "enableDelay")
+}
+
+/// `allowedLocality(handle, nowMs, job, valid, pending): Int` — the least local level
+/// (Spark `TaskLocality` id) `job` may launch at now. `valid`: the task set's levels, most
+/// local first; `pending[i]` 1 if tasks still wait at `valid[i]`, else 0.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_allowedLocality<'l>(
+    mut env: EnvUnowned<'l>,
+    _this: JObject<'l>,
+    h: jlong,
+    now_ms: jlong,
+    job: jint,
+    valid: JIntArray<'l>,
+    pending: JIntArray<'l>,
+) -> jint {
+    env.with_env(|env| -> Res<jint> {
+        let job = state::job_id(job)?;
+        let valid = state::levels(&ints_in(env, &valid)?)?;
+        let pending = state::pending_flags(&ints_in(env, &pending)?, valid.len())?;
+        with_state(h, |st| {
+            Ok(st.driver.allowed_locality(state::ms_to_s(now_ms), job, &valid, &pending) as jint)
+        })
+    })
+    .resolve_with::<ThrowEagle, _>(|| "allowedLocality")
+}
+
+/// `launchedAt(handle, nowMs, job, level, valid): Unit` — `job` launched a task at `level`;
+/// its locality timer resets.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_launchedAt<'l>(
+    mut env: EnvUnowned<'l>,
+    _this: JObject<'l>,
+    h: jlong,
+    now_ms: jlong,
+    job: jint,
+    level: jint,
+    valid: JIntArray<'l>,
+) {
+    env.with_env(|env| -> Res<()> {
+        let job = state::job_id(job)?;
+        let level = state::level(level)?;
+        let valid = state::levels(&ints_in(env, &valid)?)?;
+        with_state(h, |st| {
+            st.driver.launched_at(state::ms_to_s(now_ms), job, level, &valid);
+            Ok(())
+        })
+    })
+    .resolve_with::<ThrowEagle, _>(|| "launchedAt")
+}
+
+/// `localityFeedback(handle, nowMs, job, preferred, actual, netOhMs): Unit` — a task of
+/// `job` preferred level `preferred`, ran at `actual` and lost `netOhMs` to non-locality.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_localityFeedback<'l>(
+    mut env: EnvUnowned<'l>,
+    _this: JObject<'l>,
+    h: jlong,
+    now_ms: jlong,
+    job: jint,
+    preferred: jint,
+    actual: jint,
+    net_oh_ms: f64,
+) {
+    env.with_env(|_env| -> Res<()> {
+        let job = state::job_id(job)?;
+        let preferred = state::level(preferred)?;
+        let actual = state::level(actual)?;
+        if !net_oh_ms.is_finite() || net_oh_ms < 0.0 {
+            return Err(format!("netOhMs must be a finite number >= 0, got {net_oh_ms}").into());
+        }
+        with_state(h, |st| {
+            st.driver.locality_feedback(state::ms_to_s(now_ms), job, preferred, actual, net_oh_ms / 1000.0);
+            Ok(())
+        })
+    })
+    .resolve_with::<ThrowEagle, _>(|| "localityFeedback")
+}
+
+/// `delayHistory(handle, job): Array[Double]` — the job's interval time series, flattened
+/// `(atMs, level, intervalMs)` triples, oldest first (empty without delay scheduling).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_delayHistory<'l>(
+    mut env: EnvUnowned<'l>,
+    _this: JObject<'l>,
+    h: jlong,
+    job: jint,
+) -> JDoubleArray<'l> {
+    env.with_env(|env| -> Res<JDoubleArray<'l>> {
+        let job = state::job_id(job)?;
+        let v = with_state(h, |st| Ok(state::flatten_history(&st.driver.delay_history(job))))?;
+        doubles_out(env, &v)
+    })
+    .resolve_with::<ThrowEagle, _>(|| "delayHistory")
 }
 
 /// `noop(handle): Long` — returns its argument; measures the bare JNI call cost.

@@ -3,6 +3,7 @@
 //!
 //! Nothing here touches the JVM, so it is unit-tested with plain `cargo test`.
 
+use eagle_core::delay::{DelayParams, Level, Sample};
 use eagle_core::{Class, Counters, Driver, DriverConfig, EstimateSource, JobId, NodeId};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -107,6 +108,74 @@ impl Params {
             fail_after_calls: if fail < 0.0 { None } else { Some(fail as u64) },
         })
     }
+}
+
+/// Names of the `enableDelay(handle, params: Array[Double])` slots, in order. `Native.scala`
+/// builds the array in exactly this order (see `EagleConf.toDelayParams`). Waits are
+/// milliseconds; the window is a plain number (2 = the paper's rule).
+pub const DELAY_PARAM_NAMES: [&str; 6] =
+    ["processWaitMs", "nodeWaitMs", "rackWaitMs", "minWaitMs", "maxWaitMs", "window"];
+
+/// Decodes the [`DELAY_PARAM_NAMES`] layout into the engine's [`DelayParams`] (seconds).
+pub fn decode_delay_params(p: &[f64]) -> Result<DelayParams, String> {
+    if p.len() != DELAY_PARAM_NAMES.len() {
+        return Err(format!(
+            "expected {} delay parameters ({}), got {}",
+            DELAY_PARAM_NAMES.len(),
+            DELAY_PARAM_NAMES.join(", "),
+            p.len()
+        ));
+    }
+    for (name, v) in DELAY_PARAM_NAMES.iter().zip(p) {
+        if !v.is_finite() || *v < 0.0 {
+            return Err(format!("delay parameter {name} must be a finite number >= 0, got {v}"));
+        }
+    }
+    let mut initial = [0.0; 5];
+    initial[Level::ProcessLocal as usize] = p[0] / 1000.0;
+    initial[Level::NodeLocal as usize] = p[1] / 1000.0;
+    initial[Level::RackLocal as usize] = p[2] / 1000.0;
+    let params = DelayParams { initial, min: p[3] / 1000.0, max: p[4] / 1000.0, window: p[5] };
+    params.validate()?;
+    Ok(params)
+}
+
+/// A locality level code on the JNI surface: Spark's `TaskLocality` id (0 PROCESS_LOCAL,
+/// 1 NODE_LOCAL, 2 NO_PREF, 3 RACK_LOCAL, 4 ANY).
+pub fn level(code: i32) -> Result<Level, String> {
+    u32::try_from(code)
+        .ok()
+        .and_then(Level::from_index)
+        .ok_or_else(|| format!("locality level must be in [0, 4], got {code}"))
+}
+
+/// Decodes a task set's valid levels (most local first, strictly increasing).
+pub fn levels(codes: &[i32]) -> Result<Vec<Level>, String> {
+    let v = codes.iter().map(|&c| level(c)).collect::<Result<Vec<_>, _>>()?;
+    if v.windows(2).any(|w| w[0] >= w[1]) {
+        return Err(format!("valid locality levels must be strictly increasing, got {codes:?}"));
+    }
+    Ok(v)
+}
+
+/// Decodes the per-level pending flags (0/1), one per valid level.
+pub fn pending_flags(flags: &[i32], valid: usize) -> Result<Vec<bool>, String> {
+    if flags.len() != valid {
+        return Err(format!("expected {valid} pending flags (one per valid level), got {}", flags.len()));
+    }
+    flags
+        .iter()
+        .map(|&f| match f {
+            0 => Ok(false),
+            1 => Ok(true),
+            other => Err(format!("pending flag must be 0 or 1, got {other}")),
+        })
+        .collect()
+}
+
+/// Flattens an interval history into `(atMs, level, intervalMs)` triples.
+pub fn flatten_history(h: &[Sample]) -> Vec<f64> {
+    h.iter().flat_map(|s| [s.at * 1000.0, s.level as u32 as f64, s.interval * 1000.0]).collect()
 }
 
 /// Milliseconds since the plugin's start (JVM side) to engine seconds.
@@ -360,5 +429,46 @@ mod tests {
         assert!(parse_history(r#"{"format":"other","entries":[]}"#).is_err());
         assert!(parse_history(r#"{"format":"eagle-history/1","entries":[{"signature":"zz","meanMs":1,"samples":1}]}"#)
             .is_err());
+    }
+
+    #[test]
+    fn delay_params_decode_ms_to_seconds_and_validate() {
+        let p = decode_delay_params(&[3000.0, 2000.0, 1000.0, 0.0, 10000.0, 2.0]).unwrap();
+        assert_eq!(p.initial, [3.0, 2.0, 0.0, 1.0, 0.0]);
+        assert_eq!((p.min, p.max, p.window), (0.0, 10.0, 2.0));
+        let e = decode_delay_params(&[3000.0; 5]).unwrap_err();
+        assert!(e.contains("expected 6 delay parameters") && e.contains("processWaitMs"), "{e}");
+        let e = decode_delay_params(&[3000.0, -1.0, 0.0, 0.0, 1.0, 2.0]).unwrap_err();
+        assert!(e.contains("nodeWaitMs"), "{e}");
+        let e = decode_delay_params(&[0.0, 0.0, 0.0, 0.0, 1.0, f64::NAN]).unwrap_err();
+        assert!(e.contains("window"), "{e}");
+        let e = decode_delay_params(&[0.0, 0.0, 0.0, 5000.0, 1000.0, 2.0]).unwrap_err();
+        assert!(e.contains("max wait"), "{e}");
+        let e = decode_delay_params(&[0.0, 0.0, 0.0, 0.0, 1000.0, 0.5]).unwrap_err();
+        assert!(e.contains("window"), "{e}");
+    }
+
+    #[test]
+    fn level_codes_are_sparks_task_locality_ids() {
+        assert_eq!(level(0).unwrap(), Level::ProcessLocal);
+        assert_eq!(level(2).unwrap(), Level::NoPref);
+        assert_eq!(level(4).unwrap(), Level::Any);
+        assert!(level(5).is_err() && level(-1).is_err());
+        assert_eq!(levels(&[0, 1, 4]).unwrap(), vec![Level::ProcessLocal, Level::NodeLocal, Level::Any]);
+        assert!(levels(&[1, 0]).unwrap_err().contains("increasing"));
+        assert!(levels(&[1, 1]).is_err());
+        assert_eq!(pending_flags(&[1, 0], 2).unwrap(), vec![true, false]);
+        assert!(pending_flags(&[1], 2).is_err());
+        assert!(pending_flags(&[2, 0], 2).is_err());
+    }
+
+    #[test]
+    fn history_flattens_to_ms_triples() {
+        let h = [
+            Sample { at: 1.5, level: Level::NodeLocal, interval: 3.0 },
+            Sample { at: 2.0, level: Level::RackLocal, interval: 0.25 },
+        ];
+        assert_eq!(flatten_history(&h), vec![1500.0, 1.0, 3000.0, 2000.0, 3.0, 250.0]);
+        assert!(flatten_history(&[]).is_empty());
     }
 }

@@ -29,7 +29,23 @@ private[eagle] case class EagleConf(
     nativePath: Option[String],
     fallback: Boolean,
     seed: Long,
-    failAfterCalls: Long) {
+    failAfterCalls: Long,
+    ddsEnabled: Boolean = true,
+    ddsMinWaitMs: Long = 0L,
+    ddsMaxWaitMs: Long = 10000L,
+    ddsWindow: Double = 2.0,
+    localityWaitProcessMs: Long = 3000L,
+    localityWaitNodeMs: Long = 3000L,
+    localityWaitRackMs: Long = 3000L) {
+
+  /** The `Native.enableDelay` parameter array, in the layout of [[Native.DelayParamNames]]. */
+  def toDelayParams: Array[Double] = Array(
+    localityWaitProcessMs.toDouble,
+    localityWaitNodeMs.toDouble,
+    localityWaitRackMs.toDouble,
+    ddsMinWaitMs.toDouble,
+    ddsMaxWaitMs.toDouble,
+    ddsWindow)
 
   /** The `Native.create` parameter array, in the layout of [[Native.ParamNames]]. */
   def toNativeParams: Array[Double] = Array(
@@ -57,7 +73,14 @@ private[eagle] case class EagleConf(
     "native.path" -> nativePath.orNull,
     "fallback" -> fallback,
     "seed" -> seed,
-    "debug.failAfterCalls" -> failAfterCalls)
+    "debug.failAfterCalls" -> failAfterCalls,
+    "dds.enabled" -> ddsEnabled,
+    "dds.minWaitMs" -> ddsMinWaitMs,
+    "dds.maxWaitMs" -> ddsMaxWaitMs,
+    "dds.window" -> ddsWindow,
+    "dds.initialWaitMs.process" -> localityWaitProcessMs,
+    "dds.initialWaitMs.node" -> localityWaitNodeMs,
+    "dds.initialWaitMs.rack" -> localityWaitRackMs)
 }
 
 private[eagle] object EagleConf {
@@ -93,7 +116,18 @@ private[eagle] object EagleConf {
         "false aborts the running jobs instead."),
     Key("seed", "42", "Seed of the engine's random choices (integer in [0, 2^53))."),
     Key("debug.failAfterCalls", "-1",
-      "Test hook: the native side panics on every call after this many (-1 = never)."))
+      "Test hook: the native side panics on every call after this many (-1 = never)."),
+    Key("dds.enabled", "true",
+      "Dynamic Delay Scheduling: adaptive per-stage, per-level locality waits replace Spark's " +
+        "fixed spark.locality.wait* for task sets under the plugin (initial intervals: " +
+        "spark.locality.wait.process/.node/.rack)."),
+    Key("dds.minWaitMs", "0", "Lower bound of every adaptive locality wait (ms, integer >= 0)."),
+    Key("dds.maxWaitMs", "10000",
+      "Upper bound of every adaptive locality wait (ms, integer >= dds.minWaitMs); a task set " +
+        "that launched nothing for this long may launch at any level."),
+    Key("dds.window", "2",
+      "Averaging window of the update interval <- interval + (t_netOH - interval) / window " +
+        "(a number >= 1; 2 = the paper's rule)."))
 
   private val known: Set[String] = Keys.map(k => Prefix + k.name).toSet
 
@@ -142,6 +176,24 @@ private[eagle] object EagleConf {
       case "false" => false
       case v => bad("fallback", v, "true or false")
     }
+    val ddsEnabled = raw("dds.enabled").getOrElse("true").toLowerCase(Locale.ROOT) match {
+      case "true" => true
+      case "false" => false
+      case v => bad("dds.enabled", v, "true or false")
+    }
+    val ddsMin = long("dds.minWaitMs", 0)
+    val ddsMax = long("dds.maxWaitMs", 0)
+    if (ddsMax < ddsMin) {
+      bad("dds.maxWaitMs", ddsMax.toString, s"an integer >= ${Prefix}dds.minWaitMs ($ddsMin)")
+    }
+    val ddsWindow = double("dds.window", _ >= 1, "a number >= 1")
+    // Spark's own locality waits: the initial adaptive intervals.
+    def sparkWait(key: String): Long = {
+      val v = conf.get(key, conf.get("spark.locality.wait", "3s"))
+      Try(conf.getTimeAsMs(key, conf.get("spark.locality.wait", "3s"))).toOption.filter(_ >= 0)
+        .getOrElse(throw new IllegalArgumentException(
+          s"Invalid configuration: $key = '$v': expected a time >= 0 (e.g. 3s)"))
+    }
     EagleConf(
       cutoffMs = long("cutoffMs", 1),
       shortPartition = double("shortPartition", x => x >= 0 && x < 1, "a number in [0, 1)"),
@@ -155,7 +207,14 @@ private[eagle] object EagleConf {
       nativePath = path("native.path"),
       fallback = fallback,
       seed = long("seed", 0, (1L << 53) - 1),
-      failAfterCalls = long("debug.failAfterCalls", -1))
+      failAfterCalls = long("debug.failAfterCalls", -1),
+      ddsEnabled = ddsEnabled,
+      ddsMinWaitMs = ddsMin,
+      ddsMaxWaitMs = ddsMax,
+      ddsWindow = ddsWindow,
+      localityWaitProcessMs = sparkWait("spark.locality.wait.process"),
+      localityWaitNodeMs = sparkWait("spark.locality.wait.node"),
+      localityWaitRackMs = sparkWait("spark.locality.wait.rack"))
   }
 
   /**

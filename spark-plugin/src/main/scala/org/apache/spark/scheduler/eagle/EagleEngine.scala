@@ -38,6 +38,7 @@ private[eagle] final class EagleEngine(conf: EagleConf) extends Logging {
     try {
       NativeLibrary.load(conf.nativePath)
       handle = native.create(conf.toNativeParams)
+      if (conf.ddsEnabled) native.enableDelay(handle, conf.toDelayParams)
     } catch {
       case e: Throwable if NonFatal(e) || e.isInstanceOf[LinkageError] => fail("create", e)
     }

@@ -31,7 +31,8 @@ private[eagle] class EagleSummary(conf: EagleConf, master: String) extends Spark
       stageId: Int, attempt: Int, sparkJobId: Int, eagleJob: Int, stageName: String,
       signature: Long, tasks: Int, hintClass: Int, hintEstimateMs: Long,
       submitClass: String, submitEstimateMs: Long, submitSource: String, submitMs: Long,
-      var cls: String, var estimateMs: Long, var source: String, var endMs: Long = -1L)
+      var cls: String, var estimateMs: Long, var source: String, var endMs: Long = -1L,
+      var launches: Array[Long] = null, var delayHistory: Array[Double] = null)
 
   private val jobs = new mutable.LinkedHashMap[Int, JobRec]
   private val taskSets = new mutable.LinkedHashMap[(Int, Int), TaskSetRec]
@@ -93,6 +94,38 @@ private[eagle] class EagleSummary(conf: EagleConf, master: String) extends Spark
     }
   }
 
+  /**
+   * A task set's launches per locality level (TaskLocality id) and, with DDS, its interval
+   * history as flattened `(atMs, level, intervalMs)` triples (engine time: ms since the
+   * scheduler started).
+   */
+  def taskSetLocality(ts: TaskSet, launches: Array[Long], history: Option[Array[Double]]): Unit =
+    synchronized {
+      taskSets.get((ts.stageId, ts.stageAttemptId)).foreach { r =>
+        r.launches = launches.clone()
+        history.foreach(h => r.delayHistory = h.clone())
+      }
+    }
+
+  private def localityJson(counts: Array[Long]): JValue = {
+    val total = counts.sum
+    JObject(Native.LevelNames.zip(counts).toList.map { case (k, n) =>
+      k -> (if (total > 0) JDouble(n.toDouble / total) else JDouble(0.0))
+    })
+  }
+
+  private def countsJson(counts: Array[Long]): JValue =
+    JObject(Native.LevelNames.zip(counts).toList.map { case (k, n) => k -> num(n) })
+
+  private def historyJson(h: Array[Double]): JValue =
+    JArray(h.grouped(3).filter(_.length == 3).toList.map { t =>
+      val lvl = t(1).toInt
+      JObject(
+        "atMs" -> num(math.round(t(0))),
+        "level" -> JString(if (lvl >= 0 && lvl < Native.LevelNames.size) Native.LevelNames(lvl) else lvl.toString),
+        "intervalMs" -> JDouble(t(2)))
+    })
+
   def setCounters(c: Array[Long]): Unit = synchronized { counters = Some(c.clone()) }
 
   def setFallback(reason: Option[String]): Unit = synchronized { fallbackReason = reason }
@@ -124,6 +157,11 @@ private[eagle] class EagleSummary(conf: EagleConf, master: String) extends Spark
         JObject(Native.CounterNames.zip(c).map { case (k, v) => k -> num(v) }.toList)
       }.getOrElse(JNull),
       "plugin" -> JObject(plugin.toList.map { case (k, v) => k -> num(v) }),
+      "locality" -> {
+        val all = new Array[Long](Native.LevelNames.size)
+        taskSets.values.foreach(t => Option(t.launches).foreach(_.zipWithIndex.foreach { case (n, i) => all(i) += n }))
+        JObject("launches" -> countsJson(all), "fractions" -> localityJson(all))
+      },
       "jobs" -> JArray(jobs.values.toList.map { j =>
         JObject(
           "jobId" -> JInt(j.id),
@@ -153,7 +191,10 @@ private[eagle] class EagleSummary(conf: EagleConf, master: String) extends Spark
           "estimateMs" -> (if (t.estimateMs >= 0) num(t.estimateMs) else JNull),
           "estimateSource" -> str(t.source),
           "submitMs" -> num(t.submitMs),
-          "endMs" -> (if (t.endMs >= 0) num(t.endMs) else JNull))
+          "endMs" -> (if (t.endMs >= 0) num(t.endMs) else JNull),
+          "localityLaunches" -> Option(t.launches).map(countsJson).getOrElse(JNull),
+          "locality" -> Option(t.launches).map(localityJson).getOrElse(JNull),
+          "delayHistory" -> Option(t.delayHistory).map(historyJson).getOrElse(JNull))
       }))
   }
 

@@ -52,6 +52,8 @@ private[spark] class EagleTaskScheduler(
   /** Engine time: milliseconds since this scheduler was created. */
   private def nowMs: Long = (System.nanoTime() - startNanos) / 1000000L
 
+  private[eagle] def engineNowMs: Long = nowMs
+
   private[eagle] val engine = new EagleEngine(eagleConf)
   engine.start()
   if (engine.hardFailed) {
@@ -72,6 +74,9 @@ private[spark] class EagleTaskScheduler(
 
   /** True while the stock round runs under a plan (read by EagleTaskSetManager). */
   private[eagle] def planActive: Boolean = _planActive && engine.active
+
+  /** Dynamic Delay Scheduling is in charge of the locality waits (see EagleTaskSetManager). */
+  private[eagle] def ddsActive: Boolean = eagleConf.ddsEnabled && engine.active
 
   private[eagle] def takeAllowance(execId: String, job: Int): Boolean = {
     allowance.get(execId).flatMap(_.get(job)) match {
@@ -138,9 +143,16 @@ private[spark] class EagleTaskScheduler(
         tsmByJob.remove(m.eagleJob)
         val now = nowMs
         val info = engine.call("jobInfo")(_.jobInfo(_, m.eagleJob))
+        // The interval history lives with the engine's job: fetch it before removeJob.
+        val history =
+          if (eagleConf.ddsEnabled) engine.call("delayHistory")(_.delayHistory(_, m.eagleJob))
+          else None
         engine.call("removeJob")(_.removeJob(_, now, m.eagleJob))
         engine.call("counters")(_.counters(_)).foreach(summary.setCounters)
         summary.taskSetEnded(m.taskSet, info)
+        summary.taskSetLocality(m.taskSet, m.launchesByLevel, history)
+      case m: EagleTaskSetManager =>
+        summary.taskSetLocality(m.taskSet, m.launchesByLevel, None)
       case _ =>
     }
   }

@@ -3,7 +3,10 @@
  */
 package org.apache.spark.scheduler.eagle
 
-import org.apache.spark.scheduler.{HealthTracker, TaskDescription, TaskLocality, TaskSet, TaskSetManager}
+import scala.util.control.NonFatal
+
+import org.apache.spark.executor.TaskMetrics
+import org.apache.spark.scheduler.{DirectTaskResult, ExecutorCacheTaskLocation, HDFSCacheTaskLocation, HealthTracker, TaskDescription, TaskLocality, TaskSet, TaskSetManager}
 
 /**
  * A stock `TaskSetManager` that launches a task only where the engine's plan allows it.
@@ -13,6 +16,17 @@ import org.apache.spark.scheduler.{HealthTracker, TaskDescription, TaskLocality,
  * this task set no slot on that executor. Outside a planned round (fallback, or the engine
  * never knew this task set: `eagleJob < 0`) and for barrier task sets, which need all their
  * slots at once, it behaves exactly like the stock class.
+ *
+ * Dynamic Delay Scheduling (`spark.scheduler.eagle.dds.enabled`, see README): while the
+ * engine is healthy, Spark's own locality waits of this task set are zeroed
+ * (`localityWaits`, which Spark computes from `spark.locality.wait*` at construction and in
+ * `recomputeLocality`) and every offer is capped at `min(maxLocality, engine's allowed
+ * level)`: Spark's `getAllowedLocalityLevel` then never holds a task back by itself, and the
+ * engine's adaptive per-level intervals decide alone how long the task set waits for a
+ * local slot. Spark still picks the task (`dequeueTask`), so retries, speculation and
+ * zombie state are untouched. On a fallback the stock waits are restored before the next
+ * offer. Each successful task reports its estimated network overhead
+ * (`localityFeedback`, see [[netOverheadMs]]).
  */
 private[eagle] class EagleTaskSetManager(
     eagleSched: EagleTaskScheduler,
@@ -22,6 +36,47 @@ private[eagle] class EagleTaskSetManager(
     val eagleJob: Int)
   extends TaskSetManager(eagleSched, taskSet, maxTaskFailures, healthTracker) {
 
+  // ---- Dynamic Delay Scheduling ---------------------------------------------------------
+
+  /** Spark's own waits (from spark.locality.wait*), restored whenever DDS is off. */
+  private var sparkWaits: Array[Long] = localityWaits
+
+  /** Tasks launched at each level (TaskLocality id), for the summary's locality mix. */
+  private[eagle] val launchesByLevel = new Array[Long](5)
+
+  /** Sum and count of (run time - fetch wait) of tasks that ran at their preferred level. */
+  private var localComputeMsSum = 0.0
+  private var localCount = 0L
+
+  private def ddsOn: Boolean = eagleJob >= 0 && !isBarrier && eagleSched.ddsActive
+
+  /** Zero Spark's waits while the engine's adaptive waits are in charge; else Spark's own. */
+  private def syncWaits(): Unit = {
+    val want = if (ddsOn) new Array[Long](sparkWaits.length) else sparkWaits
+    if (!java.util.Arrays.equals(localityWaits, want)) localityWaits = want
+  }
+  syncWaits()
+
+  override def recomputeLocality(): Unit = {
+    super.recomputeLocality()
+    sparkWaits = localityWaits
+    syncWaits()
+  }
+
+  private def needsScheduling(i: Int): Boolean = copiesRunning(i) == 0 && !successful(i)
+
+  /** Whether tasks still wait at `level` (Spark's `moreTasksToRunIn`, on live locations). */
+  private def pendingAt(level: TaskLocality.TaskLocality): Boolean = level match {
+    case TaskLocality.PROCESS_LOCAL => pendingTasks.forExecutor.exists { case (e, ts) =>
+      ts.exists(needsScheduling) && eagleSched.isExecutorAlive(e) }
+    case TaskLocality.NODE_LOCAL => pendingTasks.forHost.exists { case (h, ts) =>
+      ts.exists(needsScheduling) && eagleSched.hasExecutorsAliveOnHost(h) }
+    case TaskLocality.NO_PREF => pendingTasks.noPrefs.exists(needsScheduling)
+    case TaskLocality.RACK_LOCAL => pendingTasks.forRack.exists { case (r, ts) =>
+      ts.exists(needsScheduling) && eagleSched.hasHostAliveOnRack(r) }
+    case _ => pendingTasks.all.exists(needsScheduling)
+  }
+
   override def resourceOffer(
       execId: String,
       host: String,
@@ -29,15 +84,123 @@ private[eagle] class EagleTaskSetManager(
       taskCpus: Int,
       taskResourceAssignments: Map[String, Map[String, Long]])
     : (Option[TaskDescription], Boolean, Int) = {
+    syncWaits()
     if (eagleJob < 0 || isBarrier || !eagleSched.planActive) {
-      super.resourceOffer(execId, host, maxLocality, taskCpus, taskResourceAssignments)
+      offerWithDelay(execId, host, maxLocality, taskCpus, taskResourceAssignments)
     } else if (!eagleSched.takeAllowance(execId, eagleJob)) {
       (None, false, -1)
     } else {
-      val r = super.resourceOffer(execId, host, maxLocality, taskCpus, taskResourceAssignments)
+      val r = offerWithDelay(execId, host, maxLocality, taskCpus, taskResourceAssignments)
       if (r._1.isEmpty) eagleSched.returnAllowance(execId, eagleJob)
       r
     }
+  }
+
+  /**
+   * The stock offer, capped at the engine's allowed level while DDS is on. Spark's NO_PREF
+   * pass (maxLocality = NO_PREF) skips delay scheduling in stock Spark too, so it is not capped.
+   */
+  private def offerWithDelay(
+      execId: String,
+      host: String,
+      maxLocality: TaskLocality.TaskLocality,
+      taskCpus: Int,
+      taskResourceAssignments: Map[String, Map[String, Long]])
+    : (Option[TaskDescription], Boolean, Int) = {
+    var cap = maxLocality
+    if (ddsOn && maxLocality != TaskLocality.NO_PREF && myLocalityLevels.length > 1) {
+      val valid = myLocalityLevels.map(_.id)
+      val pending = myLocalityLevels.map(l => if (pendingAt(l)) 1 else 0)
+      val now = eagleSched.engineNowMs
+      eagleSched.engine.call("allowedLocality")(_.allowedLocality(_, now, eagleJob, valid, pending)) match {
+        case Some(a) if a >= 0 && a < maxLocality.id => cap = TaskLocality(a)
+        case Some(_) =>
+        case None => syncWaits() // the engine failed: Spark's own waits from now on
+      }
+    }
+    val r = super.resourceOffer(execId, host, cap, taskCpus, taskResourceAssignments)
+    r._1.foreach { td =>
+      taskInfos.get(td.taskId).foreach { info =>
+        val level = info.taskLocality.id
+        if (level >= 0 && level < launchesByLevel.length) launchesByLevel(level) += 1
+        if (ddsOn) {
+          val valid = myLocalityLevels.map(_.id)
+          val now = eagleSched.engineNowMs
+          eagleSched.engine.call("launchedAt")(_.launchedAt(_, now, eagleJob, level, valid))
+        }
+      }
+    }
+    // As in stock Spark: an ANY offer refused by delay scheduling while tasks are pending.
+    val delayReject = r._2 || (r._1.isEmpty && cap != maxLocality &&
+      maxLocality == TaskLocality.ANY && pendingTasks.all.exists(needsScheduling))
+    (r._1, delayReject, r._3)
+  }
+
+  /** The most local level task `index` could run at: where its preferences point. */
+  private def preferredLevel(index: Int): TaskLocality.TaskLocality = {
+    val locs = tasks(index).preferredLocations
+    if (locs.exists(l => l.isInstanceOf[ExecutorCacheTaskLocation] || l.isInstanceOf[HDFSCacheTaskLocation])) {
+      TaskLocality.PROCESS_LOCAL
+    } else if (locs.nonEmpty) {
+      TaskLocality.NODE_LOCAL
+    } else {
+      TaskLocality.NO_PREF
+    }
+  }
+
+  /**
+   * t_netOH, the time (ms) a successful task lost to running away from its data, estimated
+   * from its TaskMetrics:
+   *
+   *   - 0 for a task that ran at its preferred level (the Dynamic Delay Scheduling paper's
+   *     definition); such tasks also feed the stage's mean local compute time
+   *     `L = mean(executorRunTime - shuffle fetchWaitTime)`;
+   *   - otherwise `fetchWaitTime + max(0, (executorRunTime - fetchWaitTime) - L)`, where the
+   *     second term (the run-time excess over same-stage local tasks) is counted only when L
+   *     exists and the task shows evidence of reading data (remote shuffle bytes or input
+   *     bytes, which include cached blocks fetched from another executor).
+   *
+   * Limits: skewed partitions, stragglers and GC look like network overhead in the excess
+   * term; a stage whose tasks all run non-local has no L and only reports fetch waits;
+   * remote reads of cached blocks are not timed by Spark, so they show only through the
+   * excess term; fetch waits measure shuffle blocking, which may have causes other than
+   * locality. The update rule averages over tasks, which damps these errors.
+   */
+  private[eagle] def netOverheadMs(index: Int, preferred: TaskLocality.TaskLocality,
+      actual: TaskLocality.TaskLocality, m: TaskMetrics): Double = {
+    val run = math.max(0L, m.executorRunTime).toDouble
+    val fetchWait = math.max(0L, m.shuffleReadMetrics.fetchWaitTime).toDouble
+    val compute = math.max(0.0, run - fetchWait)
+    if (actual <= preferred) {
+      localComputeMsSum += compute
+      localCount += 1
+      0.0
+    } else {
+      val evidence = m.shuffleReadMetrics.remoteBytesRead > 0 || m.inputMetrics.bytesRead > 0
+      val excess =
+        if (localCount > 0 && evidence) math.max(0.0, compute - localComputeMsSum / localCount) else 0.0
+      fetchWait + excess
+    }
+  }
+
+  /** Reports t_netOH of a successful task before Spark processes it (and maybe ends the set). */
+  override def handleSuccessfulTask(tid: Long, result: DirectTaskResult[_]): Unit = {
+    if (ddsOn) {
+      try {
+        taskInfos.get(tid).foreach { info =>
+          val metrics = TaskMetrics.fromAccumulators(result.accumUpdates)
+          val preferred = preferredLevel(info.index)
+          val actual = info.taskLocality
+          val oh = netOverheadMs(info.index, preferred, actual, metrics)
+          val now = eagleSched.engineNowMs
+          eagleSched.engine.call("localityFeedback")(
+            _.localityFeedback(_, now, eagleJob, preferred.id, actual.id, oh))
+        }
+      } catch {
+        case NonFatal(e) => logWarning(s"Eagle: no locality feedback for task $tid: ${e.getMessage}")
+      }
+    }
+    super.handleSuccessfulTask(tid, result)
   }
 
   /**

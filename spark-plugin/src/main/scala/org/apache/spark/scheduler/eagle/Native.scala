@@ -84,6 +84,39 @@ private[eagle] class Native {
   /** Writes the history JSON to the UTF-8 path (atomically); returns the entry count. */
   @native def historySave(handle: Long, pathUtf8: Array[Byte]): Int
 
+  /**
+   * Turns on Dynamic Delay Scheduling for task sets submitted from now on. `params` has the
+   * fixed layout [[Native.DelayParamNames]]: processWaitMs, nodeWaitMs, rackWaitMs (initial
+   * intervals: Spark's spark.locality.wait.{process,node,rack}), minWaitMs, maxWaitMs
+   * (bounds of every interval; also the hard bound on a task set's wait), window (averaging
+   * window of the update rule, >= 1; 2 = the paper's rule).
+   */
+  @native def enableDelay(handle: Long, params: Array[Double]): Unit
+
+  /**
+   * The least local level (a `TaskLocality` id: 0 PROCESS_LOCAL, 1 NODE_LOCAL, 2 NO_PREF,
+   * 3 RACK_LOCAL, 4 ANY) `job` may launch at now. `valid`: the task set's locality levels,
+   * most local first (`myLocalityLevels` ids); `pending(i)`: 1 if tasks still wait at
+   * `valid(i)`, else 0. Without delay scheduling, 4 (ANY).
+   */
+  @native def allowedLocality(handle: Long, nowMs: Long, job: Int, valid: Array[Int], pending: Array[Int]): Int
+
+  /** `job` launched a task at `level` (a `TaskLocality` id): its locality timer resets. */
+  @native def launchedAt(handle: Long, nowMs: Long, job: Int, level: Int, valid: Array[Int]): Unit
+
+  /**
+   * A task of `job` preferred level `preferred`, ran at `actual` (`TaskLocality` ids) and
+   * lost `netOhMs` (>= 0) to non-locality: the update rule moves the intervals in between.
+   */
+  @native def localityFeedback(
+      handle: Long, nowMs: Long, job: Int, preferred: Int, actual: Int, netOhMs: Double): Unit
+
+  /**
+   * The interval time series of `job`, oldest first, flattened as `(atMs, level,
+   * intervalMs)` triples (empty without delay scheduling). Call it before `removeJob`.
+   */
+  @native def delayHistory(handle: Long, job: Int): Array[Double]
+
   /** Returns `handle`; does nothing else. Measures the bare cost of a JNI call. */
   @native def noop(handle: Long): Long
 }
@@ -93,6 +126,13 @@ private[eagle] object Native {
   val ParamNames: Seq[String] = Seq(
     "cutoffMs", "shortPartition", "minProbes", "probeRatio", "starvationFactor",
     "defaultClass", "defaultEstimateMs", "seed", "failAfterCalls")
+
+  /** Layout of `enableDelay(params)`; mirrors `DELAY_PARAM_NAMES` in rust/eagle-jni/src/state.rs. */
+  val DelayParamNames: Seq[String] = Seq(
+    "processWaitMs", "nodeWaitMs", "rackWaitMs", "minWaitMs", "maxWaitMs", "window")
+
+  /** `TaskLocality` names by id (the level codes of the delay calls). */
+  val LevelNames: Seq[String] = Seq("PROCESS_LOCAL", "NODE_LOCAL", "NO_PREF", "RACK_LOCAL", "ANY")
 
   /** Layout of `counters(handle)`; mirrors `COUNTER_NAMES` in rust/eagle-jni/src/state.rs. */
   val CounterNames: Seq[String] = Seq(
