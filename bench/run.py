@@ -25,6 +25,7 @@ from .schedulers import SCHEDULERS, find_jar, spark_conf
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 T0 = time.time()
 TESTBED_STATE = None
+DRIVERS = []      # driver processes started, stopped on a signal
 SHARED_CPU = []   # times at which a run started next to other Spark processes
 
 
@@ -210,6 +211,7 @@ def run_driver(run_dir: str, cfg: dict, timeout: float) -> dict:
     with open(log_path, "w") as logf:
         proc = subprocess.Popen([sys.executable, "-m", "bench.driver", cfg_path], cwd=ROOT, env=env,
                                 stdout=logf, stderr=subprocess.STDOUT, start_new_session=True)
+        DRIVERS.append(proc)
         # Echo the driver's own progress lines.
         pos = 0
         t0 = time.time()
@@ -488,6 +490,12 @@ def main(argv=None) -> int:
 
     def on_signal(signum, _frame):
         log(f"signal {signum}: tearing down")
+        for proc in DRIVERS:
+            if proc.poll() is None:
+                try:
+                    os.killpg(proc.pid, signal.SIGTERM)
+                except OSError:
+                    pass
         tbed.down()
         sys.exit(128 + signum)
     signal.signal(signal.SIGTERM, on_signal)
