@@ -58,24 +58,6 @@ pub enum Msg {
     Revive { node: NodeId },
 }
 
-impl Msg {
-    /// Rank used to order simultaneous events deterministically: (time, rank, seq).
-    ///
-    /// The order is the one the reference simulator ends up with under CPython 2,
-    /// which breaks ties between events by their class names: a slot freed by an
-    /// empty fetch (`NoopGetTaskResponseEvent`) before a probe arrival
-    /// (`ProbeEvent`), before a remaining-work update, before a heartbeat.
-    pub fn rank(&self) -> u8 {
-        match self {
-            Msg::SlotFree { .. } => 0,
-            Msg::Enqueue { .. } => 1,
-            Msg::RemainingUpdate { .. } => 2,
-            Msg::Heartbeat => 3,
-            Msg::Revive { .. } => 4,
-        }
-    }
-}
-
 /// What the engine decided. The host acts on each, in order.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub enum Output {

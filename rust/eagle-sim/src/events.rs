@@ -23,7 +23,7 @@
 //!
 //! So at equal times a task end comes last: a probe reaching a node at the
 //! instant its task ends is queued first (Hawk then does not steal there), as in
-//! the reference. The engine's own [`Msg::rank`] is not used for this.
+//! the reference. This table is the one place that orders simultaneous events.
 //!
 //! Events are small `Copy` values keyed by one `u128`, held in per-rank sorted
 //! lanes plus a 4-ary heap (see [`EventQueue`]).
