@@ -56,19 +56,20 @@ def set_props(sc, props: dict) -> None:
         sc.setLocalProperty(k, v)
 
 
-def sleep_job_df(spark, durations_ms):
-    n = len(durations_ms)
-    arr = ", ".join(str(int(d)) for d in durations_ms)
-    # Thread.sleep runs in the executor JVM (reflect), so no Python worker is involved.
-    return spark.range(0, n, 1, n).selectExpr(
-        f"reflect('java.lang.Thread', 'sleep', cast(element_at(array({arr}), cast(id as int) + 1) as bigint)) as s")
+def sleep_job(spark, durations_ms) -> int:
+    """A job of len(durations_ms) tasks, task i sleeping durations_ms[i] ms: the plugin jar's
+    JVM-side ``SleepJob`` (no Python worker, no SQL plan per job), submitted from the calling
+    thread so that its local properties apply. Returns the number of tasks that ran."""
+    sc = spark.sparkContext
+    job = sc._jvm.org.apache.spark.scheduler.eagle.SleepJob
+    return int(job.run(sc._jsc.sc(), ",".join(str(int(d)) for d in durations_ms)))
 
 
 def warm_up(spark, slots: int) -> None:
     sc = spark.sparkContext
     set_props(sc, {"bench.class": "warmup"})
     for _ in range(2):
-        sleep_job_df(spark, [5] * slots).collect()
+        sleep_job(spark, [5] * slots)
     sc.setLocalProperty("bench.class", None)
 
 
@@ -83,27 +84,12 @@ def wait_quiet(spark, settle: float = 2.0, timeout: float = 600.0) -> None:
     time.sleep(settle)
 
 
-def prepare_replay_jobs(spark, jobs):
-    """Builds and plans every job's DataFrame before the replay starts, so that the replay
-    itself only submits jobs: SQL analysis and planning cost ~0.1 s of driver CPU per job on
-    this machine, which would otherwise delay arrivals under every scheduler alike."""
-    dfs = []
-    for job in jobs:
-        df = sleep_job_df(spark, job["durations_ms"])
-        df._jdf.queryExecution().executedPlan()      # lazy and cached: collect() reuses it
-        dfs.append(df)
-    return dfs
-
-
 def replay_one(spark, sched: str, plan: dict, tag: str) -> dict:
     sc = spark.sparkContext
     jobs = plan["jobs"]
     records = [None] * len(jobs)
-    t = time.time()
-    dfs = prepare_replay_jobs(spark, jobs)
-    log(f"{tag}: {len(jobs)} jobs planned in {time.time() - t:.1f}s")
 
-    def one(job, df, t_arrival):
+    def one(job, t_arrival):
         props = job_properties(sched, job["class"], job["estimate_ms"], pass_class=False)
         props["spark.job.description"] = f"replay {tag} job {job['id']} ({job['class']})"
         props["bench.plan"] = tag
@@ -111,7 +97,9 @@ def replay_one(spark, sched: str, plan: dict, tag: str) -> dict:
         start = time.time()
         err = None
         try:
-            df.collect()
+            n = sleep_job(spark, job["durations_ms"])
+            if n != len(job["durations_ms"]):
+                err = f"{n} of {len(job['durations_ms'])} tasks ran"
         except Exception as e:  # a failed job is reported, not fatal to the run
             err = str(e).splitlines()[0][:300]
         end = time.time()
@@ -125,12 +113,12 @@ def replay_one(spark, sched: str, plan: dict, tag: str) -> dict:
     threads = []
     t0 = time.time() + 1.0
     log(f"{tag}: replaying {len(jobs)} jobs over {jobs[-1]['arrival_s']:.1f}s")
-    for job, df in zip(jobs, dfs):
+    for job in jobs:
         at = t0 + job["arrival_s"]
         delay = at - time.time()
         if delay > 0:
             time.sleep(delay)
-        th = threading.Thread(target=one, args=(job, df, at), name=f"job-{job['id']}", daemon=True)
+        th = threading.Thread(target=one, args=(job, at), name=f"job-{job['id']}", daemon=True)
         th.start()
         threads.append(th)
     last_progress = time.time()

@@ -6,10 +6,13 @@
   share of a quarter of the slots) and a ``batch`` pool (FIFO inside, weight 1); every job is
   put in its pool with the ``spark.scheduler.pool`` local property, from the workload's own
   short/long label.
-* ``eagle`` — master ``spark-eagle:<inner>`` with the plugin jar on ``spark.jars`` and
-  ``spark.driver.extraClassPath``; jobs carry the ``spark.scheduler.eagle.job.*`` local
+* ``eagle`` — master ``spark-eagle:<inner>``; jobs carry the ``spark.scheduler.eagle.job.*`` local
   properties the workload defines (the replay passes the trace's estimate; TPC-H and the sort
   pass the class).
+
+Every scheduler gets the plugin jar on ``spark.jars`` and ``spark.driver.extraClassPath``: the
+replay's sleep job (``SleepJob``) lives in it. On a stock master the jar changes nothing, as
+its cluster manager only claims ``spark-eagle:`` URLs.
 """
 from __future__ import annotations
 
@@ -73,6 +76,11 @@ def spark_conf(scheduler: str, testbed: dict, run_dir: str, root: str,
     }
     if testbed.get("mode") == "local-cluster":
         conf.pop("spark.driver.bindAddress")
+    jar = find_jar(root)
+    if not jar:
+        raise SystemExit("no build/libs/eagle-spark-*.jar: run bash scripts/build.sh first")
+    conf["spark.jars"] = jar
+    conf["spark.driver.extraClassPath"] = jar
     if scheduler == "fair":
         xml = os.path.join(run_dir, "fairscheduler.xml")
         with open(xml, "w") as f:
@@ -80,12 +88,7 @@ def spark_conf(scheduler: str, testbed: dict, run_dir: str, root: str,
         conf["spark.scheduler.mode"] = "FAIR"
         conf["spark.scheduler.allocation.file"] = xml
     elif scheduler == "eagle":
-        jar = find_jar(root)
-        if not jar:
-            raise SystemExit("no build/libs/eagle-spark-*.jar: run bash scripts/build.sh first")
         conf["spark.master"] = "spark-eagle:" + master
-        conf["spark.jars"] = jar
-        conf["spark.driver.extraClassPath"] = jar
         conf["spark.scheduler.eagle.summary.path"] = os.path.join(run_dir, "eagle-summary.json")
         for k, v in (eagle or {}).items():
             conf["spark.scheduler.eagle." + k] = str(v)
