@@ -279,6 +279,7 @@ private[spark] class EagleTaskScheduler(
             val now = nowMs
             engine.call("taskFinished")(_.taskFinished(_, now, node, m.eagleJob, duration))
           }
+          if (state == TaskState.FINISHED) m.resultPending(tid)
         case _ =>
       }
     }
