@@ -20,6 +20,12 @@
 //! 4. Whatever the intervals, a stage that has launched nothing for `max` seconds
 //!    may launch anywhere: no task waits longer than `max` plus one scheduling round.
 //!
+//! 5. With `inherit` (the plugin's default), a new stage starts from the
+//!    application's learned intervals ([`LearnedIntervals`]) rather than from Spark's
+//!    static wait: Algorithm 1 keeps one `delay_interval` initialised once and averaged
+//!    with every finished task, and a stage without evidence of its own is better served
+//!    by the freshest estimate of the network than by the 3 s default.
+//!
 //! This composes with Eagle: SRPT and SBP choose the task set; the delay chooses
 //! how local its next task must be.
 //!
@@ -66,6 +72,10 @@ pub struct DelayParams {
     pub max: f64,
     /// Averaging window of the update rule (2 = the paper's rule).
     pub window: f64,
+    /// A new stage starts from the application's learned intervals instead of `initial`
+    /// (see [`LearnedIntervals`]).
+    #[serde(default)]
+    pub inherit: bool,
 }
 
 impl DelayParams {
@@ -81,7 +91,7 @@ impl DelayParams {
                 init[l as usize] = initial.clamp(min, max);
             }
         }
-        DelayParams { initial: init, min, max, window }
+        DelayParams { initial: init, min, max, window, inherit: false }
     }
 
     pub fn validate(&self) -> Result<(), String> {
@@ -120,11 +130,17 @@ pub struct StageDelay {
 }
 
 impl StageDelay {
+    /// A stage that starts at `params.initial` (Spark's configured waits).
     pub fn new(now: Time, params: &DelayParams) -> StageDelay {
+        StageDelay::starting_at(now, params, &params.initial)
+    }
+
+    /// A stage that starts at the given intervals (e.g. [`LearnedIntervals::current`]).
+    pub fn starting_at(now: Time, params: &DelayParams, start: &[f64; 5]) -> StageDelay {
         let mut interval = [0.0; 5];
         for l in Level::ALL {
             if l.adapts() {
-                interval[l as usize] = params.initial[l as usize].clamp(params.min, params.max);
+                interval[l as usize] = start[l as usize].clamp(params.min, params.max);
             }
         }
         let history = Level::ALL
@@ -198,17 +214,70 @@ impl StageDelay {
     /// A task of this stage ended: it preferred `preferred`, ran at `actual`, and lost
     /// `net_oh` seconds to non-locality (0 when it ran at its preferred level).
     pub fn task_ended(&mut self, now: Time, params: &DelayParams, preferred: Level, actual: Level, net_oh: f64) {
-        let oh = if net_oh.is_finite() { net_oh.max(0.0) } else { return };
-        let update = |iv: &mut f64| {
+        let history = &mut self.history;
+        update_rule(&mut self.interval, params, preferred, actual, net_oh, |l, iv| {
+            history.push(Sample { at: now, level: l, interval: iv });
+        });
+    }
+}
+
+/// The update rule (point 2 above) on one set of intervals: every level from `preferred`
+/// up to (not including) `actual` takes `t_netOH`; a local run updates `preferred` only.
+/// Calls `changed(level, new interval)` for each level it updates.
+fn update_rule(
+    interval: &mut [f64; 5],
+    params: &DelayParams,
+    preferred: Level,
+    actual: Level,
+    net_oh: f64,
+    mut changed: impl FnMut(Level, f64),
+) {
+    let oh = if net_oh.is_finite() { net_oh.max(0.0) } else { return };
+    let hi = if actual > preferred { actual } else { Level::ALL[(preferred as usize + 1).min(4)] };
+    for l in Level::ALL {
+        if l >= preferred && l < hi && l.adapts() {
+            let iv = &mut interval[l as usize];
             *iv = (*iv + (oh - *iv) / params.window).clamp(params.min, params.max);
-        };
-        let hi = if actual > preferred { actual } else { Level::ALL[(preferred as usize + 1).min(4)] };
+            changed(l, *iv);
+        }
+    }
+}
+
+/// The application's learned intervals: Algorithm 1's single `delay_interval`, one per
+/// level, initialised once at Spark's waits and updated with every finished task of every
+/// stage by the same rule as a stage's own. With [`DelayParams::inherit`] a new stage starts
+/// here: `t_netOH` is a property of the cluster's network at that moment rather than of a
+/// stage, and a stage with no evidence of its own would otherwise pay Spark's static wait
+/// (3 s per level) before its first relaxation however fast the network is — most of a
+/// short stage's life (a TPC-H stage over cached data runs one or two waves).
+#[derive(Clone, Debug)]
+pub struct LearnedIntervals {
+    interval: [f64; 5],
+}
+
+impl LearnedIntervals {
+    pub fn new(params: &DelayParams) -> LearnedIntervals {
+        let mut interval = [0.0; 5];
         for l in Level::ALL {
-            if l >= preferred && l < hi && l.adapts() {
-                update(&mut self.interval[l as usize]);
-                self.history.push(Sample { at: now, level: l, interval: self.interval[l as usize] });
+            if l.adapts() {
+                interval[l as usize] = params.initial[l as usize].clamp(params.min, params.max);
             }
         }
+        LearnedIntervals { interval }
+    }
+
+    pub fn current(&self) -> &[f64; 5] {
+        &self.interval
+    }
+
+    /// A task of any stage ended (same arguments as [`StageDelay::task_ended`]).
+    pub fn task_ended(&mut self, params: &DelayParams, preferred: Level, actual: Level, net_oh: f64) {
+        update_rule(&mut self.interval, params, preferred, actual, net_oh, |_, _| {});
+    }
+
+    /// Where a new stage starts: the learned intervals with `inherit`, else Spark's waits.
+    pub fn start_for_new_stage<'a>(&'a self, params: &'a DelayParams) -> &'a [f64; 5] {
+        if params.inherit { &self.interval } else { &params.initial }
     }
 }
 
@@ -296,6 +365,30 @@ mod tests {
         }
         assert!(s.interval(Level::ProcessLocal) < 1e-9);
         assert_eq!(s.allowed(0.001, &p, &LEVELS, |_| true), Level::Any);
+    }
+
+    #[test]
+    fn a_new_stage_inherits_the_learned_intervals_only_with_inherit() {
+        let mut p = params();
+        let mut learned = LearnedIntervals::new(&p);
+        assert_eq!(learned.current()[Level::ProcessLocal as usize], 3.0, "starts at Spark's wait");
+        // Stage A's tasks run local (t_netOH = 0) and one remote task lost 1 s.
+        learned.task_ended(&p, Level::ProcessLocal, Level::ProcessLocal, 0.0);
+        learned.task_ended(&p, Level::ProcessLocal, Level::ProcessLocal, 0.0);
+        learned.task_ended(&p, Level::ProcessLocal, Level::Any, 1.0);
+        let pl = learned.current()[Level::ProcessLocal as usize];
+        assert_eq!(pl, (0.75 + 1.0) / 2.0, "3 -> 1.5 -> 0.75 -> 0.875");
+        assert_eq!(learned.current()[Level::NodeLocal as usize], 2.0, "(3 + 1) / 2");
+        let b = StageDelay::starting_at(10.0, &p, learned.start_for_new_stage(&p));
+        assert_eq!(b.interval(Level::ProcessLocal), 3.0, "without inherit: Spark's wait");
+        p.inherit = true;
+        let b = StageDelay::starting_at(10.0, &p, learned.start_for_new_stage(&p));
+        assert_eq!(b.interval(Level::ProcessLocal), 0.875, "with inherit: the learned value");
+        assert_eq!(b.interval(Level::NodeLocal), 2.0);
+        assert_eq!(b.history()[0].interval, 0.875, "the series starts at the inherited value");
+        // so it relaxes after 0.875 s, not 3 s
+        let mut b = b;
+        assert_eq!(b.allowed(10.9, &p, &LEVELS, |_| true), Level::NodeLocal);
     }
 
     /// Property: whatever the overheads reported and whenever slots free, a waiting

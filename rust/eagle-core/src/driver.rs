@@ -8,7 +8,7 @@
 //! executor's queue; Sticky Batch Probing serves that task set on the executor
 //! for as long as SRPT picks it and it has tasks left.
 use crate::config::Config;
-use crate::delay::{DelayParams, Level, Sample, StageDelay};
+use crate::delay::{DelayParams, LearnedIntervals, Level, Sample, StageDelay};
 use crate::engine::{Counters, Engine, JobSpec};
 pub use crate::estimate::EstimateSource;
 use crate::estimate::{self, History, RunningMean};
@@ -89,6 +89,8 @@ pub struct Driver {
     meta: HashMap<u32, Meta>,
     out: Vec<Output>,
     delay: Option<DelayParams>,
+    /// The application's learned intervals (Algorithm 1's global interval).
+    learned: Option<LearnedIntervals>,
 }
 
 impl Driver {
@@ -99,7 +101,7 @@ impl Driver {
         ec.probe_ratio = cfg.probe_ratio;
         ec.starvation_factor = cfg.starvation_factor;
         let engine = Engine::new(ec, seed)?;
-        Ok(Driver { cfg, engine, history: History::default(), meta: HashMap::new(), out: Vec::new(), delay: None })
+        Ok(Driver { cfg, engine, history: History::default(), meta: HashMap::new(), out: Vec::new(), delay: None, learned: None })
     }
 
     /// Turns on Dynamic Delay Scheduling (see [`crate::delay`]) for task sets submitted
@@ -107,6 +109,7 @@ impl Driver {
     /// Spark's fixed `spark.locality.wait*`.
     pub fn enable_delay(&mut self, params: DelayParams) -> Result<(), String> {
         params.validate()?;
+        self.learned = Some(LearnedIntervals::new(&params));
         self.delay = Some(params);
         Ok(())
     }
@@ -133,6 +136,9 @@ impl Driver {
         let Some(params) = self.delay.as_ref() else { return };
         if let Some(d) = self.meta.get_mut(&job.0).and_then(|m| m.delay.as_mut()) {
             d.task_ended(now, params, preferred, actual, net_oh);
+        }
+        if let Some(l) = self.learned.as_mut() {
+            l.task_ended(params, preferred, actual, net_oh);
         }
     }
 
@@ -177,7 +183,11 @@ impl Driver {
         );
         self.out.clear();
         let id = self.engine.submit_job(now, JobSpec { tasks, estimate: est, class: Some(class) }, &mut self.out);
-        let delay = self.delay.as_ref().map(|p| StageDelay::new(now, p));
+        let delay = match (self.delay.as_ref(), self.learned.as_ref()) {
+            (Some(p), Some(l)) => Some(StageDelay::starting_at(now, p, l.start_for_new_stage(p))),
+            (Some(p), None) => Some(StageDelay::new(now, p)),
+            _ => None,
+        };
         self.meta.insert(id.0, Meta { signature, source, class_forced: forced, observed: RunningMean::default(), delay });
         id
     }

@@ -112,9 +112,9 @@ impl Params {
 
 /// Names of the `enableDelay(handle, params: Array[Double])` slots, in order. `Native.scala`
 /// builds the array in exactly this order (see `EagleConf.toDelayParams`). Waits are
-/// milliseconds; the window is a plain number (2 = the paper's rule).
-pub const DELAY_PARAM_NAMES: [&str; 6] =
-    ["processWaitMs", "nodeWaitMs", "rackWaitMs", "minWaitMs", "maxWaitMs", "window"];
+/// milliseconds; the window is a plain number (2 = the paper's rule); inherit is 1 or 0.
+pub const DELAY_PARAM_NAMES: [&str; 7] =
+    ["processWaitMs", "nodeWaitMs", "rackWaitMs", "minWaitMs", "maxWaitMs", "window", "inherit"];
 
 /// Decodes the [`DELAY_PARAM_NAMES`] layout into the engine's [`DelayParams`] (seconds).
 pub fn decode_delay_params(p: &[f64]) -> Result<DelayParams, String> {
@@ -135,7 +135,10 @@ pub fn decode_delay_params(p: &[f64]) -> Result<DelayParams, String> {
     initial[Level::ProcessLocal as usize] = p[0] / 1000.0;
     initial[Level::NodeLocal as usize] = p[1] / 1000.0;
     initial[Level::RackLocal as usize] = p[2] / 1000.0;
-    let params = DelayParams { initial, min: p[3] / 1000.0, max: p[4] / 1000.0, window: p[5] };
+    if p[6] != 0.0 && p[6] != 1.0 {
+        return Err(format!("delay parameter inherit must be 0 or 1, got {}", p[6]));
+    }
+    let params = DelayParams { initial, min: p[3] / 1000.0, max: p[4] / 1000.0, window: p[5], inherit: p[6] == 1.0 };
     params.validate()?;
     Ok(params)
 }
@@ -433,19 +436,22 @@ mod tests {
 
     #[test]
     fn delay_params_decode_ms_to_seconds_and_validate() {
-        let p = decode_delay_params(&[3000.0, 2000.0, 1000.0, 0.0, 10000.0, 2.0]).unwrap();
+        let p = decode_delay_params(&[3000.0, 2000.0, 1000.0, 0.0, 10000.0, 2.0, 1.0]).unwrap();
         assert_eq!(p.initial, [3.0, 2.0, 0.0, 1.0, 0.0]);
-        assert_eq!((p.min, p.max, p.window), (0.0, 10.0, 2.0));
-        let e = decode_delay_params(&[3000.0; 5]).unwrap_err();
-        assert!(e.contains("expected 6 delay parameters") && e.contains("processWaitMs"), "{e}");
-        let e = decode_delay_params(&[3000.0, -1.0, 0.0, 0.0, 1.0, 2.0]).unwrap_err();
+        assert_eq!((p.min, p.max, p.window, p.inherit), (0.0, 10.0, 2.0, true));
+        assert!(!decode_delay_params(&[3000.0, 2000.0, 1000.0, 0.0, 10000.0, 2.0, 0.0]).unwrap().inherit);
+        let e = decode_delay_params(&[3000.0; 6]).unwrap_err();
+        assert!(e.contains("expected 7 delay parameters") && e.contains("processWaitMs"), "{e}");
+        let e = decode_delay_params(&[3000.0, -1.0, 0.0, 0.0, 1.0, 2.0, 1.0]).unwrap_err();
         assert!(e.contains("nodeWaitMs"), "{e}");
-        let e = decode_delay_params(&[0.0, 0.0, 0.0, 0.0, 1.0, f64::NAN]).unwrap_err();
+        let e = decode_delay_params(&[0.0, 0.0, 0.0, 0.0, 1.0, f64::NAN, 1.0]).unwrap_err();
         assert!(e.contains("window"), "{e}");
-        let e = decode_delay_params(&[0.0, 0.0, 0.0, 5000.0, 1000.0, 2.0]).unwrap_err();
+        let e = decode_delay_params(&[0.0, 0.0, 0.0, 5000.0, 1000.0, 2.0, 1.0]).unwrap_err();
         assert!(e.contains("max wait"), "{e}");
-        let e = decode_delay_params(&[0.0, 0.0, 0.0, 0.0, 1000.0, 0.5]).unwrap_err();
+        let e = decode_delay_params(&[0.0, 0.0, 0.0, 0.0, 1000.0, 0.5, 1.0]).unwrap_err();
         assert!(e.contains("window"), "{e}");
+        let e = decode_delay_params(&[0.0, 0.0, 0.0, 0.0, 1000.0, 2.0, 0.5]).unwrap_err();
+        assert!(e.contains("inherit"), "{e}");
     }
 
     #[test]

@@ -34,6 +34,7 @@ private[eagle] case class EagleConf(
     ddsMinWaitMs: Long = 0L,
     ddsMaxWaitMs: Long = 10000L,
     ddsWindow: Double = 2.0,
+    ddsInherit: Boolean = true,
     localityWaitProcessMs: Long = 3000L,
     localityWaitNodeMs: Long = 3000L,
     localityWaitRackMs: Long = 3000L) {
@@ -45,7 +46,8 @@ private[eagle] case class EagleConf(
     localityWaitRackMs.toDouble,
     ddsMinWaitMs.toDouble,
     ddsMaxWaitMs.toDouble,
-    ddsWindow)
+    ddsWindow,
+    if (ddsInherit) 1.0 else 0.0)
 
   /** The `Native.create` parameter array, in the layout of [[Native.ParamNames]]. */
   def toNativeParams: Array[Double] = Array(
@@ -78,6 +80,7 @@ private[eagle] case class EagleConf(
     "dds.minWaitMs" -> ddsMinWaitMs,
     "dds.maxWaitMs" -> ddsMaxWaitMs,
     "dds.window" -> ddsWindow,
+    "dds.inherit" -> ddsInherit,
     "dds.initialWaitMs.process" -> localityWaitProcessMs,
     "dds.initialWaitMs.node" -> localityWaitNodeMs,
     "dds.initialWaitMs.rack" -> localityWaitRackMs)
@@ -127,7 +130,11 @@ private[eagle] object EagleConf {
         "that launched nothing for this long may launch at any level."),
     Key("dds.window", "2",
       "Averaging window of the update interval <- interval + (t_netOH - interval) / window " +
-        "(a number >= 1; 2 = the paper's rule)."))
+        "(a number >= 1; 2 = the paper's rule)."),
+    Key("dds.inherit", "true",
+      "A new stage starts from the intervals the application has learned so far (every " +
+        "finished task updates them by the same rule; the first stage starts from " +
+        "spark.locality.wait*), rather than from spark.locality.wait* itself."))
 
   private val known: Set[String] = Keys.map(k => Prefix + k.name).toSet
 
@@ -176,11 +183,14 @@ private[eagle] object EagleConf {
       case "false" => false
       case v => bad("fallback", v, "true or false")
     }
-    val ddsEnabled = raw("dds.enabled").getOrElse("true").toLowerCase(Locale.ROOT) match {
-      case "true" => true
-      case "false" => false
-      case v => bad("dds.enabled", v, "true or false")
-    }
+    def bool(key: String, default: Boolean): Boolean =
+      raw(key).getOrElse(default.toString).toLowerCase(Locale.ROOT) match {
+        case "true" => true
+        case "false" => false
+        case v => bad(key, v, "true or false")
+      }
+    val ddsEnabled = bool("dds.enabled", default = true)
+    val ddsInherit = bool("dds.inherit", default = true)
     val ddsMin = long("dds.minWaitMs", 0)
     val ddsMax = long("dds.maxWaitMs", 0)
     if (ddsMax < ddsMin) {
@@ -212,6 +222,7 @@ private[eagle] object EagleConf {
       ddsMinWaitMs = ddsMin,
       ddsMaxWaitMs = ddsMax,
       ddsWindow = ddsWindow,
+      ddsInherit = ddsInherit,
       localityWaitProcessMs = sparkWait("spark.locality.wait.process"),
       localityWaitNodeMs = sparkWait("spark.locality.wait.node"),
       localityWaitRackMs = sparkWait("spark.locality.wait.rack"))

@@ -89,7 +89,8 @@ private[eagle] class Native {
    * fixed layout [[Native.DelayParamNames]]: processWaitMs, nodeWaitMs, rackWaitMs (initial
    * intervals: Spark's spark.locality.wait.{process,node,rack}), minWaitMs, maxWaitMs
    * (bounds of every interval; also the hard bound on a task set's wait), window (averaging
-   * window of the update rule, >= 1; 2 = the paper's rule).
+   * window of the update rule, >= 1; 2 = the paper's rule), inherit (1: a new task set starts
+   * from the application's learned intervals; 0: from the initial ones).
    */
   @native def enableDelay(handle: Long, params: Array[Double]): Unit
 
@@ -129,7 +130,7 @@ private[eagle] object Native {
 
   /** Layout of `enableDelay(params)`; mirrors `DELAY_PARAM_NAMES` in rust/eagle-jni/src/state.rs. */
   val DelayParamNames: Seq[String] = Seq(
-    "processWaitMs", "nodeWaitMs", "rackWaitMs", "minWaitMs", "maxWaitMs", "window")
+    "processWaitMs", "nodeWaitMs", "rackWaitMs", "minWaitMs", "maxWaitMs", "window", "inherit")
 
   /** `TaskLocality` names by id (the level codes of the delay calls). */
   val LevelNames: Seq[String] = Seq("PROCESS_LOCAL", "NODE_LOCAL", "NO_PREF", "RACK_LOCAL", "ANY")
