@@ -336,6 +336,9 @@ def main(argv) -> int:
             result.update(run_replay(spark, cfg))
         elif cfg["workload"] == "tpch":
             result.update(run_tpch(spark, cfg))
+        elif cfg["workload"] == "dds":     # Dynamic Delay Scheduling (bench/dds.py)
+            from .dds import run_dds
+            result.update(run_dds(spark, cfg))
         else:
             raise ValueError(f"unknown workload {cfg['workload']}")
         result["ok"] = True

@@ -39,7 +39,7 @@ def log(msg: str) -> None:
 def parse_args(argv):
     p = argparse.ArgumentParser(prog="scripts/bench", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("scenario", choices=["replay", "tpch", "sort", "all"])
+    p.add_argument("scenario", choices=["replay", "tpch", "sort", "all", "dds"])
     p.add_argument("--quick", action="store_true", help="small sizes; finishes in a few minutes")
     p.add_argument("--schedulers", default=",".join(SCHEDULERS),
                    help="comma list of fifo,fair,eagle (default: all three)")
@@ -72,6 +72,8 @@ def parse_args(argv):
     p.add_argument("--queries", help="comma list of TPC-H queries (default all 22; quick 1,3,5,6,10,12,14,19)")
     p.add_argument("--lead", type=float, default=3.0, help="seconds between the batch start and the first query")
     p.add_argument("--gap", type=float, default=1.5, help="seconds between query arrivals")
+    from . import dds
+    dds.add_arguments(p)       # the dds scenario's own options (bench/dds.py)
     a = p.parse_args(argv)
     q = a.quick
     a.workers = a.workers or (4 if q else 8)
@@ -482,6 +484,9 @@ def main(argv=None) -> int:
         raise SystemExit("no build/libs/eagle-spark-*.jar: run `bash scripts/build.sh` "
                          "(the eagle scheduler and the replay's sleep job are in it)")
     os.makedirs(args.out, exist_ok=True)
+    if args.scenario == "dds":     # Dynamic Delay Scheduling: its own testbeds and runs (bench/dds.py)
+        from . import dds
+        return dds.main(args)
     # The sort scenario's second phase is the TPC-H stream, so it writes both results.
     wanted = {"all": ["replay", "tpch", "sort"], "sort": ["tpch", "sort"]}.get(args.scenario, [args.scenario])
     wait_idle(args)
