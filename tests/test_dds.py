@@ -26,6 +26,7 @@ LEVELS = ["PROCESS_LOCAL", "NODE_LOCAL", "NO_PREF", "RACK_LOCAL", "ANY"]
         ("dds.minWaitMs", "-1", "an integer >= 0"),
         ("dds.maxWaitMs", "soon", "an integer >= 0"),
         ("dds.window", "0.5", "a number >= 1"),
+        ("dds.inherit", "sometimes", "true or false"),
     ],
 )
 def test_bad_dds_value_names_the_key(key, value, expected):
