@@ -315,6 +315,30 @@ def run_sim(args, out_dir: str, log) -> dict:
     return sim
 
 
+def wait_group_gone(pgid: int, timeout: float = 60.0) -> None:
+    """Until every process of a finished driver's process group (its Spark JVM shuts down
+    after the Python driver exits) is gone, so that the next application does not start next
+    to it (and wait_idle does not mistake it for someone else's Spark)."""
+    t0 = time.time()
+    while time.time() - t0 < timeout and group_alive(pgid):
+        time.sleep(0.2)
+
+
+def group_alive(pgid: int) -> bool:
+    """Whether a process of group ``pgid`` is alive (zombies waiting to be reaped do not count)."""
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            return True
+    return False
+
+
 def snapshot_jar(out_dir: str) -> dict:
     """Copies build/libs/eagle-spark-*.jar to ``out_dir/plugin/`` for this invocation."""
     from .schedulers import find_jar
@@ -416,6 +440,7 @@ def main(args) -> int:
                     + ", ".join(f"{k}={v}" for k, v in sorted(
                         {**{'spark.scheduler.eagle.' + k: v for k, v in eagle.items()}, **extra}.items())))
                 res = run.run_driver(run_dir, cfg, timeout=600 if args.quick else 3600)
+                wait_group_gone(run.DRIVERS[-1].pid)
                 summary = None
                 spath = os.path.join(run_dir, "eagle-summary.json")
                 if os.path.exists(spath):

@@ -184,3 +184,16 @@ def test_bench_options():
     assert a.networks == "fast,congested" and a.delays == "fixed-0s,fixed-3s,dynamic" and not a.no_sim
     b = parse_args(["dds"])
     assert (b.workers, b.sf, b.parts, b.sort_gb) == (8, 1.0, 16, 1.0) and b.queries == list(range(1, 23))
+
+
+def test_wait_group_gone():
+    """The next application waits for the previous driver's whole process group (its JVM
+    outlives the Python driver), not for zombies."""
+    import subprocess
+    import time
+    p = subprocess.Popen(["bash", "-c", "sleep 0.5 & exit 0"], start_new_session=True)
+    p.wait()
+    assert dds.group_alive(p.pid)
+    t = time.time()
+    dds.wait_group_gone(p.pid, timeout=20)
+    assert not dds.group_alive(p.pid) and time.time() - t < 10
