@@ -21,10 +21,16 @@ pub enum System {
     Dlwl,
     /// Omniscient centralized LWL for every task, same partitions, FIFO queues.
     Clwl,
+    /// eagle-adaptive: exact central SRPT over (query) remaining work, a floating
+    /// slot-level short reservation sized from the observed load, a starvation deadline
+    /// (see [`crate::policy::adaptive`]). What the Spark plugin runs by default.
+    #[serde(rename = "eagle-adaptive")]
+    EagleAdaptive,
 }
 
 impl System {
-    pub const ALL: [System; 5] = [System::Sparrow, System::Hawk, System::Eagle, System::Dlwl, System::Clwl];
+    pub const ALL: [System; 6] =
+        [System::Sparrow, System::Hawk, System::Eagle, System::Dlwl, System::Clwl, System::EagleAdaptive];
     pub fn name(self) -> &'static str {
         match self {
             System::Sparrow => "sparrow",
@@ -32,6 +38,7 @@ impl System {
             System::Eagle => "eagle",
             System::Dlwl => "dlwl",
             System::Clwl => "clwl",
+            System::EagleAdaptive => "eagle-adaptive",
         }
     }
 }
@@ -49,7 +56,7 @@ impl FromStr for System {
             .iter()
             .copied()
             .find(|x| x.name() == s.to_ascii_lowercase())
-            .ok_or_else(|| format!("unknown system '{s}' (expected one of sparrow, hawk, eagle, dlwl, clwl)"))
+            .ok_or_else(|| format!("unknown system '{s}' (expected one of sparrow, hawk, eagle, dlwl, clwl, eagle-adaptive)"))
     }
 }
 
@@ -96,6 +103,9 @@ pub struct Config {
     /// Simulator locality mode: jobs submitted with input-block locations wait for a
     /// node-local slot according to these (fixed or adaptive) delays.
     pub locality: Option<crate::delay::DelayParams>,
+    /// eagle-adaptive: the reservation and starvation knobs.
+    #[serde(default)]
+    pub adaptive: crate::reservation::AdaptiveParams,
 }
 
 impl Config {
@@ -122,6 +132,7 @@ impl Config {
             lwl_all: false,
             driver: false,
             locality: None,
+            adaptive: Default::default(),
         };
         match system {
             System::Sparrow => {
@@ -146,6 +157,15 @@ impl Config {
             System::Clwl => {
                 c.centralized_long = true;
                 c.lwl_all = true;
+            }
+            System::EagleAdaptive => {
+                // Central exact SRPT: no probes, partitions or reservations of the paper.
+                c.srpt = true;
+                c.big_partition_pct = 100.0;
+                // Demand is observed over ten cutoffs of trace time (the cutoff sets the
+                // time scale of a workload); the plugin sets its own window.
+                c.adaptive.window = 10.0 * c.cutoff;
+                c.adaptive.idle = 5.0 * c.cutoff;
             }
         }
         c
@@ -188,6 +208,7 @@ impl Config {
         if self.sss_rounds == 0 {
             return Err("sss_rounds must be >= 1".into());
         }
+        self.adaptive.validate()?;
         if !(self.heartbeat >= 0.0) {
             return Err(format!("heartbeat must be >= 0, got {}", self.heartbeat));
         }

@@ -7,19 +7,49 @@
 //! IdealEagle point (§6.4). A probe is a reservation of a task set in an
 //! executor's queue; Sticky Batch Probing serves that task set on the executor
 //! for as long as SRPT picks it and it has tasks left.
-use crate::config::Config;
+use crate::config::{Config, System};
+use crate::cutoff::CutoffLearner;
 use crate::delay::{DelayParams, LearnedIntervals, Level, Sample, StageDelay};
 use crate::engine::{Counters, Engine, JobSpec};
 pub use crate::estimate::EstimateSource;
 use crate::estimate::{self, History, RunningMean};
+use crate::reservation::AdaptiveParams;
 use crate::types::*;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
+
+/// Which policy the driver runs (`spark.scheduler.eagle.policy`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum PolicyKind {
+    /// Eagle exactly as published (SoCC'16), on exact driver state.
+    Paper,
+    /// eagle-adaptive (see [`crate::policy::adaptive`]): the default.
+    Adaptive,
+}
+
+/// The cutoff the paper policy uses when none is configured (seconds).
+pub const PAPER_DEFAULT_CUTOFF: f64 = 10.0;
+
+/// One point of the adaptive state over time (summary JSON, bench report).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct AdaptivePoint {
+    pub at: Time,
+    /// Slots reserved for short work.
+    pub reservation: u32,
+    /// The short/long cutoff in force (seconds); `None` while no split is known.
+    pub cutoff: Option<f64>,
+}
+
+/// How many [`AdaptivePoint`]s the driver keeps (the oldest are dropped).
+pub const ADAPTIVE_HISTORY_CAP: usize = 2048;
 
 /// How the driver was configured (from `spark.scheduler.eagle.*`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct DriverConfig {
-    /// Tasks whose estimated duration exceeds this (seconds) are long.
-    pub cutoff: f64,
+    pub policy: PolicyKind,
+    /// Tasks whose estimated duration exceeds this (seconds) are long. `None`: learned
+    /// from the application's task durations (adaptive; the paper policy uses
+    /// [`PAPER_DEFAULT_CUTOFF`]).
+    pub cutoff: Option<f64>,
     /// Fraction of executors reserved for short tasks (at least one when there are two or more).
     pub short_partition: f64,
     /// K: minimum probes per short job.
@@ -32,18 +62,22 @@ pub struct DriverConfig {
     pub default_class: Class,
     /// Estimate (seconds) when nothing is known.
     pub default_estimate: f64,
+    /// eagle-adaptive: reservation and starvation knobs.
+    pub adaptive: AdaptiveParams,
 }
 
 impl Default for DriverConfig {
     fn default() -> Self {
         DriverConfig {
-            cutoff: 10.0,
+            policy: PolicyKind::Adaptive,
+            cutoff: None,
             short_partition: 0.1,
             min_probes: 20,
             probe_ratio: 2,
             starvation_factor: 5.0,
             default_class: Class::Short,
             default_estimate: 1.0,
+            adaptive: AdaptiveParams { window: 60.0, idle: 30.0, ..AdaptiveParams::default() },
         }
     }
 }
@@ -51,9 +85,12 @@ impl Default for DriverConfig {
 impl DriverConfig {
     /// Rejects out-of-range values, naming the field.
     pub fn validate(&self) -> Result<(), String> {
-        if !(self.cutoff > 0.0 && self.cutoff.is_finite()) {
-            return Err(format!("cutoff must be a positive number of seconds, got {}", self.cutoff));
+        if let Some(c) = self.cutoff {
+            if !(c > 0.0 && c.is_finite()) {
+                return Err(format!("cutoff must be a positive number of seconds, got {c}"));
+            }
         }
+        self.adaptive.validate()?;
         if !(0.0..1.0).contains(&self.short_partition) {
             return Err(format!("short_partition must be within [0, 1), got {}", self.short_partition));
         }
@@ -80,6 +117,8 @@ struct Meta {
     class_forced: bool,
     observed: RunningMean,
     delay: Option<StageDelay>,
+    /// The class may still change once (it was set before any cutoff was known).
+    unsettled: bool,
 }
 
 pub struct Driver {
@@ -91,17 +130,87 @@ pub struct Driver {
     delay: Option<DelayParams>,
     /// The application's learned intervals (Algorithm 1's global interval).
     learned: Option<LearnedIntervals>,
+    /// eagle-adaptive without an explicit cutoff: the learned split.
+    split: CutoffLearner,
+    points: VecDeque<AdaptivePoint>,
 }
 
 impl Driver {
     pub fn new(cfg: DriverConfig, seed: u64) -> Result<Driver, String> {
         cfg.validate()?;
-        let mut ec = Config::driver(cfg.cutoff, cfg.short_partition);
+        let mut ec = match cfg.policy {
+            PolicyKind::Paper => Config::driver(cfg.cutoff.unwrap_or(PAPER_DEFAULT_CUTOFF), cfg.short_partition),
+            PolicyKind::Adaptive => {
+                let mut c = Config::for_system(System::EagleAdaptive);
+                // The driver classifies every job itself (explicit or learned cutoff).
+                c.cutoff = cfg.cutoff.unwrap_or(f64::INFINITY);
+                c.network_delay = 0.0;
+                c.driver = true;
+                c.adaptive = cfg.adaptive.clone();
+                c
+            }
+        };
         ec.min_probes = cfg.min_probes;
         ec.probe_ratio = cfg.probe_ratio;
         ec.starvation_factor = cfg.starvation_factor;
         let engine = Engine::new(ec, seed)?;
-        Ok(Driver { cfg, engine, history: History::default(), meta: HashMap::new(), out: Vec::new(), delay: None, learned: None })
+        Ok(Driver {
+            cfg,
+            engine,
+            history: History::default(),
+            meta: HashMap::new(),
+            out: Vec::new(),
+            delay: None,
+            learned: None,
+            split: CutoffLearner::default(),
+            points: VecDeque::new(),
+        })
+    }
+
+    /// The cutoff in force (seconds): the configured one, the paper default, or the
+    /// learned split (`None` while the application shows one class only).
+    pub fn cutoff(&self) -> Option<f64> {
+        match (self.cfg.cutoff, self.cfg.policy) {
+            (Some(c), _) => Some(c),
+            (None, PolicyKind::Paper) => Some(PAPER_DEFAULT_CUTOFF),
+            (None, PolicyKind::Adaptive) => self.split.cutoff(),
+        }
+    }
+
+    /// Slots reserved for short work (adaptive), as of the last decision.
+    pub fn reservation(&self) -> Option<u32> {
+        self.engine.reservation()
+    }
+
+    /// The adaptive state over time: a point whenever the reservation or the cutoff
+    /// changed (at most one per second, the last [`ADAPTIVE_HISTORY_CAP`]).
+    pub fn adaptive_history(&self) -> Vec<AdaptivePoint> {
+        self.points.iter().copied().collect()
+    }
+
+    fn record_point(&mut self, now: Time) {
+        let Some(reservation) = self.engine.reservation() else { return };
+        let p = AdaptivePoint { at: now, reservation, cutoff: self.cutoff() };
+        if let Some(last) = self.points.back() {
+            if last.reservation == p.reservation && last.cutoff == p.cutoff {
+                return;
+            }
+            if now - last.at < 1.0 && last.cutoff == p.cutoff {
+                let _ = self.points.pop_back();
+            }
+        }
+        if self.points.len() == ADAPTIVE_HISTORY_CAP {
+            self.points.pop_front();
+        }
+        self.points.push_back(p);
+    }
+
+    /// Learns from a task set's mean duration (adaptive without an explicit cutoff); a
+    /// moved boundary restarts the engine's short-demand window.
+    fn learn(&mut self, now: Time, seconds: f64) {
+        if self.cfg.policy == PolicyKind::Adaptive && self.cfg.cutoff.is_none() && self.split.observe(seconds) {
+            self.engine.classes_changed(now);
+        }
     }
 
     /// Turns on Dynamic Delay Scheduling (see [`crate::delay`]) for task sets submitted
@@ -173,23 +282,56 @@ impl Driver {
         hint_estimate: Option<f64>,
         signature: u64,
     ) -> JobId {
+        self.submit_in(now, tasks, hint_class, hint_estimate, signature, None)
+    }
+
+    /// Like [`Driver::submit`], for a task set of `group` (the Spark job, or the SQL
+    /// execution it belongs to): SRPT then ranks it by the group's remaining work.
+    pub fn submit_in(
+        &mut self,
+        now: Time,
+        tasks: u32,
+        hint_class: Option<Class>,
+        hint_estimate: Option<f64>,
+        signature: u64,
+        group: Option<u64>,
+    ) -> JobId {
+        let history = self.history.get(signature);
+        if let Some(e) = hint_estimate.or(history) {
+            self.learn(now, e);
+        }
+        let cutoff = self.cutoff();
         let (class, est, source, forced) = estimate::initial(
             hint_class,
             hint_estimate,
-            self.history.get(signature),
+            history,
             self.cfg.default_class,
             self.cfg.default_estimate,
-            self.cfg.cutoff,
+            cutoff.unwrap_or(f64::INFINITY),
         );
+        let unsettled = !forced && (cutoff.is_none() || source == EstimateSource::Default);
         self.out.clear();
         let id = self.engine.submit_job(now, JobSpec { tasks, estimate: est, class: Some(class) }, &mut self.out);
+        if let Some(g) = group {
+            self.engine.set_group(id, g);
+        }
         let delay = match (self.delay.as_ref(), self.learned.as_ref()) {
             (Some(p), Some(l)) => Some(StageDelay::starting_at(now, p, l.start_for_new_stage(p))),
             (Some(p), None) => Some(StageDelay::new(now, p)),
             _ => None,
         };
-        self.meta.insert(id.0, Meta { signature, source, class_forced: forced, observed: RunningMean::default(), delay });
+        self.meta.insert(id.0, Meta { signature, source, class_forced: forced, observed: RunningMean::default(), delay, unsettled });
         id
+    }
+
+    /// Query-aware SRPT: the group's stages not submitted yet, as `(signature, tasks)`;
+    /// their work is estimated from the history (else the default estimate).
+    pub fn set_group_future(&mut self, group: u64, stages: &[(u64, u32)]) {
+        let work: f64 = stages
+            .iter()
+            .map(|&(sig, tasks)| tasks as f64 * self.history.get(sig).unwrap_or(self.cfg.default_estimate))
+            .sum();
+        self.engine.set_group_future(group, work);
     }
 
     /// Spark's truth about how many tasks of the job wait to launch.
@@ -209,6 +351,7 @@ impl Driver {
     pub fn offer_into(&mut self, now: Time, node: NodeId, free: u32, exclude: &[JobId], jobs: &mut Vec<JobId>) {
         self.out.clear();
         self.engine.offer(now, node, free, exclude, &mut self.out);
+        self.record_point(now);
         jobs.extend(self.out.iter().filter_map(|o| match o {
             Output::Launch { job, .. } => Some(*job),
             Output::Timer { .. } => None,
@@ -225,14 +368,36 @@ impl Driver {
         self.out.clear();
         self.engine.task_finished(now, node, job, &mut self.out);
         let Some(d) = duration.filter(|d| d.is_finite() && *d >= 0.0) else { return };
+        let cutoff = self.cutoff();
+        let adaptive = self.cfg.policy == PolicyKind::Adaptive;
         let Some(m) = self.meta.get_mut(&job.0) else { return };
         m.observed.add(d);
-        if matches!(m.source, EstimateSource::Default | EstimateSource::RunningMean) {
+        let current = self.engine.job(job).map(|j| (j.class, j.estimate));
+        let revise = matches!(m.source, EstimateSource::Default | EstimateSource::RunningMean);
+        if revise {
             m.source = EstimateSource::RunningMean;
-            let mean = m.observed.mean().unwrap_or(d);
-            let class = if m.class_forced { self.engine.job(job).map(|j| j.class) } else { None };
-            self.engine.set_estimate_with(now, job, mean, class, &mut self.out);
         }
+        let est = if revise { m.observed.mean().unwrap_or(d) } else { current.map_or(d, |c| c.1) };
+        // Paper: the class follows the running mean through the cutoff. Adaptive: a class
+        // is set once from a real estimate and a known cutoff, then kept (no flapping).
+        let class = if m.class_forced || (adaptive && !m.unsettled) {
+            current.map(|c| c.0)
+        } else if adaptive {
+            match cutoff {
+                Some(c) => {
+                    m.unsettled = false;
+                    Some(Class::from_estimate(est, c))
+                }
+                None => current.map(|c| c.0),
+            }
+        } else {
+            None
+        };
+        let reclassify = adaptive && class != current.map(|c| c.0);
+        if revise || reclassify {
+            self.engine.set_estimate_with(now, job, est, class, &mut self.out);
+        }
+        self.record_point(now);
     }
 
     /// The task set is gone; its observed mean goes into the history under its signature.
@@ -241,6 +406,10 @@ impl Driver {
         if let Some(m) = self.meta.remove(&job.0) {
             if let Some(mean) = m.observed.mean() {
                 self.history.record(m.signature, mean, m.observed.count);
+                // A task set with a hint or history already voted at submission.
+                if matches!(m.source, EstimateSource::Default | EstimateSource::RunningMean) {
+                    self.learn(now, mean);
+                }
             }
         }
     }
@@ -269,5 +438,8 @@ impl Driver {
 
     pub fn load_history(&mut self, entries: &[(u64, f64, u64)]) {
         self.history.load(entries);
+        for &(_, mean, _) in entries {
+            self.learn(0.0, mean);
+        }
     }
 }

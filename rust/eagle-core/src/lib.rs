@@ -23,7 +23,9 @@
 //! [`estimate`] (job classification and duration estimates); [`delay`] is Dynamic
 //! Delay Scheduling (adaptive locality waits per stage and level).
 
+pub mod cluster;
 pub mod config;
+pub mod cutoff;
 pub mod delay;
 pub mod driver;
 pub mod engine;
@@ -32,7 +34,9 @@ pub mod locality;
 pub mod lwl;
 pub mod node_queue;
 pub mod partition;
+pub mod policy;
 pub mod probe;
+pub mod reservation;
 pub mod rng;
 pub mod srpt;
 pub mod sss;
@@ -40,7 +44,7 @@ pub mod steal;
 pub mod types;
 
 pub use config::{Config, System};
-pub use driver::{Driver, DriverConfig};
+pub use driver::{AdaptivePoint, Driver, DriverConfig, PolicyKind};
 pub use estimate::EstimateSource;
 pub use engine::{Counters, Engine, JobSpec, JobView, NodeView};
 pub use types::{Class, JobId, Msg, NodeId, Output, Time};

@@ -56,6 +56,9 @@ pub enum Msg {
     Heartbeat,
     /// Locality mode: a node whose queued jobs all wait for locality tries again.
     Revive { node: NodeId },
+    /// eagle-adaptive (simulator): the short reservation may have shrunk; long work
+    /// that waited for it tries the free slots again.
+    Tick,
 }
 
 /// What the engine decided. The host acts on each, in order.

@@ -1,6 +1,6 @@
 //! Behaviour of the engine's rules, driven the way the simulator drives it:
 //! a tiny deterministic event loop over `Output::Timer` and task ends.
-use eagle_core::{Class, Config, Driver, DriverConfig, Engine, JobId, JobSpec, Msg, NodeId, Output, System, Time};
+use eagle_core::{Class, Config, Driver, DriverConfig, Engine, JobId, JobSpec, Msg, NodeId, Output, PolicyKind, System, Time};
 use std::collections::BTreeMap;
 
 /// A minimal host: delivers timers in (time, seq) order and ends every task after `dur(job)`.
@@ -300,7 +300,7 @@ fn same_seed_same_decisions() {
 // ------------------------------------------------------------------ driver mode
 
 fn driver(short_partition: f64) -> Driver {
-    Driver::new(DriverConfig { cutoff: 10.0, short_partition, ..DriverConfig::default() }, 7).unwrap()
+    Driver::new(DriverConfig { policy: PolicyKind::Paper, cutoff: Some(10.0), short_partition, ..DriverConfig::default() }, 7).unwrap()
 }
 
 #[test]
@@ -390,7 +390,7 @@ fn driver_running_mean_reclassifies_and_history_remembers() {
 fn driver_rejects_bad_config_naming_the_field() {
     let e = Driver::new(DriverConfig { short_partition: 1.5, ..DriverConfig::default() }, 1).err().unwrap();
     assert!(e.contains("short_partition"), "{e}");
-    let e = Driver::new(DriverConfig { cutoff: -1.0, ..DriverConfig::default() }, 1).err().unwrap();
+    let e = Driver::new(DriverConfig { cutoff: Some(-1.0), ..DriverConfig::default() }, 1).err().unwrap();
     assert!(e.contains("cutoff"), "{e}");
 }
 

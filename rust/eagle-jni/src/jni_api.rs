@@ -137,6 +137,13 @@ fn ints_in(env: &Env<'_>, a: &JIntArray<'_>) -> Res<Vec<i32>> {
     Ok(v)
 }
 
+fn longs_in(env: &Env<'_>, a: &JLongArray<'_>) -> Res<Vec<i64>> {
+    let n = a.len(env)?;
+    let mut v = vec![0i64; n];
+    a.get_region(env, 0, &mut v)?;
+    Ok(v)
+}
+
 fn ints_out<'l>(env: &mut Env<'l>, v: &[i32]) -> Res<JIntArray<'l>> {
     let a = JIntArray::new(env, v.len())?;
     a.set_region(env, 0, v)?;
@@ -230,9 +237,10 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_removeNode<'
     .resolve_with::<ThrowEagle, _>(|| "removeNode")
 }
 
-/// `submit(handle, nowMs, tasks, hintClass, hintEstimateMs, signature): Int` — a task
-/// set arrives; hintClass is -1 (none), 0 (short) or 1 (long); hintEstimateMs < 0 is
-/// none. Returns the engine's job id.
+/// `submit(handle, nowMs, tasks, hintClass, hintEstimateMs, signature, group): Int` — a
+/// task set arrives; hintClass is -1 (none), 0 (short) or 1 (long); hintEstimateMs < 0 is
+/// none; group (the Spark job or SQL execution, for query-aware SRPT) < 0 is none.
+/// Returns the engine's job id.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_submit<'l>(
     mut env: EnvUnowned<'l>,
@@ -243,13 +251,15 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_submit<'l>(
     hint_class: jint,
     hint_estimate_ms: jlong,
     signature: jlong,
+    group: jlong,
 ) -> jint {
     env.with_env(|_env| -> Res<jint> {
         let tasks = state::count("tasks", tasks)?;
         let class = state::class_from_code(hint_class)?;
         let estimate = (hint_estimate_ms >= 0).then(|| state::ms_to_s(hint_estimate_ms));
+        let group = u64::try_from(group).ok();
         with_state(h, |st| {
-            let job = st.driver.submit(state::ms_to_s(now_ms), tasks, class, estimate, signature as u64);
+            let job = st.driver.submit_in(state::ms_to_s(now_ms), tasks, class, estimate, signature as u64, group);
             Ok(job.0 as jint)
         })
     })
@@ -547,6 +557,53 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_delayHistory
         doubles_out(env, &v)
     })
     .resolve_with::<ThrowEagle, _>(|| "delayHistory")
+}
+
+/// `groupFuture(handle, group, signatures, tasks): Unit` — query-aware SRPT: the stages
+/// of `group` not submitted yet, as parallel arrays of stage signatures and task counts.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_groupFuture<'l>(
+    mut env: EnvUnowned<'l>,
+    _this: JObject<'l>,
+    h: jlong,
+    group: jlong,
+    signatures: JLongArray<'l>,
+    tasks: JIntArray<'l>,
+) {
+    env.with_env(|env| -> Res<()> {
+        let group = u64::try_from(group).map_err(|_| format!("group must be >= 0, got {group}"))?;
+        let sigs = longs_in(env, &signatures)?;
+        let tasks = ints_in(env, &tasks)?;
+        if sigs.len() != tasks.len() {
+            return Err(format!("expected as many task counts as signatures, got {} and {}", tasks.len(), sigs.len()).into());
+        }
+        let stages = sigs
+            .iter()
+            .zip(&tasks)
+            .map(|(&s, &t)| Ok((s as u64, state::count("tasks", t)?)))
+            .collect::<Result<Vec<_>, String>>()?;
+        with_state(h, |st| {
+            st.driver.set_group_future(group, &stages);
+            Ok(())
+        })
+    })
+    .resolve_with::<ThrowEagle, _>(|| "groupFuture")
+}
+
+/// `adaptiveHistory(handle): Array[Double]` — the adaptive state over time, flattened
+/// `(atMs, reservedSlots, cutoffMs)` triples, oldest first (cutoffMs −1 while no split is
+/// known; empty under `policy=paper`).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_adaptiveHistory<'l>(
+    mut env: EnvUnowned<'l>,
+    _this: JObject<'l>,
+    h: jlong,
+) -> JDoubleArray<'l> {
+    env.with_env(|env| -> Res<JDoubleArray<'l>> {
+        let v = with_state(h, |st| Ok(state::flatten_adaptive(&st.driver.adaptive_history())))?;
+        doubles_out(env, &v)
+    })
+    .resolve_with::<ThrowEagle, _>(|| "adaptiveHistory")
 }
 
 /// `noop(handle): Long` — returns its argument; measures the bare JNI call cost.

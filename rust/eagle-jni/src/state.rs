@@ -4,13 +4,14 @@
 //! Nothing here touches the JVM, so it is unit-tested with plain `cargo test`.
 
 use eagle_core::delay::{DelayParams, Level, Sample};
-use eagle_core::{Class, Counters, Driver, DriverConfig, EstimateSource, JobId, NodeId};
+use eagle_core::reservation::AdaptiveParams;
+use eagle_core::{Class, Counters, Driver, DriverConfig, EstimateSource, JobId, NodeId, PolicyKind};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 /// Names of the `create(params: Array[Double])` slots, in order. `Native.scala`
 /// builds the array in exactly this order (see `EagleConf.toNativeParams`).
-pub const PARAM_NAMES: [&str; 9] = [
+pub const PARAM_NAMES: [&str; 14] = [
     "cutoffMs",
     "shortPartition",
     "minProbes",
@@ -20,6 +21,11 @@ pub const PARAM_NAMES: [&str; 9] = [
     "defaultEstimateMs",
     "seed",
     "failAfterCalls",
+    "policy",
+    "reservationWindowMs",
+    "reservationHeadroom",
+    "reservationMaxFraction",
+    "reservationIdleMs",
 ];
 
 /// Names of the `counters(handle): Array[Long]` slots, in order. The first twelve
@@ -79,7 +85,8 @@ impl Params {
                 p.len()
             ));
         }
-        let cutoff_ms = positive("cutoffMs", p[0])?;
+        // cutoffMs 0: not set (adaptive learns the split; paper uses its 10 s default).
+        let cutoff_ms = if p[0] == 0.0 { None } else { Some(positive("cutoffMs", p[0])?) };
         let short_partition = p[1];
         if !short_partition.is_finite() || !(0.0..1.0).contains(&short_partition) {
             return Err(format!("parameter shortPartition must be in [0, 1), got {short_partition}"));
@@ -94,9 +101,31 @@ impl Params {
         let default_estimate_ms = positive("defaultEstimateMs", p[6])?;
         let seed = integral("seed", p[7], 0.0, MAX_EXACT_F64_INT)? as u64;
         let fail = integral("failAfterCalls", p[8], -1.0, MAX_EXACT_F64_INT)?;
+        let policy = match integral("policy", p[9], 0.0, 1.0)? as u8 {
+            0 => PolicyKind::Paper,
+            _ => PolicyKind::Adaptive,
+        };
+        let adaptive = AdaptiveParams {
+            window: positive("reservationWindowMs", p[10])? / 1000.0,
+            headroom: positive("reservationHeadroom", p[11])?,
+            max_fraction: if (0.0..=1.0).contains(&p[12]) {
+                p[12]
+            } else {
+                return Err(format!("parameter reservationMaxFraction must be in [0, 1], got {}", p[12]));
+            },
+            idle: if p[13].is_finite() && p[13] >= 0.0 {
+                p[13] / 1000.0
+            } else {
+                return Err(format!("parameter reservationIdleMs must be a finite number >= 0, got {}", p[13]));
+            },
+            ..AdaptiveParams::default()
+        };
+        adaptive.validate().map_err(|e| format!("parameter {e}"))?;
         Ok(Params {
             config: DriverConfig {
-                cutoff: cutoff_ms / 1000.0,
+                policy,
+                adaptive,
+                cutoff: cutoff_ms.map(|c| c / 1000.0),
                 short_partition,
                 min_probes,
                 probe_ratio,
@@ -179,6 +208,12 @@ pub fn pending_flags(flags: &[i32], valid: usize) -> Result<Vec<bool>, String> {
 /// Flattens an interval history into `(atMs, level, intervalMs)` triples.
 pub fn flatten_history(h: &[Sample]) -> Vec<f64> {
     h.iter().flat_map(|s| [s.at * 1000.0, s.level as u32 as f64, s.interval * 1000.0]).collect()
+}
+
+/// Flattens the adaptive state over time into `(atMs, reservedSlots, cutoffMs)` triples
+/// (cutoffMs −1 while no split is known).
+pub fn flatten_adaptive(h: &[eagle_core::AdaptivePoint]) -> Vec<f64> {
+    h.iter().flat_map(|p| [p.at * 1000.0, p.reservation as f64, p.cutoff.map_or(-1.0, |c| c * 1000.0)]).collect()
 }
 
 /// Milliseconds since the plugin's start (JVM side) to engine seconds.
@@ -368,13 +403,21 @@ mod tests {
     use super::*;
 
     fn good() -> Vec<f64> {
-        vec![10_000.0, 0.1, 20.0, 2.0, 5.0, 0.0, 1000.0, 42.0, -1.0]
+        vec![10_000.0, 0.1, 20.0, 2.0, 5.0, 0.0, 1000.0, 42.0, -1.0, 1.0, 60_000.0, 1.0, 0.5, 30_000.0]
     }
 
     #[test]
     fn decodes_the_documented_layout() {
         let p = Params::decode(&good()).unwrap();
-        assert_eq!(p.config.cutoff, 10.0);
+        assert_eq!(p.config.cutoff, Some(10.0));
+        assert_eq!(p.config.policy, PolicyKind::Adaptive);
+        assert_eq!(p.config.adaptive.window, 60.0);
+        assert_eq!(p.config.adaptive.idle, 30.0);
+        let mut q = good();
+        q[0] = 0.0;
+        q[9] = 0.0;
+        let p = Params::decode(&q).unwrap();
+        assert_eq!((p.config.cutoff, p.config.policy), (None, PolicyKind::Paper), "cutoffMs 0 = not set");
         assert_eq!(p.config.short_partition, 0.1);
         assert_eq!(p.config.min_probes, 20);
         assert_eq!(p.config.probe_ratio, 2);
@@ -388,7 +431,7 @@ mod tests {
     #[test]
     fn rejects_wrong_length_and_names_the_bad_slot() {
         let err = Params::decode(&good()[..8]).unwrap_err();
-        assert!(err.contains("expected 9 parameters"), "{err}");
+        assert!(err.contains("expected 14 parameters"), "{err}");
         for (i, name) in PARAM_NAMES.iter().enumerate() {
             let mut p = good();
             p[i] = f64::NAN;

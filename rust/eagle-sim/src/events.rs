@@ -46,7 +46,7 @@ pub fn msg_rank(msg: &Msg) -> u8 {
         Msg::Enqueue { .. } => 3,
         Msg::RemainingUpdate { .. } => 4,
         Msg::Heartbeat => 5,
-        Msg::Revive { .. } => 5,
+        Msg::Revive { .. } | Msg::Tick => 5,
     }
 }
 

@@ -215,6 +215,11 @@ impl SimConfig {
         c.big_partition_pct = self.big_partition_pct;
         c.heartbeat = self.heartbeat;
         c.locality = self.locality.as_ref().map(|l| l.delay.params());
+        if self.system == System::EagleAdaptive {
+            // The cutoff sets a workload's time scale: observe short demand over ten.
+            c.adaptive.window = 10.0 * self.cutoff;
+            c.adaptive.idle = 5.0 * self.cutoff;
+        }
         c
     }
 

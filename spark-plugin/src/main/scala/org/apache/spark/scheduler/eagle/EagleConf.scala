@@ -37,7 +37,15 @@ private[eagle] case class EagleConf(
     ddsInherit: Boolean = true,
     localityWaitProcessMs: Long = 3000L,
     localityWaitNodeMs: Long = 3000L,
-    localityWaitRackMs: Long = 3000L) {
+    localityWaitRackMs: Long = 3000L,
+    policy: String = "adaptive",
+    reservationWindowMs: Long = 60000L,
+    reservationHeadroom: Double = 1.0,
+    reservationMaxFraction: Double = 0.5,
+    reservationIdleMs: Long = 30000L) {
+
+  /** `policy=adaptive` (the default) rather than the paper's Eagle. */
+  def adaptive: Boolean = policy == "adaptive"
 
   /** The `Native.enableDelay` parameter array, in the layout of [[Native.DelayParamNames]]. */
   def toDelayParams: Array[Double] = Array(
@@ -59,11 +67,21 @@ private[eagle] case class EagleConf(
     if (defaultClass == "long") 1.0 else 0.0,
     defaultEstimateMs.toDouble,
     seed.toDouble,
-    failAfterCalls.toDouble)
+    failAfterCalls.toDouble,
+    if (adaptive) 1.0 else 0.0,
+    reservationWindowMs.toDouble,
+    reservationHeadroom,
+    reservationMaxFraction,
+    reservationIdleMs.toDouble)
 
   /** For the summary file. */
   def asMap: Seq[(String, Any)] = Seq(
-    "cutoffMs" -> cutoffMs,
+    "policy" -> policy,
+    "cutoffMs" -> (if (cutoffMs > 0) cutoffMs else "learned"),
+    "reservation.windowMs" -> reservationWindowMs,
+    "reservation.headroom" -> reservationHeadroom,
+    "reservation.maxFraction" -> reservationMaxFraction,
+    "reservation.idleMs" -> reservationIdleMs,
     "shortPartition" -> shortPartition,
     "minProbes" -> minProbes,
     "probeRatio" -> probeRatio,
@@ -97,16 +115,30 @@ private[eagle] object EagleConf {
   case class Key(name: String, default: String, doc: String)
 
   val Keys: Seq[Key] = Seq(
-    Key("cutoffMs", "10000",
-      "Task sets whose estimated mean task duration exceeds this (ms) are long."),
+    Key("policy", "adaptive",
+      "adaptive: exact SRPT over each query's remaining work with a load-sized short " +
+        "reservation of slots and a learned short/long split; paper: Eagle as published " +
+        "(short-only executors, probes, SSS, LWL, sticky batch probing)."),
+    Key("cutoffMs", "(learned)",
+      "Task sets whose estimated mean task duration exceeds this (ms) are long. Unset: " +
+        "adaptive learns the split from the application's task durations; paper uses 10000."),
+    Key("reservation.windowMs", "60000",
+      "adaptive: sliding window (ms) over which the slots busy with short work are observed."),
+    Key("reservation.headroom", "1.0",
+      "adaptive: the reservation is this multiple of the short demand observed over the window (mean slots busy with short work plus one standard deviation of its bucket averages; > 0)."),
+    Key("reservation.maxFraction", "0.5",
+      "adaptive: upper bound of the reservation as a fraction of all slots, in [0, 1]."),
+    Key("reservation.idleMs", "30000",
+      "adaptive: with no short work arriving for this long (ms), the reservation drops to 0 " +
+        "and long work may use every slot."),
     Key("shortPartition", "0.1",
-      "Fraction of executors reserved for short task sets, in [0, 1); at least one when there " +
-        "are two or more executors."),
+      "paper: fraction of executors reserved for short task sets, in [0, 1); at least one " +
+        "when there are two or more executors."),
     Key("minProbes", "20", "K: minimum number of probes per short task set (integer >= 1)."),
     Key("probeRatio", "2", "Probes per task of a short task set (integer >= 1)."),
     Key("starvationFactor", "5",
-      "SRPT starvation cap: a probe may be bypassed for at most this multiple of its own " +
-        "estimated task duration (> 0)."),
+      "SRPT starvation cap: a task set may be bypassed for at most this multiple of its own " +
+        "estimated task duration (> 0); adaptive: at least 1 s."),
     Key("defaultClass", "short", "Class when nothing is known: short or long."),
     Key("defaultEstimateMs", "1000", "Estimated mean task duration (ms) when nothing is known (> 0)."),
     Key("history.path", "(none)",
@@ -204,8 +236,15 @@ private[eagle] object EagleConf {
         .getOrElse(throw new IllegalArgumentException(
           s"Invalid configuration: $key = '$v': expected a time >= 0 (e.g. 3s)"))
     }
+    val policy = raw("policy").getOrElse("adaptive").toLowerCase(Locale.ROOT)
+    if (policy != "adaptive" && policy != "paper") bad("policy", policy, "adaptive or paper")
     EagleConf(
-      cutoffMs = long("cutoffMs", 1),
+      policy = policy,
+      cutoffMs = if (raw("cutoffMs").isEmpty) 0L else long("cutoffMs", 1),
+      reservationWindowMs = long("reservation.windowMs", 1),
+      reservationHeadroom = double("reservation.headroom", _ > 0, "a number > 0"),
+      reservationMaxFraction = double("reservation.maxFraction", x => x >= 0 && x <= 1, "a number in [0, 1]"),
+      reservationIdleMs = long("reservation.idleMs", 0),
       shortPartition = double("shortPartition", x => x >= 0 && x < 1, "a number in [0, 1)"),
       minProbes = long("minProbes", 1, Int.MaxValue).toInt,
       probeRatio = long("probeRatio", 1, Int.MaxValue).toInt,

@@ -128,6 +128,19 @@ private[eagle] class EagleSummary(conf: EagleConf, master: String) extends Spark
 
   def setCounters(c: Array[Long]): Unit = synchronized { counters = Some(c.clone()) }
 
+  /** The engine's adaptive state over time: `(atMs, reservedSlots, cutoffMs)` triples. */
+  private var adaptive: Array[Double] = Array.empty
+  def setAdaptive(h: Array[Double]): Unit = synchronized { adaptive = h.clone() }
+
+  private def adaptiveJson: JValue = JObject(
+    "policy" -> JString(conf.policy),
+    "history" -> JArray(adaptive.grouped(3).filter(_.length == 3).toList.map { t =>
+      JObject(
+        "atMs" -> num(math.round(t(0))),
+        "reservedSlots" -> JInt(t(1).toInt),
+        "cutoffMs" -> (if (t(2) < 0) JNull else JDouble(t(2))))
+    }))
+
   def setFallback(reason: Option[String]): Unit = synchronized { fallbackReason = reason }
 
   private def str(s: String): JValue = if (s == null) JNull else JString(s)
@@ -157,6 +170,7 @@ private[eagle] class EagleSummary(conf: EagleConf, master: String) extends Spark
         JObject(Native.CounterNames.zip(c).map { case (k, v) => k -> num(v) }.toList)
       }.getOrElse(JNull),
       "plugin" -> JObject(plugin.toList.map { case (k, v) => k -> num(v) }),
+      "adaptive" -> adaptiveJson,
       "locality" -> {
         val all = new Array[Long](Native.LevelNames.size)
         taskSets.values.foreach(t => Option(t.launches).foreach(_.zipWithIndex.foreach { case (n, i) => all(i) += n }))

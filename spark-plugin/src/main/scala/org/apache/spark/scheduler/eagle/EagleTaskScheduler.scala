@@ -118,8 +118,13 @@ private[spark] class EagleTaskScheduler(
       msg => logError(s"Eagle: $msg (stage ${taskSet.stageId})"))
     val (stageName, signature) = stageSignature(taskSet)
     val now = nowMs
+    val group = queryGroup(taskSet)
     val job = engine.call("submit")(
-      _.submit(_, now, taskSet.tasks.length, hintClass, hintEstimateMs, signature)).getOrElse(-1)
+      _.submit(_, now, taskSet.tasks.length, hintClass, hintEstimateMs, signature, group)).getOrElse(-1)
+    if (job >= 0 && eagleConf.adaptive) {
+      val (sigs, counts) = futureStages(taskSet)
+      engine.call("groupFuture")(_.groupFuture(_, group, sigs, counts))
+    }
     val tsm = new EagleTaskSetManager(this, taskSet, maxTaskFailures, healthTrackerOpt, job)
     val info = if (job >= 0) {
       tsmByJob(job) = tsm
@@ -158,19 +163,52 @@ private[spark] class EagleTaskScheduler(
   }
 
   /**
+   * The query a task set belongs to, for query-aware SRPT: its SQL execution
+   * (`spark.sql.execution.id`, as `2·id + 1`) when there is one, else its Spark job
+   * (`taskSet.priority` is the job id, as `2·id`).
+   */
+  private def queryGroup(taskSet: TaskSet): Long = {
+    val sqlId = Option(taskSet.properties).flatMap(p => Option(p.getProperty("spark.sql.execution.id")))
+      .flatMap(v => Try(v.trim.toLong).toOption).filter(_ >= 0)
+    sqlId.map(_ * 2 + 1).getOrElse(math.max(0, taskSet.priority).toLong * 2)
+  }
+
+  /**
+   * The stages of this task set's Spark job still waiting for their parents: their
+   * signatures and task counts (the engine estimates their work from the history).
+   * Called from `submitTasks`, on the DAGScheduler's event thread that owns these maps.
+   */
+  private def futureStages(taskSet: TaskSet): (Array[Long], Array[Int]) = {
+    val stages = Try {
+      val dag = dagScheduler
+      val ids = dag.jobIdToStageIds.getOrElse(taskSet.priority, Set.empty[Int])
+      dag.waitingStages.toSeq.filter(st => ids.contains(st.id) && st.id != taskSet.stageId)
+    }.getOrElse(Seq.empty)
+    val sig = stages.map(st => signatureOf(st, st.numPartitions)._2)
+    (sig.toArray, stages.map(_.numPartitions).toArray)
+  }
+
+  /**
    * A stable signature of a stage (the history key): FNV-1a 64 of
    * `"<map|result>|<stage name>|<partitions>"`, where the stage name is Spark's call site
    * (e.g. `count at job.py:12`).
    */
   private def stageSignature(taskSet: TaskSet): (String, Long) = {
     val stage = Try(Option(dagScheduler).flatMap(_.stageIdToStage.get(taskSet.stageId))).toOption.flatten
-    val name = stage.map(_.name).getOrElse(s"stage ${taskSet.stageId}")
+    stage match {
+      case Some(st) => signatureOf(st, st.numPartitions)
+      case None =>
+        val name = s"stage ${taskSet.stageId}"
+        (name, EagleTaskScheduler.fnv1a64(s"result|$name|${taskSet.tasks.length}"))
+    }
+  }
+
+  private def signatureOf(stage: Stage, parts: Int): (String, Long) = {
     val kind = stage match {
-      case Some(_: ShuffleMapStage) => "map"
+      case _: ShuffleMapStage => "map"
       case _ => "result"
     }
-    val parts = stage.map(_.numPartitions).getOrElse(taskSet.tasks.length)
-    (name, EagleTaskScheduler.fnv1a64(s"$kind|$name|$parts"))
+    (stage.name, EagleTaskScheduler.fnv1a64(s"$kind|${stage.name}|$parts"))
   }
 
   // ---- offers ----------------------------------------------------------------------------
@@ -317,7 +355,10 @@ private[spark] class EagleTaskScheduler(
       super.stop(exitCode)
     } finally {
       try {
-        if (engine.active) engine.call("counters")(_.counters(_)).foreach(summary.setCounters)
+        if (engine.active) {
+          engine.call("counters")(_.counters(_)).foreach(summary.setCounters)
+          engine.call("adaptiveHistory")(_.adaptiveHistory(_)).foreach(summary.setAdaptive)
+        }
         summary.setFallback(engine.failureReason)
         eagleConf.summaryPath.foreach { p =>
           // Job start/end events travel on the listener bus; let it drain first.

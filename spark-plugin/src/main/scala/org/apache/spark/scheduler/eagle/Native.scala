@@ -44,7 +44,8 @@ private[eagle] class Native {
   /**
    * A task set of `tasks` tasks arrives. `hintClass`: -1 none, 0 short, 1 long;
    * `hintEstimateMs`: mean task duration hint, -1 for none; `signature`: stable hash of the
-   * stage, the key of the history. Returns the engine's job id.
+   * stage, the key of the history; `group`: the Spark job or SQL execution the task set
+   * belongs to (query-aware SRPT), -1 for none. Returns the engine's job id.
    */
   @native def submit(
       handle: Long,
@@ -52,7 +53,20 @@ private[eagle] class Native {
       tasks: Int,
       hintClass: Int,
       hintEstimateMs: Long,
-      signature: Long): Int
+      signature: Long,
+      group: Long): Int
+
+  /**
+   * Query-aware SRPT: the stages of `group` not submitted yet, as parallel arrays of stage
+   * signatures and task counts (their work is estimated from the history).
+   */
+  @native def groupFuture(handle: Long, group: Long, signatures: Array[Long], tasks: Array[Int]): Unit
+
+  /**
+   * The adaptive state over time, flattened `(atMs, reservedSlots, cutoffMs)` triples,
+   * oldest first; cutoffMs is -1 while no split is known. Empty under `policy=paper`.
+   */
+  @native def adaptiveHistory(handle: Long): Array[Double]
 
   /** Spark's truth: `pending` tasks of `job` wait to launch. */
   @native def setPending(handle: Long, nowMs: Long, job: Int, pending: Int): Unit
@@ -126,7 +140,8 @@ private[eagle] object Native {
   /** Layout of `create(params)`; mirrors `PARAM_NAMES` in rust/eagle-jni/src/state.rs. */
   val ParamNames: Seq[String] = Seq(
     "cutoffMs", "shortPartition", "minProbes", "probeRatio", "starvationFactor",
-    "defaultClass", "defaultEstimateMs", "seed", "failAfterCalls")
+    "defaultClass", "defaultEstimateMs", "seed", "failAfterCalls", "policy",
+    "reservationWindowMs", "reservationHeadroom", "reservationMaxFraction", "reservationIdleMs")
 
   /** Layout of `enableDelay(params)`; mirrors `DELAY_PARAM_NAMES` in rust/eagle-jni/src/state.rs. */
   val DelayParamNames: Seq[String] = Seq(

@@ -1,0 +1,471 @@
+//! eagle-adaptive: Eagle's guarantees without its static parameters.
+//!
+//! Inside one Spark driver the scheduler sees the whole cluster exactly (the paper's
+//! IdealEagle point, §6.4), so probes, bitvectors and per-node queues, which exist to
+//! cope with stale distributed state, are not needed. What remains of Eagle:
+//!
+//! - **Short work never queues behind long work** (§3.1). Instead of a short-only
+//!   partition of whole nodes, a floating number `R` of *slots* is kept from long work:
+//!   a long task starts only while fewer than `total − R` long tasks run. `R` follows
+//!   the short load observed ([`crate::reservation`]); it is zero when no short work is
+//!   around, so long work alone uses every slot.
+//! - **SRPT with a starvation bound** (§3.3, Algorithm 1). A free slot goes to the job
+//!   with the least remaining work, where remaining work is its *group's*: every
+//!   unlaunched task of the Spark job or SQL execution, including stages not submitted
+//!   yet (query-aware SRPT; the host reports them with
+//!   [`Policy::set_group_future`]). Ties go to the older job. A job with waiting tasks
+//!   that has launched nothing for `max(starvation_factor × estimate, min_wait)`
+//!   seconds is overdue; overdue jobs go first, earliest deadline first, so no job is
+//!   bypassed for longer than that bound plus one task duration.
+//! - **Late binding**: tasks are bound to slots only when a slot is free, so there is
+//!   nothing to withdraw when estimates are wrong.
+//!
+//! In driver mode the host pulls decisions through [`Policy::offer`]; in the simulator
+//! the policy launches on its own as jobs arrive and slots free, one network round
+//! trip after the decision, like the paper systems' fetches.
+
+use super::Policy;
+use crate::cluster::{Cluster, Job, JobSpec};
+use crate::config::Config;
+use crate::node_queue::Running;
+use crate::reservation::Reservation;
+use crate::types::*;
+use std::collections::{BTreeSet, HashMap};
+
+/// An ordered key over a non-negative `f64` (its bits sort like the number).
+fn bits(x: f64) -> u64 {
+    x.max(0.0).to_bits()
+}
+
+/// The adaptive policy's view of one job.
+#[derive(Clone, Debug, Default)]
+struct Meta {
+    /// `(remaining work bits, job)` as inserted in `ready`, and in which class set.
+    key: Option<(u64, u32, bool)>,
+    /// `(deadline bits, job)` as inserted in `deadlines`.
+    deadline: Option<u64>,
+    /// Short tasks this job contributes to `short_waiting`.
+    waiting_short: u32,
+    /// When the job last launched a task (or became ready).
+    last_service: f64,
+    group: Option<u64>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Group {
+    members: Vec<u32>,
+    /// Estimated work of the group's stages not submitted yet, seconds.
+    future: f64,
+}
+
+pub struct Adaptive {
+    cfg: Config,
+    c: Cluster,
+    meta: Vec<Meta>,
+    groups: HashMap<u64, Group>,
+    /// Jobs with waiting tasks, by (group remaining work, id): short and long apart.
+    ready_short: BTreeSet<(u64, u32)>,
+    ready_long: BTreeSet<(u64, u32)>,
+    /// Jobs with waiting tasks, by starvation deadline.
+    deadlines: BTreeSet<(u64, u32)>,
+    short_waiting: u64,
+    long_running: u64,
+    /// Sum of the estimates of the running long tasks.
+    long_est_sum: f64,
+    reservation: Reservation,
+    /// Simulator: nodes with a free slot.
+    free_nodes: BTreeSet<u32>,
+    /// Simulator: a `Tick` is pending.
+    tick_at: Option<Time>,
+}
+
+impl Adaptive {
+    pub fn new(config: Config, _seed: u64) -> Adaptive {
+        Adaptive {
+            c: Cluster::new(config.driver),
+            reservation: Reservation::new(config.adaptive.clone(), 0.0),
+            cfg: config,
+            meta: Vec::new(),
+            groups: HashMap::new(),
+            ready_short: BTreeSet::new(),
+            ready_long: BTreeSet::new(),
+            deadlines: BTreeSet::new(),
+            short_waiting: 0,
+            long_running: 0,
+            long_est_sum: 0.0,
+            free_nodes: BTreeSet::new(),
+            tick_at: None,
+        }
+    }
+
+    fn group_remaining(&self, job: u32) -> f64 {
+        let own = |j: u32| {
+            let jb = &self.c.jobs[j as usize];
+            if jb.live {
+                jb.unlaunched as f64 * jb.est
+            } else {
+                0.0
+            }
+        };
+        match self.meta[job as usize].group.and_then(|g| self.groups.get(&g)) {
+            Some(g) => g.future + g.members.iter().map(|&m| own(m)).sum::<f64>(),
+            None => own(job),
+        }
+    }
+
+    /// Re-files a job after any change of its tasks, estimate, class or group.
+    fn refresh(&mut self, job: u32) {
+        let m = &mut self.meta[job as usize];
+        if let Some((k, id, long)) = m.key.take() {
+            if long {
+                self.ready_long.remove(&(k, id));
+            } else {
+                self.ready_short.remove(&(k, id));
+            }
+        }
+        if let Some(d) = m.deadline.take() {
+            self.deadlines.remove(&(d, job));
+        }
+        self.short_waiting -= m.waiting_short as u64;
+        m.waiting_short = 0;
+        let j = &self.c.jobs[job as usize];
+        if !j.live || j.unlaunched == 0 {
+            return;
+        }
+        let long = j.class.is_long();
+        let wait = (self.cfg.starvation_factor * j.est).max(self.cfg.adaptive.min_wait);
+        let unlaunched = j.unlaunched;
+        let key = bits(self.group_remaining(job));
+        let m = &mut self.meta[job as usize];
+        let deadline = bits(m.last_service + wait);
+        m.key = Some((key, job, long));
+        m.deadline = Some(deadline);
+        if long {
+            self.ready_long.insert((key, job));
+        } else {
+            m.waiting_short = unlaunched;
+            self.short_waiting += unlaunched as u64;
+            self.ready_short.insert((key, job));
+        }
+        self.deadlines.insert((deadline, job));
+    }
+
+    /// Re-files every member of the job's group (their shared remaining work changed).
+    fn refresh_group_of(&mut self, job: u32) {
+        match self.meta[job as usize].group.and_then(|g| self.groups.get(&g)).map(|g| g.members.clone()) {
+            Some(members) => members.into_iter().for_each(|m| self.refresh(m)),
+            None => self.refresh(job),
+        }
+    }
+
+    fn leave_group(&mut self, job: u32) {
+        if let Some(g) = self.meta[job as usize].group.take() {
+            if let Some(gr) = self.groups.get_mut(&g) {
+                gr.members.retain(|&m| m != job);
+                let members = gr.members.clone();
+                if members.is_empty() {
+                    self.groups.remove(&g);
+                }
+                members.into_iter().for_each(|m| self.refresh(m));
+            }
+        }
+    }
+
+    /// Long tasks may start while fewer than `total − R` run.
+    fn long_allowed(&mut self, now: Time) -> bool {
+        let lr = self.long_running as f64;
+        let gap = if lr > 0.0 { self.long_est_sum / (lr * lr) } else { 0.0 };
+        let r = self.reservation.size(now, self.short_waiting, self.c.total, gap) as u64;
+        self.long_running + r < self.c.total
+    }
+
+    /// The job a free slot serves: overdue jobs first (earliest deadline), then the least
+    /// group remaining work; long jobs only while the reservation allows.
+    fn pick(&mut self, now: Time, exclude: &[JobId]) -> Option<u32> {
+        let long_ok = self.long_allowed(now);
+        let eligible = |s: &Self, j: u32| {
+            !exclude.contains(&JobId(j)) && (long_ok || !s.c.jobs[j as usize].class.is_long())
+        };
+        let now_bits = bits(now);
+        for &(d, j) in self.deadlines.iter() {
+            if d > now_bits {
+                break;
+            }
+            if eligible(self, j) {
+                return Some(j);
+            }
+        }
+        let short = self.ready_short.iter().find(|(_, j)| !exclude.contains(&JobId(*j))).copied();
+        let long = if long_ok { self.ready_long.iter().find(|(_, j)| !exclude.contains(&JobId(*j))).copied() } else { None };
+        let best = match (short, long) {
+            (Some(s), Some(l)) => Some(s.min(l)),
+            (s, l) => s.or(l),
+        };
+        if let Some((_, j)) = best {
+            let first = self.ready_short.first().into_iter().chain(self.ready_long.first()).min().copied();
+            if first.is_some_and(|(_, f)| f != j) {
+                self.c.counters.srpt_bypasses += 1;
+            }
+        }
+        best.map(|(_, j)| j)
+    }
+
+    /// Takes a slot of `ni` for the next task of `job`.
+    fn launch(&mut self, now: Time, ni: usize, job: u32, out: &mut Vec<Output>) {
+        let nd2 = 2.0 * self.cfg.network_delay;
+        let j = &mut self.c.jobs[job as usize];
+        let long = j.class.is_long();
+        j.unlaunched -= 1;
+        let task = j.launched;
+        j.launched += 1;
+        j.running += 1;
+        let est = j.est;
+        let n = &mut self.c.nodes[ni];
+        n.free -= 1;
+        if n.free == 0 {
+            self.free_nodes.remove(&(ni as u32));
+        }
+        if long {
+            n.running_long += 1;
+            self.long_running += 1;
+            self.long_est_sum += est;
+        } else {
+            self.reservation.short_running(now, 1);
+        }
+        n.running.push(Running { job: JobId(job), long, reservation: false, marks_long: false, est });
+        self.c.busy += 1;
+        self.c.counters.decisions += 1;
+        let unlaunched = self.c.jobs[job as usize].unlaunched;
+        self.c.remaining[job as usize] = if unlaunched == 0 { -1.0 } else { unlaunched as f64 * est };
+        self.meta[job as usize].last_service = now;
+        self.refresh_group_of(job);
+        out.push(Output::Launch { node: NodeId(ni as u32), job: JobId(job), task, start: now + nd2 });
+    }
+
+    /// Undoes the slot books of a task that ended or was declined.
+    fn release(&mut self, now: Time, ni: usize, job: JobId) -> Option<Running> {
+        let r = self.c.release_slot(ni, job)?;
+        if r.long {
+            self.long_running -= 1;
+            self.long_est_sum = if self.long_running == 0 { 0.0 } else { (self.long_est_sum - r.est).max(0.0) };
+        } else {
+            self.reservation.short_running(now, -1);
+        }
+        self.free_nodes.insert(ni as u32);
+        if let Some(j) = self.c.jobs.get_mut(job.0 as usize) {
+            j.running = j.running.saturating_sub(1);
+        }
+        Some(r)
+    }
+
+    /// Simulator: fills free slots while a job is eligible; schedules a `Tick` when long
+    /// work waits only for the reservation to shrink.
+    fn fill(&mut self, now: Time, out: &mut Vec<Output>) {
+        if self.cfg.driver {
+            return;
+        }
+        while let Some(&ni) = self.free_nodes.first() {
+            match self.pick(now, &[]) {
+                Some(j) => self.launch(now, ni as usize, j, out),
+                None => break,
+            }
+        }
+        if !self.free_nodes.is_empty() && !self.ready_long.is_empty() && self.tick_at.is_none() {
+            let p = self.reservation.params();
+            let at = now + p.window / p.buckets as f64;
+            self.tick_at = Some(at);
+            out.push(Output::Timer { at, msg: Msg::Tick });
+        }
+    }
+
+    /// The job's waiting tasks are now `pending`; growth counts as a short arrival when
+    /// `arrival` (retries, speculation), not when a launch was only undone.
+    fn set_unlaunched(&mut self, now: Time, job: JobId, pending: u32, arrival: bool) {
+        let j = &mut self.c.jobs[job.0 as usize];
+        let grew = arrival && pending > j.unlaunched;
+        j.unlaunched = pending;
+        self.c.remaining[job.0 as usize] = if pending == 0 { -1.0 } else { pending as f64 * j.est };
+        if grew && !j.class.is_long() {
+            self.reservation.short_arrived(now);
+        }
+        self.refresh_group_of(job.0);
+    }
+}
+
+impl Policy for Adaptive {
+    fn cluster(&self) -> &Cluster {
+        &self.c
+    }
+
+    fn config(&self) -> &Config {
+        &self.cfg
+    }
+
+    fn add_node(&mut self, _now: Time, slots: u32, _out: &mut Vec<Output>) -> NodeId {
+        let id = self.c.add_node(slots);
+        if slots > 0 {
+            self.free_nodes.insert(id.0);
+        }
+        id
+    }
+
+    fn remove_node(&mut self, now: Time, node: NodeId, out: &mut Vec<Output>) {
+        let Some(n) = self.c.nodes.get_mut(node.0 as usize) else { return };
+        if !n.live {
+            return;
+        }
+        n.live = false;
+        let running = std::mem::take(&mut n.running);
+        self.c.total -= n.slots as u64;
+        self.c.busy -= (n.slots - n.free) as u64;
+        n.free = 0;
+        n.running_long = 0;
+        self.free_nodes.remove(&node.0);
+        for r in running {
+            if r.long {
+                self.long_running -= 1;
+                self.long_est_sum = if self.long_running == 0 { 0.0 } else { (self.long_est_sum - r.est).max(0.0) };
+            } else {
+                self.reservation.short_running(now, -1);
+            }
+            if let Some(j) = self.c.jobs.get_mut(r.job.0 as usize) {
+                j.running = j.running.saturating_sub(1);
+            }
+            self.c.maybe_free_job(r.job);
+        }
+        self.fill(now, out);
+    }
+
+    fn submit_job(&mut self, now: Time, spec: JobSpec, out: &mut Vec<Output>) -> JobId {
+        let class = spec.class.unwrap_or_else(|| Class::from_estimate(spec.estimate, self.cfg.cutoff));
+        let id = self.c.insert_job(Job::new(class, class.is_long(), spec.estimate, spec.tasks));
+        let i = id.0 as usize;
+        if self.meta.len() <= i {
+            self.meta.resize_with(i + 1, Meta::default);
+        }
+        self.meta[i] = Meta { last_service: now, ..Meta::default() };
+        if !class.is_long() && spec.tasks > 0 {
+            self.reservation.short_arrived(now);
+        }
+        self.refresh(id.0);
+        self.fill(now, out);
+        id
+    }
+
+    fn task_finished(&mut self, now: Time, node: NodeId, job: JobId, out: &mut Vec<Output>) {
+        let ni = node.0 as usize;
+        if !self.c.live_node(node) {
+            return;
+        }
+        if self.release(now, ni, job).is_none() {
+            return;
+        }
+        self.c.maybe_free_job(job);
+        self.fill(now, out);
+    }
+
+    fn deliver(&mut self, now: Time, msg: Msg, out: &mut Vec<Output>) {
+        if msg == Msg::Tick {
+            self.tick_at = None;
+            self.fill(now, out);
+        }
+    }
+
+    fn offer(&mut self, now: Time, node: NodeId, free: u32, exclude: &[JobId], out: &mut Vec<Output>) {
+        let ni = node.0 as usize;
+        if !self.c.live_node(node) {
+            return;
+        }
+        let mut budget = free.min(self.c.nodes[ni].free);
+        while budget > 0 {
+            let Some(j) = self.pick(now, exclude) else { break };
+            self.launch(now, ni, j, out);
+            budget -= 1;
+        }
+    }
+
+    fn decline(&mut self, now: Time, node: NodeId, job: JobId) {
+        let ni = node.0 as usize;
+        if ni >= self.c.nodes.len() || self.release(now, ni, job).is_none() {
+            return;
+        }
+        self.c.counters.declines += 1;
+        self.c.counters.decisions = self.c.counters.decisions.saturating_sub(1);
+        let j = &mut self.c.jobs[job.0 as usize];
+        j.launched = j.launched.saturating_sub(1);
+        let pending = j.unlaunched + 1;
+        if j.live {
+            self.set_unlaunched(now, job, pending, false);
+        }
+        self.c.maybe_free_job(job);
+    }
+
+    fn set_pending(&mut self, now: Time, job: JobId, pending: u32, out: &mut Vec<Output>) {
+        let Some(j) = self.c.jobs.get(job.0 as usize) else { return };
+        if !j.live || j.unlaunched == pending {
+            return;
+        }
+        self.set_unlaunched(now, job, pending, true);
+        self.fill(now, out);
+    }
+
+    fn set_estimate_with(&mut self, now: Time, job: JobId, estimate: f64, class: Option<Class>, out: &mut Vec<Output>) {
+        let Some(j) = self.c.jobs.get_mut(job.0 as usize) else { return };
+        if !j.live {
+            return;
+        }
+        let class = class.unwrap_or_else(|| Class::from_estimate(estimate, self.cfg.cutoff));
+        j.est = estimate;
+        j.class = class;
+        j.sched_long = class.is_long();
+        if self.c.remaining[job.0 as usize] >= 0.0 {
+            self.c.remaining[job.0 as usize] = j.unlaunched as f64 * estimate;
+        }
+        self.refresh_group_of(job.0);
+        self.fill(now, out);
+    }
+
+    fn remove_job(&mut self, _now: Time, job: JobId) {
+        let Some(j) = self.c.jobs.get_mut(job.0 as usize) else { return };
+        if !j.live {
+            return;
+        }
+        j.live = false;
+        j.unlaunched = 0;
+        self.c.remaining[job.0 as usize] = -1.0;
+        self.refresh(job.0);
+        self.leave_group(job.0);
+        self.c.maybe_free_job(job);
+    }
+
+    fn holds_long_work(&self, node: NodeId) -> bool {
+        self.c.nodes.get(node.0 as usize).is_some_and(|n| n.running_long > 0)
+    }
+
+    fn set_group(&mut self, job: JobId, group: u64) {
+        let i = job.0;
+        if self.c.jobs.get(i as usize).is_none_or(|j| !j.live) {
+            return;
+        }
+        self.leave_group(i);
+        self.groups.entry(group).or_default().members.push(i);
+        self.meta[i as usize].group = Some(group);
+        self.refresh_group_of(i);
+    }
+
+    fn set_group_future(&mut self, group: u64, work: f64) {
+        let work = if work.is_finite() { work.max(0.0) } else { 0.0 };
+        let Some(g) = self.groups.get_mut(&group) else { return };
+        g.future = work;
+        let members = g.members.clone();
+        members.into_iter().for_each(|m| self.refresh(m));
+    }
+
+    fn classes_changed(&mut self, now: Time) {
+        self.reservation.reset(now);
+    }
+
+    fn reservation(&self) -> Option<u32> {
+        Some(self.reservation.current())
+    }
+}

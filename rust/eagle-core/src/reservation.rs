@@ -1,0 +1,300 @@
+//! eagle-adaptive's short reservation: how many slots long work must leave to short
+//! work, sized from the short work actually observed (our extension of Eagle §3.1,
+//! where the short partition is a fixed share of the nodes, sized offline from the
+//! short jobs' share of task-seconds).
+//!
+//! The rule, evaluated at every decision (`now`):
+//!
+//! - **Demand.** The number of slots running short tasks is integrated over time in
+//!   `buckets` equal buckets covering the last `window` seconds. The *observed demand*
+//!   is the mean of the bucket averages (the short class's share of slots) plus one
+//!   standard deviation of them: headroom for the burstiness actually seen.
+//! - **Size.** `R = round(headroom × observed demand)`, and at least the number of short
+//!   tasks waiting right now (short work that queues up grows the reservation at once);
+//!   at most `max_fraction` of the live slots. Demand below half a slot reserves
+//!   nothing: a whole idle slot would cost long work more than the short tasks gain
+//!   (they still take the next free slot first, by SRPT). The demand term also needs
+//!   the running long work to free slots rarely: its mean interval between releases
+//!   (mean long estimate / long tasks running) must exceed `min_wait`; otherwise a slot
+//!   frees sooner than a reserved one would pay for itself.
+//! - **Shrink to zero.** With no short arrival for `idle` seconds and no short task
+//!   waiting, `R = 0`: an application of long jobs alone uses every slot.
+//!
+//! **Borrowing and its bound.** Long tasks may start only while the long tasks running
+//! stay below `total − R`. Reserved slots are therefore lent to long work only when
+//! `R` has shrunk, that is after `idle` seconds without short arrivals. A short task
+//! that arrives after such a quiet spell (or when its demand is below half a slot) makes
+//! `R ≥ 1` at once, since it is waiting (no new long task starts before it), so it waits
+//! at most until the first running task ends anywhere in the cluster: one task
+//! duration, never a queue of long work. While short work keeps arriving, at least `R`
+//! slots are free or running short tasks, so a short task waits only behind short
+//! work, as in Eagle.
+
+use serde::{Deserialize, Serialize};
+
+/// The knobs of the adaptive reservation (see the module rule).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AdaptiveParams {
+    /// Sliding window over which short demand is observed, seconds.
+    pub window: f64,
+    /// Buckets in the window (the burstiness is the spread of bucket averages).
+    pub buckets: u32,
+    /// Multiplier on the observed demand (mean plus one standard deviation).
+    pub headroom: f64,
+    /// Upper bound of the reservation, as a fraction of the live slots.
+    pub max_fraction: f64,
+    /// Seconds without a short arrival after which the reservation may drop to zero.
+    pub idle: f64,
+    /// Starvation deadline floor: a job with waiting tasks gets priority once it has
+    /// launched nothing for `max(starvation_factor × estimate, min_wait)` seconds.
+    pub min_wait: f64,
+}
+
+impl Default for AdaptiveParams {
+    fn default() -> Self {
+        AdaptiveParams { window: 60.0, buckets: 12, headroom: 1.0, max_fraction: 0.5, idle: 30.0, min_wait: 1.0 }
+    }
+}
+
+impl AdaptiveParams {
+    /// Rejects out-of-range values, naming the field.
+    pub fn validate(&self) -> Result<(), String> {
+        let pos = |n: &str, v: f64| if v > 0.0 && v.is_finite() { Ok(()) } else { Err(format!("adaptive {n} must be > 0, got {v}")) };
+        pos("window", self.window)?;
+        pos("headroom", self.headroom)?;
+        if !(self.idle >= 0.0 && self.idle.is_finite()) {
+            return Err(format!("adaptive idle must be >= 0, got {}", self.idle));
+        }
+        if !(self.min_wait >= 0.0 && self.min_wait.is_finite()) {
+            return Err(format!("adaptive min_wait must be >= 0, got {}", self.min_wait));
+        }
+        if !(0.0..=1.0).contains(&self.max_fraction) {
+            return Err(format!("adaptive max_fraction must be within [0, 1], got {}", self.max_fraction));
+        }
+        if !(1..=1000).contains(&self.buckets) {
+            return Err(format!("adaptive buckets must be within [1, 1000], got {}", self.buckets));
+        }
+        Ok(())
+    }
+}
+
+/// Short demand over a sliding window, and the reservation it implies.
+#[derive(Clone, Debug)]
+pub struct Reservation {
+    p: AdaptiveParams,
+    width: f64,
+    /// Slot-seconds of short work per bucket, newest last; the last is in progress.
+    buckets: std::collections::VecDeque<f64>,
+    /// Start of the newest bucket.
+    bucket_start: f64,
+    /// Short tasks running now, and since when that count holds.
+    running: u32,
+    since: f64,
+    last_arrival: Option<f64>,
+    /// The size most recently computed.
+    current: u32,
+}
+
+impl Reservation {
+    pub fn new(p: AdaptiveParams, now: f64) -> Reservation {
+        let width = p.window / p.buckets as f64;
+        Reservation {
+            p,
+            width,
+            buckets: std::iter::once(0.0).collect(),
+            bucket_start: now,
+            running: 0,
+            since: now,
+            last_arrival: None,
+            current: 0,
+        }
+    }
+
+    pub fn params(&self) -> &AdaptiveParams {
+        &self.p
+    }
+
+    /// Integrates the running count up to `now`, rolling buckets.
+    fn advance(&mut self, now: f64) {
+        if now <= self.since {
+            return;
+        }
+        let r = self.running as f64;
+        // Long gaps: whole buckets of constant demand, bounded by the window.
+        let gap_buckets = ((now - self.bucket_start) / self.width).floor();
+        if gap_buckets > self.p.buckets as f64 + 1.0 {
+            self.buckets.clear();
+            for _ in 0..self.p.buckets {
+                self.buckets.push_back(r * self.width);
+            }
+            self.bucket_start = now - ((now - self.bucket_start) % self.width);
+            self.buckets.push_back(r * (now - self.bucket_start));
+            self.since = now;
+            return;
+        }
+        while now >= self.bucket_start + self.width {
+            let end = self.bucket_start + self.width;
+            if let Some(b) = self.buckets.back_mut() {
+                *b += r * (end - self.since).max(0.0);
+            }
+            self.since = end;
+            self.bucket_start = end;
+            self.buckets.push_back(0.0);
+            while self.buckets.len() > self.p.buckets as usize + 1 {
+                self.buckets.pop_front();
+            }
+        }
+        if let Some(b) = self.buckets.back_mut() {
+            *b += r * (now - self.since).max(0.0);
+        }
+        self.since = now;
+    }
+
+    /// The class boundary moved: demand measured under the old one no longer says how
+    /// much *short* work there is. Starts a fresh window (the running count stays).
+    pub fn reset(&mut self, now: f64) {
+        self.advance(now);
+        self.buckets.clear();
+        self.buckets.push_back(0.0);
+        self.bucket_start = now;
+        self.since = now;
+    }
+
+    /// A short job arrived (or short tasks became pending).
+    pub fn short_arrived(&mut self, now: f64) {
+        self.advance(now);
+        self.last_arrival = Some(now);
+    }
+
+    /// The number of short tasks running changed by `delta`.
+    pub fn short_running(&mut self, now: f64, delta: i32) {
+        self.advance(now);
+        self.running = (self.running as i64 + delta as i64).max(0) as u32;
+    }
+
+    /// Slots busy with short work over the window: the mean, plus one standard deviation
+    /// of the bucket averages (the burstiness observed).
+    pub fn observed_demand(&self, now: f64) -> f64 {
+        let n = self.buckets.len();
+        let mut avgs = Vec::with_capacity(n);
+        for (i, b) in self.buckets.iter().enumerate() {
+            let last = i + 1 == n;
+            let span = if last { (now - self.bucket_start).max(0.0) } else { self.width };
+            let total = if last { *b + self.running as f64 * (now - self.since).max(0.0) } else { *b };
+            if span > 0.0 && (!last || span >= 0.25 * self.width || n == 1) {
+                avgs.push(total / span);
+            }
+        }
+        if avgs.is_empty() {
+            return self.running as f64;
+        }
+        let k = avgs.len() as f64;
+        let mean = avgs.iter().sum::<f64>() / k;
+        let var = avgs.iter().map(|a| (a - mean) * (a - mean)).sum::<f64>() / k;
+        mean + var.sqrt()
+    }
+
+    /// The reservation at `now`, given the short tasks waiting, the live slots, and the
+    /// mean interval between slot releases of the running long work (`long_gap`: the
+    /// mean estimate of the running long tasks over their number). The demand term
+    /// applies only when that interval exceeds `min_wait`: with many slots or short long
+    /// tasks, some slot frees sooner than a reserved one would pay for itself, and the
+    /// waiting short tasks (which always count) take it first.
+    pub fn size(&mut self, now: f64, short_waiting: u64, total_slots: u64, long_gap: f64) -> u32 {
+        self.advance(now);
+        let cap = (self.p.max_fraction * total_slots as f64).floor() as u64;
+        let recent = self.last_arrival.is_some_and(|t| now - t <= self.p.idle);
+        let demand = if recent && long_gap > self.p.min_wait {
+            (self.p.headroom * self.observed_demand(now)).round() as u64
+        } else {
+            0
+        };
+        self.current = demand.max(short_waiting).min(cap) as u32;
+        self.current
+    }
+
+    /// The size most recently computed by [`Reservation::size`].
+    pub fn current(&self) -> u32 {
+        self.current
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p() -> AdaptiveParams {
+        AdaptiveParams { window: 60.0, buckets: 12, headroom: 1.0, max_fraction: 0.5, idle: 30.0, min_wait: 1.0 }
+    }
+
+    #[test]
+    fn zero_without_short_work_and_after_idle() {
+        let mut r = Reservation::new(p(), 0.0);
+        assert_eq!(r.size(10.0, 0, 16, 100.0), 0);
+        r.short_arrived(10.0);
+        assert_eq!(r.size(10.0, 2, 16, 100.0), 2, "waiting short tasks are reserved for at once");
+        r.short_running(10.0, 2);
+        assert_eq!(r.size(39.0, 0, 16, 100.0), 2, "the observed demand keeps it");
+        r.short_running(39.0, -2);
+        assert_eq!(r.size(41.0, 0, 16, 100.0), 0, "idle for longer than `idle`: shrinks to zero");
+        assert_eq!(r.size(50.0, 0, 16, 100.0), 0);
+        r.short_arrived(110.0);
+        assert_eq!(r.size(110.0, 0, 16, 100.0), 0, "recent, but the peak left the window: no demand");
+    }
+
+    #[test]
+    fn grows_with_observed_demand_and_waiting_work() {
+        let mut r = Reservation::new(p(), 0.0);
+        r.short_arrived(0.0);
+        r.short_running(0.0, 4);
+        assert_eq!(r.size(20.0, 0, 16, 100.0), 4, "four slots busy with short work for 20 s");
+        r.short_running(20.0, -4);
+        // Buckets 4,4,4,4,0: mean 3.2 plus one standard deviation 1.6.
+        assert_eq!(r.size(25.0, 0, 16, 100.0), 5, "the window remembers the demand, with burst headroom");
+        assert_eq!(r.size(25.0, 6, 16, 100.0), 6, "waiting short tasks grow it at once");
+        assert_eq!(r.size(25.0, 100, 16, 100.0), 8, "capped at max_fraction of the slots");
+        r.short_arrived(100.0);
+        assert_eq!(r.size(100.0, 1, 16, 100.0), 1, "the old peak left the window");
+    }
+
+    #[test]
+    fn headroom_multiplies_the_demand() {
+        let mut q = p();
+        q.headroom = 1.5;
+        let mut r = Reservation::new(q, 0.0);
+        r.short_arrived(0.0);
+        r.short_running(0.0, 2);
+        assert_eq!(r.size(10.0, 0, 100, 100.0), 3);
+    }
+
+    #[test]
+    fn frequent_long_releases_need_no_demand_term() {
+        let mut r = Reservation::new(p(), 0.0);
+        r.short_arrived(0.0);
+        r.short_running(0.0, 4);
+        assert_eq!(r.size(20.0, 0, 16, 100.0), 4);
+        assert_eq!(r.size(20.0, 0, 16, 0.5), 0, "a slot frees every 0.5 s: no idle reservation");
+        assert_eq!(r.size(20.0, 3, 16, 0.5), 3, "waiting short tasks still count");
+    }
+
+    #[test]
+    fn a_reset_forgets_the_demand_seen() {
+        let mut r = Reservation::new(p(), 0.0);
+        r.short_arrived(0.0);
+        r.short_running(0.0, 6);
+        r.short_running(20.0, -6);
+        assert!(r.size(21.0, 0, 16, 100.0) >= 6);
+        r.reset(21.0);
+        assert_eq!(r.size(30.0, 0, 16, 100.0), 0);
+    }
+
+    #[test]
+    fn long_gaps_do_not_loop() {
+        let mut r = Reservation::new(p(), 0.0);
+        r.short_arrived(0.0);
+        r.short_running(0.0, 1);
+        assert_eq!(r.size(1e9, 0, 16, 100.0), 0);
+        r.short_arrived(1e9);
+        assert_eq!(r.size(1e9 + 1.0, 0, 16, 100.0), 1, "one slot busy with short work all window");
+    }
+}

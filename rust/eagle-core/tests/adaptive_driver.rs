@@ -1,0 +1,53 @@
+//! eagle-adaptive through the Spark façade ([`Driver`]): the learned split, settled
+//! classes, the reservation and query-aware SRPT, on a virtual clock.
+use eagle_core::{Class, Driver, DriverConfig, JobId, NodeId, PolicyKind};
+
+fn driver() -> Driver {
+    Driver::new(DriverConfig::default(), 1).unwrap()
+}
+
+#[test]
+fn a_split_is_learned_from_hints_and_the_big_job_becomes_long() {
+    let mut d = driver();
+    let n = d.add_node(0.0, 4);
+    // A warm-up stage without hints: short by default, its mean is learned at its end.
+    let w = d.submit(0.0, 4, None, None, 1);
+    let plan = d.offer(0.0, n, 4, &[]);
+    assert_eq!(plan, vec![w; 4]);
+    for _ in 0..4 {
+        d.task_finished(5.0, n, w, Some(5.0));
+    }
+    d.remove_job(5.0, w);
+    assert_eq!(d.cutoff(), None, "one class so far");
+    let big = d.submit(6.0, 16, None, Some(2.0), 2);
+    assert_eq!(d.offer(6.0, n, 4, &[]), vec![big; 4]);
+    assert_eq!(d.job_class(big), Some(Class::Short), "no split known yet");
+    let small = d.submit(7.0, 2, None, Some(0.1), 3);
+    let c = d.cutoff().expect("hints 2 s and 0.1 s make two classes");
+    assert!(c > 0.1 && c < 2.0, "{c}");
+    assert_eq!(d.job_class(small), Some(Class::Short));
+    d.task_finished(8.0, n, big, Some(2.0));
+    assert_eq!(d.job_class(big), Some(Class::Long), "reclassified once a cutoff is known");
+    // The freed slot goes to the small job (least remaining work).
+    assert_eq!(d.offer(8.0, n, 1, &[]), vec![small]);
+}
+
+#[test]
+fn paper_policy_keeps_its_fixed_cutoff() {
+    let cfg = DriverConfig { policy: PolicyKind::Paper, ..DriverConfig::default() };
+    let d = Driver::new(cfg, 1).unwrap();
+    assert_eq!(d.cutoff(), Some(10.0));
+    assert_eq!(d.reservation(), None);
+}
+
+#[test]
+fn query_aware_srpt_ranks_by_the_groups_remaining_work() {
+    let mut d = driver();
+    let n = d.add_node(0.0, 1);
+    // Two stages of equal size now; query A has a big stage still to come.
+    let a = d.submit_in(0.0, 4, None, Some(1.0), 10, Some(100));
+    let b = d.submit_in(0.0, 4, None, Some(1.0), 11, Some(200));
+    d.set_group_future(100, &[(12, 50)]);
+    assert_eq!(d.offer(0.0, n, 1, &[]), vec![b], "query B has less work left in total");
+    let _ = (a, JobId(0), NodeId(0));
+}
