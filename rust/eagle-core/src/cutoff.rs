@@ -7,6 +7,7 @@
 //! the last `capacity` samples, the optimal two-cluster split of the sorted log
 //! durations (1-D 2-means, exact by prefix sums) is accepted when
 //!
+//! - each side holds at least two task sets,
 //! - the cluster means are at least `min_ratio` apart (×4 by default), and
 //! - the split explains at least half of the variance,
 //!
@@ -105,8 +106,10 @@ impl CutoffLearner {
         if total <= 1e-12 {
             return None;
         }
+        // At least two task sets on each side: one outlier (a slow first stage, a single
+        // hint) is not a class.
         let (mut best, mut at) = (f64::INFINITY, 0);
-        for k in 1..n {
+        for k in 2..n.saturating_sub(1) {
             if v[k] == v[k - 1] {
                 continue;
             }
@@ -159,7 +162,7 @@ mod tests {
     #[test]
     fn hysteresis_keeps_the_cutoff_steady() {
         let mut l = CutoffLearner::default();
-        for x in [0.1, 3.0] {
+        for x in [0.1, 3.0, 0.1, 3.0] {
             l.observe(x);
         }
         let c0 = l.cutoff().unwrap();
@@ -170,6 +173,18 @@ mod tests {
         }
         assert_eq!(changes, 0, "samples from the same two clusters do not move it");
         assert_eq!(l.cutoff(), Some(c0));
+    }
+
+    #[test]
+    fn one_sample_is_not_a_class() {
+        let mut l = CutoffLearner::default();
+        for x in [15.0, 2.0, 0.1] {
+            l.observe(x);
+        }
+        assert_eq!(l.cutoff(), None, "a slow first stage alone does not split 15 s from 2 s");
+        l.observe(0.1);
+        let c = l.cutoff().unwrap();
+        assert!(c > 0.1 && c < 2.0, "{c}");
     }
 
     #[test]

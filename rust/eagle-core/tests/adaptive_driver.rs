@@ -23,7 +23,10 @@ fn a_split_is_learned_from_hints_and_the_big_job_becomes_long() {
     assert_eq!(d.offer(6.0, n, 4, &[]), vec![big; 4]);
     assert_eq!(d.job_class(big), Some(Class::Short), "no split known yet");
     let small = d.submit(7.0, 2, None, Some(0.1), 3);
-    let c = d.cutoff().expect("hints 2 s and 0.1 s make two classes");
+    assert_eq!(d.cutoff(), None, "one small task set is not a class yet");
+    let small2 = d.submit(7.0, 2, None, Some(0.1), 3);
+    let c = d.cutoff().expect("two of each make two classes");
+    let _ = small2;
     assert!(c > 0.1 && c < 2.0, "{c}");
     assert_eq!(d.job_class(small), Some(Class::Short));
     d.task_finished(8.0, n, big, Some(2.0));
@@ -50,4 +53,26 @@ fn query_aware_srpt_ranks_by_the_groups_remaining_work() {
     d.set_group_future(100, &[(12, 50)]);
     assert_eq!(d.offer(0.0, n, 1, &[]), vec![b], "query B has less work left in total");
     let _ = (a, JobId(0), NodeId(0));
+}
+
+#[test]
+fn the_split_is_learned_once_the_second_class_has_two_task_sets() {
+    let mut d = driver();
+    let a = d.add_node(0.0, 2);
+    let b = d.add_node(0.0, 2);
+    let w = d.submit_in(17.0, 4, None, None, 1, Some(0));
+    d.offer(17.0, a, 2, &[]);
+    d.offer(17.0, b, 2, &[]);
+    for n in [a, a, b, b] {
+        d.task_finished(20.5, n, w, Some(3.5));
+    }
+    d.remove_job(20.6, w);
+    let big = d.submit_in(20.7, 16, None, Some(2.0), 2, Some(2));
+    d.set_group_future(2, &[]);
+    d.offer(20.7, a, 2, &[]);
+    d.offer(20.7, b, 2, &[]);
+    let _small = d.submit_in(21.7, 2, None, Some(0.1), 3, Some(4));
+    let _small2 = d.submit_in(22.7, 2, None, Some(0.1), 3, Some(6));
+    assert!(d.cutoff().is_some(), "learned at the second small job's submission");
+    let _ = big;
 }
