@@ -1,7 +1,7 @@
 //! The `eagle-sim` command line (std only, no argument-parsing crate).
 //!
 //! ```text
-//! eagle-sim run --trace PATH --system {sparrow,hawk,eagle,dlwl,clwl} --nodes N
+//! eagle-sim run --trace PATH --system {sparrow,hawk,eagle,dlwl,clwl,eagle-adaptive} --nodes N
 //!               [--cutoff SECONDS] [--small-partition PCT] [--big-partition PCT]
 //!               [--seed S] [--heartbeat S] [--estimate mean|under:X|over:X]
 //!               [--slots K] [--jobs-out PATH] [--json]
@@ -27,7 +27,7 @@ use std::time::Instant;
 
 pub const USAGE: &str = "\
 usage:
-  eagle-sim run --trace PATH --system {sparrow,hawk,eagle,dlwl,clwl} --nodes N
+  eagle-sim run --trace PATH --system {sparrow,hawk,eagle,dlwl,clwl,eagle-adaptive} --nodes N
                 [--cutoff SECONDS] [--small-partition PCT] [--big-partition PCT]
                 [--seed S] [--heartbeat S] [--estimate mean|under:X|over:X]
                 [--slots K] [--jobs-out PATH] [--json]

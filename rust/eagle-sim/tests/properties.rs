@@ -95,6 +95,15 @@ impl Observer for Checker {
                 }
             }
         }
+        if self.system == System::EagleAdaptive && engine.job(job).map(|v| v.class) == Some(Class::Long) {
+            // The adaptive guarantee: long work never takes the reserved slots.
+            let total = engine.total_slots();
+            let long: u64 = (0..total as u32).filter_map(|i| engine.node(NodeId(i))).map(|v| v.running_long as u64).sum();
+            let r = engine.reservation().expect("adaptive sizes a reservation") as u64;
+            if long + r > total {
+                self.violations.push(format!("t={now}: long launch with {long} long running and {r} reserved of {total}"));
+            }
+        }
     }
     fn on_task_end(&mut self, engine: &Engine, now: Time, _node: NodeId, job: JobId) {
         let j = job.0 as usize;
@@ -197,6 +206,10 @@ fn eagle_properties() {
 #[test]
 fn dlwl_properties() {
     check_system(System::Dlwl, 150);
+}
+#[test]
+fn eagle_adaptive_properties() {
+    check_system(System::EagleAdaptive, 150);
 }
 #[test]
 fn clwl_properties() {
