@@ -141,10 +141,34 @@ def write_report(d: str, results: dict) -> str:
         ax.legend(fontsize=8)
         ax.grid(True, axis="y", alpha=0.3)
         images.append(("Sort time", _save(fig, d, "sort.png")))
+    hist = ((results.get("adaptive") or {}).get("history")) or []
+    if hist:
+        images.append(("eagle-adaptive: reservation and learned cutoff", adaptive_png(d, hist)))
     path = os.path.join(d, "report.html")
     with open(path, "w") as f:
         f.write(_html(results, images))
     return path
+
+
+def adaptive_png(d: str, hist: list) -> str:
+    """The eagle run's short reservation (slots) and learned cutoff over time."""
+    t = [p["atMs"] / 1000 for p in hist]
+    fig, ax = plt.subplots(figsize=(9, 3.6))
+    ax.step(t, [p["reservedSlots"] for p in hist], where="post", color=COLORS.get("eagle"), label="reserved slots")
+    ax.set_xlabel("time since the scheduler started (s)")
+    ax.set_ylabel("slots reserved for short work")
+    ax.grid(True, alpha=0.3)
+    ax2 = ax.twinx()
+    cut = [(x, p["cutoffMs"] / 1000) for x, p in zip(t, hist) if p.get("cutoffMs") is not None]
+    if cut:
+        ax2.step([c[0] for c in cut], [c[1] for c in cut], where="post", color="#555555", linestyle="--",
+                 label="learned cutoff")
+        ax2.set_yscale("log")
+    ax2.set_ylabel("short/long cutoff (s, log)")
+    lines = ax.get_legend_handles_labels()[0] + ax2.get_legend_handles_labels()[0]
+    ax.legend(lines, [h.get_label() for h in lines], fontsize=8, loc="upper right")
+    ax.set_title("eagle-adaptive over the run")
+    return _save(fig, d, "adaptive.png")
 
 
 def _fmt(x, nd=3):

@@ -66,3 +66,18 @@ def test_tpch_and_sort_reports(tmp_path):
     d2.mkdir()
     report.write_report(str(d2), {"scenario": "sort", "testbed": {}, "runs": sruns})
     assert (d2 / "sort.png").exists() and "Q22" not in (d2 / "report.html").read_text()
+
+
+def test_adaptive_state_is_plotted(tmp_path):
+    args = argparse.Namespace(ratios=[1.2, 2.0], schedulers=["fifo", "fair", "eagle"])
+    runs = _runs()
+    hist = [{"atMs": 1000, "reservedSlots": 0, "cutoffMs": None},
+            {"atMs": 5000, "reservedSlots": 3, "cutoffMs": 450.0},
+            {"atMs": 9000, "reservedSlots": 1, "cutoffMs": 450.0}]
+    res = {"scenario": "replay", "testbed": {"hosts": 2, "slots": 4, "network": "fast", "mode": "netns"},
+           "runs": runs, "summary": replay_summary(runs, args), "trace": "t", "cutoff_s": 90.0,
+           "adaptive": {"policy": "adaptive", "history": hist}}
+    html = open(report.write_report(str(tmp_path), res)).read()
+    assert "adaptive.png" in html
+    with open(tmp_path / "adaptive.png", "rb") as fh:
+        assert fh.read(8) == b"\x89PNG\r\n\x1a\n"
