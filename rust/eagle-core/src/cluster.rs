@@ -30,8 +30,15 @@ pub struct Counters {
     pub probes_placed: u64,
     /// Probes refused by SSS because the node held long work.
     pub probes_rejected_sss: u64,
-    /// Short probes that arrived at a node holding long work (Eagle: always 0).
+    /// Short probes that queued behind long work the node already held, or that
+    /// was already placed on it, when the probe was sent (Eagle: always 0; Hawk and
+    /// Sparrow: SSS is off, every short probe queued behind long work counts here).
     pub probes_behind_long: u64,
+    /// Eagle (SSS on): short probes accepted for a node free of long work that a long
+    /// reservation placed *after* the probe left reached first (a round-2 or fallback
+    /// probe flies 2 network delays, a reservation 1). The reference simulator decides
+    /// acceptance at send time too, and counts these as queued behind long.
+    pub probes_overtaken_by_long: u64,
     /// Short tasks launched from a probe that had queued behind long work.
     pub short_tasks_after_hol: u64,
     /// Probes re-sent in an SSS round after the first.

@@ -46,7 +46,9 @@ impl Class {
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub enum Msg {
     /// A probe (short job) or a reservation (centrally placed task) reaches a node's queue.
-    Enqueue { node: NodeId, job: JobId },
+    /// `epoch` is the long map's version when the message was sent ([`crate::sss::LongMap::version`]):
+    /// it tells a probe overtaken by a later long reservation from one sent to a long node.
+    Enqueue { node: NodeId, job: JobId, epoch: u32 },
     /// A node's fetch of a task found the job empty: the slot frees after the round trip.
     SlotFree { node: NodeId },
     /// The scheduler's view of a job's remaining work drops by one task, one round

@@ -275,7 +275,7 @@ mod tests {
         let mut q = EventQueue::new();
         let end = |n| Kind::TaskEnd { node: NodeId(n), job: JobId(0), oh: -1.0 };
         q.push(2.0, end(0));
-        q.push(1.0, Kind::Timer(Msg::Enqueue { node: NodeId(1), job: JobId(0) }));
+        q.push(1.0, Kind::Timer(Msg::Enqueue { node: NodeId(1), job: JobId(0), epoch: 0 }));
         q.push(1.0, end(2));
         q.push(1.0, end(3));
         q.push(1.0, Kind::Timer(Msg::Heartbeat));
@@ -285,7 +285,7 @@ mod tests {
             order,
             vec![
                 (1.0, Kind::Timer(Msg::SlotFree { node: NodeId(4) })),
-                (1.0, Kind::Timer(Msg::Enqueue { node: NodeId(1), job: JobId(0) })),
+                (1.0, Kind::Timer(Msg::Enqueue { node: NodeId(1), job: JobId(0), epoch: 0 })),
                 (1.0, Kind::Timer(Msg::Heartbeat)),
                 (1.0, end(2)),
                 (1.0, end(3)),

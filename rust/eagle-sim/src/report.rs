@@ -142,8 +142,8 @@ impl Report {
         let c = &self.counters;
         let _ = writeln!(
             s,
-            "probes behind long {}, short tasks after HOL {}, rescheduled probes {}, stolen probes {}, fallback probes {}, SRPT bypasses {}",
-            c.probes_behind_long, c.short_tasks_after_hol, c.rescheduled_probes, c.stolen_probes, c.fallback_probes, c.srpt_bypasses
+            "probes behind long {} (overtaken by long {}), short tasks after HOL {}, rescheduled probes {}, stolen probes {}, fallback probes {}, SRPT bypasses {}",
+            c.probes_behind_long, c.probes_overtaken_by_long, c.short_tasks_after_hol, c.rescheduled_probes, c.stolen_probes, c.fallback_probes, c.srpt_bypasses
         );
         let _ = write!(
             s,
