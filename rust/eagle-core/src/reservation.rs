@@ -14,9 +14,10 @@
 //!   at most `max_fraction` of the live slots. Demand below half a slot reserves
 //!   nothing: a whole idle slot would cost long work more than the short tasks gain
 //!   (they still take the next free slot first, by SRPT). The demand term also needs
-//!   the running long work to free slots rarely: its mean interval between releases
-//!   (mean long estimate / long tasks running) must exceed `min_wait`; otherwise a slot
-//!   frees sooner than a reserved one would pay for itself.
+//!   long work to free slots rarely: the mean interval between releases if long work
+//!   filled the cluster (mean estimate of the running long tasks / live slots) must
+//!   exceed `min_wait`; otherwise a slot frees sooner than a reserved one would pay for
+//!   itself.
 //! - **Shrink to zero.** With no short arrival for `idle` seconds and no short task
 //!   waiting, `R = 0`: an application of long jobs alone uses every slot.
 //!
@@ -195,8 +196,8 @@ impl Reservation {
     }
 
     /// The reservation at `now`, given the short tasks waiting, the live slots, and the
-    /// mean interval between slot releases of the running long work (`long_gap`: the
-    /// mean estimate of the running long tasks over their number). The demand term
+    /// mean interval between slot releases of long work filling the cluster (`long_gap`:
+    /// the mean estimate of the running long tasks over the live slots). The demand term
     /// applies only when that interval exceeds `min_wait`: with many slots or short long
     /// tasks, some slot frees sooner than a reserved one would pay for itself, and the
     /// waiting short tasks (which always count) take it first.

@@ -173,8 +173,11 @@ impl Adaptive {
 
     /// Long tasks may start while fewer than `total − R` run.
     fn long_allowed(&mut self, now: Time) -> bool {
+        // How often a slot would free if long work filled the cluster: the mean estimate of
+        // the running long tasks over all slots (not over the long tasks running now, which
+        // the reservation itself keeps down).
         let lr = self.long_running as f64;
-        let gap = if lr > 0.0 { self.long_est_sum / (lr * lr) } else { 0.0 };
+        let gap = if lr > 0.0 { self.long_est_sum / lr / self.c.total.max(1) as f64 } else { 0.0 };
         let r = self.reservation.size(now, self.short_waiting, self.c.total, gap) as u64;
         self.long_running + r < self.c.total
     }
