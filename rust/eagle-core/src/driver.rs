@@ -15,6 +15,12 @@ use crate::estimate::{self, History, RunningMean};
 use crate::types::*;
 use std::collections::HashMap;
 
+/// Upper bound of [`DriverConfig::min_probes`]: probes are allocated per task set, so an
+/// unbounded K is an unbounded allocation (the plugin's `minProbes`).
+pub const MAX_MIN_PROBES: u32 = 10_000;
+/// Upper bound of [`DriverConfig::probe_ratio`] (the plugin's `probeRatio`).
+pub const MAX_PROBE_RATIO: u32 = 100;
+
 /// How the driver was configured (from `spark.scheduler.eagle.*`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct DriverConfig {
@@ -57,11 +63,11 @@ impl DriverConfig {
         if !(0.0..1.0).contains(&self.short_partition) {
             return Err(format!("short_partition must be within [0, 1), got {}", self.short_partition));
         }
-        if self.min_probes == 0 {
-            return Err("min_probes must be >= 1".into());
+        if !(1..=MAX_MIN_PROBES).contains(&self.min_probes) {
+            return Err(format!("min_probes must be within [1, {MAX_MIN_PROBES}], got {}", self.min_probes));
         }
-        if self.probe_ratio == 0 {
-            return Err("probe_ratio must be >= 1".into());
+        if !(1..=MAX_PROBE_RATIO).contains(&self.probe_ratio) {
+            return Err(format!("probe_ratio must be within [1, {MAX_PROBE_RATIO}], got {}", self.probe_ratio));
         }
         if !(self.starvation_factor >= 0.0 && self.starvation_factor.is_finite()) {
             return Err(format!("starvation_factor must be >= 0, got {}", self.starvation_factor));
@@ -173,10 +179,11 @@ impl Driver {
         hint_estimate: Option<f64>,
         signature: u64,
     ) -> JobId {
+        let past = self.history.lookup(signature);
         let (class, est, source, forced) = estimate::initial(
             hint_class,
             hint_estimate,
-            self.history.get(signature),
+            past,
             self.cfg.default_class,
             self.cfg.default_estimate,
             self.cfg.cutoff,
@@ -267,7 +274,14 @@ impl Driver {
         self.history.entries()
     }
 
+    /// Folds `entries` into the history; invalid ones (non-finite, negative or above
+    /// [`estimate::MAX_HISTORY_MEAN`], no samples) are skipped.
     pub fn load_history(&mut self, entries: &[(u64, f64, u64)]) {
         self.history.load(entries);
+    }
+
+    /// Bounds the history to `n` signatures (least recently used evicted first).
+    pub fn set_history_max_entries(&mut self, n: usize) {
+        self.history.set_max_entries(n);
     }
 }

@@ -7,10 +7,11 @@ use eagle_core::delay::{DelayParams, Level, Sample};
 use eagle_core::{Class, Counters, Driver, DriverConfig, EstimateSource, JobId, NodeId};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Names of the `create(params: Array[Double])` slots, in order. `Native.scala`
 /// builds the array in exactly this order (see `EagleConf.toNativeParams`).
-pub const PARAM_NAMES: [&str; 9] = [
+pub const PARAM_NAMES: [&str; 11] = [
     "cutoffMs",
     "shortPartition",
     "minProbes",
@@ -20,7 +21,12 @@ pub const PARAM_NAMES: [&str; 9] = [
     "defaultEstimateMs",
     "seed",
     "failAfterCalls",
+    "historyMaxEntries",
+    "debugHoldCallMs",
 ];
+
+/// Upper bound of `debugHoldCallMs` (a test hook; one minute is far more than any test needs).
+pub const MAX_HOLD_CALL_MS: f64 = 60_000.0;
 
 /// Names of the `counters(handle): Array[Long]` slots, in order. The first twelve
 /// are the engine's [`Counters`]; the last is the number of bridge calls made on
@@ -51,6 +57,10 @@ pub struct Params {
     pub seed: u64,
     /// Test hook: panic on every bridge call after this many (None = never).
     pub fail_after_calls: Option<u64>,
+    /// Most stage signatures the history keeps (least recently used evicted first).
+    pub history_max_entries: usize,
+    /// Test hook: every `taskFinished` call holds the engine this long (ms, 0 = off).
+    pub hold_call_ms: u64,
 }
 
 fn integral(name: &str, v: f64, min: f64, max: f64) -> Result<f64, String> {
@@ -94,6 +104,9 @@ impl Params {
         let default_estimate_ms = positive("defaultEstimateMs", p[6])?;
         let seed = integral("seed", p[7], 0.0, MAX_EXACT_F64_INT)? as u64;
         let fail = integral("failAfterCalls", p[8], -1.0, MAX_EXACT_F64_INT)?;
+        let history_max_entries =
+            integral("historyMaxEntries", p[9], 1.0, eagle_core::estimate::MAX_HISTORY_ENTRIES as f64)? as usize;
+        let hold_call_ms = integral("debugHoldCallMs", p[10], 0.0, MAX_HOLD_CALL_MS)? as u64;
         Ok(Params {
             config: DriverConfig {
                 cutoff: cutoff_ms / 1000.0,
@@ -106,6 +119,8 @@ impl Params {
             },
             seed,
             fail_after_calls: if fail < 0.0 { None } else { Some(fail as u64) },
+            history_max_entries,
+            hold_call_ms,
         })
     }
 }
@@ -232,6 +247,9 @@ pub fn count(name: &str, v: i32) -> Result<u32, String> {
     u32::try_from(v).map_err(|_| format!("{name} must be >= 0, got {v}"))
 }
 
+/// Value of [`State::canary`] while the state is alive; its `Drop` clears it.
+const ALIVE: u64 = 0x4541_474c_455f_4f4b;
+
 /// Everything one JNI handle owns.
 pub struct State {
     pub driver: Driver,
@@ -239,13 +257,45 @@ pub struct State {
     pub plan: Vec<JobId>,
     calls: u64,
     fail_after_calls: Option<u64>,
+    hold_call_ms: u64,
+    /// [`ALIVE`] until dropped: lets the `debugHoldCallMs` hook detect a state freed under a
+    /// call. Atomic so that the check after the hold really reads memory again.
+    canary: AtomicU64,
+}
+
+impl Drop for State {
+    fn drop(&mut self) {
+        self.canary.store(0, Ordering::SeqCst);
+    }
 }
 
 impl State {
     pub fn new(params: &[f64]) -> Result<State, String> {
         let p = Params::decode(params)?;
-        let driver = Driver::new(p.config, p.seed)?;
-        Ok(State { driver, plan: Vec::new(), calls: 0, fail_after_calls: p.fail_after_calls })
+        let mut driver = Driver::new(p.config, p.seed)?;
+        driver.set_history_max_entries(p.history_max_entries);
+        Ok(State {
+            driver,
+            plan: Vec::new(),
+            calls: 0,
+            fail_after_calls: p.fail_after_calls,
+            hold_call_ms: p.hold_call_ms,
+            canary: AtomicU64::new(ALIVE),
+        })
+    }
+
+    /// The `debugHoldCallMs` test hook: holds the call (and the engine) open for that long,
+    /// so that `stop()` races with a call in flight, then checks that the state was not
+    /// freed meanwhile (a use-after-free turns into a clean error instead of silent
+    /// corruption).
+    pub fn hold(&self) -> Result<(), String> {
+        if self.hold_call_ms > 0 {
+            std::thread::sleep(std::time::Duration::from_millis(self.hold_call_ms));
+            if self.canary.load(Ordering::SeqCst) != ALIVE {
+                return Err("engine state was freed while a call was in flight (use-after-free)".into());
+            }
+        }
+        Ok(())
     }
 
     /// Counts a bridge call; the `failAfterCalls` test hook panics past its limit,
@@ -368,7 +418,7 @@ mod tests {
     use super::*;
 
     fn good() -> Vec<f64> {
-        vec![10_000.0, 0.1, 20.0, 2.0, 5.0, 0.0, 1000.0, 42.0, -1.0]
+        vec![10_000.0, 0.1, 20.0, 2.0, 5.0, 0.0, 1000.0, 42.0, -1.0, 10_000.0, 0.0]
     }
 
     #[test]
@@ -388,7 +438,7 @@ mod tests {
     #[test]
     fn rejects_wrong_length_and_names_the_bad_slot() {
         let err = Params::decode(&good()[..8]).unwrap_err();
-        assert!(err.contains("expected 9 parameters"), "{err}");
+        assert!(err.contains("expected 11 parameters"), "{err}");
         for (i, name) in PARAM_NAMES.iter().enumerate() {
             let mut p = good();
             p[i] = f64::NAN;

@@ -51,6 +51,10 @@ private[eagle] class EagleSummary(conf: EagleConf, master: String) extends Spark
     if (declinedExecutors > 0) plugin("declineRounds") += 1
   }
 
+  /** (Spark jobs kept, task sets kept, task sets seen in total). */
+  def sizes: (Int, Int, Long) = synchronized { (jobs.size, taskSets.size, taskSetsTotal) }
+  private var taskSetsTotal = 0L
+
   def reviveRequested(): Unit = synchronized { plugin("reviveRequests") += 1 }
 
   private def source(code: Long): String =
@@ -78,6 +82,7 @@ private[eagle] class EagleSummary(conf: EagleConf, master: String) extends Spark
       ts: TaskSet, stageName: String, signature: Long, eagleJob: Int,
       hintClass: Int, hintEstimateMs: Long, info: Array[Long]): Unit = synchronized {
     val cls = Native.className(info(0))
+    taskSetsTotal += 1
     taskSets((ts.stageId, ts.stageAttemptId)) = TaskSetRec(ts.stageId, ts.stageAttemptId,
       ts.priority, eagleJob, stageName, signature, ts.tasks.length, hintClass, hintEstimateMs,
       cls, info(1), source(info(2)), System.currentTimeMillis(), cls, info(1), source(info(2)))
