@@ -4,6 +4,7 @@
 //! Nothing here touches the JVM, so it is unit-tested with plain `cargo test`.
 
 use eagle_core::delay::{DelayParams, Level, Sample};
+use eagle_core::driver::{MAX_MIN_PROBES, MAX_PROBE_RATIO};
 use eagle_core::{Class, Counters, Driver, DriverConfig, EstimateSource, JobId, NodeId};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -94,8 +95,8 @@ impl Params {
         if !short_partition.is_finite() || !(0.0..1.0).contains(&short_partition) {
             return Err(format!("parameter shortPartition must be in [0, 1), got {short_partition}"));
         }
-        let min_probes = integral("minProbes", p[2], 1.0, u32::MAX as f64)? as u32;
-        let probe_ratio = integral("probeRatio", p[3], 1.0, u32::MAX as f64)? as u32;
+        let min_probes = integral("minProbes", p[2], 1.0, MAX_MIN_PROBES as f64)? as u32;
+        let probe_ratio = integral("probeRatio", p[3], 1.0, MAX_PROBE_RATIO as f64)? as u32;
         let starvation_factor = positive("starvationFactor", p[4])?;
         let default_class = match integral("defaultClass", p[5], 0.0, 1.0)? as u8 {
             0 => Class::Short,
@@ -354,19 +355,43 @@ pub struct HistoryFile {
 
 pub const HISTORY_FORMAT: &str = "eagle-history/1";
 
+/// The file as read: entries kept raw so that a bad one can be reported with its line.
+#[derive(Deserialize)]
+struct RawHistoryFile<'a> {
+    format: String,
+    #[serde(borrow)]
+    entries: Vec<&'a serde_json::value::RawValue>,
+}
+
+/// Largest `samples` an entry of the file may claim.
+pub const MAX_FILE_SAMPLES: u64 = 1_000_000_000_000;
+
 /// Parses a history file's text into engine entries `(signature, mean seconds, samples)`.
+/// Every entry is validated: 16 hex digits of signature, `meanMs` finite and within
+/// `[0, MAX_HISTORY_MEAN]` (30 days), `samples` within `[1, MAX_FILE_SAMPLES]`; the first bad
+/// one rejects the file with its line number (a corrupt or hand-edited file must not turn
+/// into NaN or overflowing estimates).
 pub fn parse_history(text: &str) -> Result<Vec<(u64, f64, u64)>, String> {
-    let f: HistoryFile = serde_json::from_str(text).map_err(|e| format!("not a history file: {e}"))?;
+    let f: RawHistoryFile<'_> = serde_json::from_str(text).map_err(|e| format!("not a history file: {e}"))?;
     if f.format != HISTORY_FORMAT {
         return Err(format!("unknown history format {:?} (expected {HISTORY_FORMAT:?})", f.format));
     }
+    let max_mean_ms = eagle_core::estimate::MAX_HISTORY_MEAN * 1000.0;
     f.entries
         .iter()
-        .map(|e| {
+        .enumerate()
+        .map(|(i, raw)| {
+            let offset = (raw.get().as_ptr() as usize).saturating_sub(text.as_ptr() as usize).min(text.len());
+            let line = text[..offset].matches('\n').count() + 1;
+            let at = format!("line {line} (entry {i})");
+            let e: HistoryEntry = serde_json::from_str(raw.get()).map_err(|e| format!("{at}: bad entry: {e}"))?;
             let sig = u64::from_str_radix(&e.signature, 16)
-                .map_err(|_| format!("bad signature {:?} (expected 16 hex digits)", e.signature))?;
-            if !e.mean_ms.is_finite() || e.mean_ms < 0.0 {
-                return Err(format!("bad meanMs {} for signature {}", e.mean_ms, e.signature));
+                .map_err(|_| format!("{at}: bad signature {:?} (expected 16 hex digits)", e.signature))?;
+            if !e.mean_ms.is_finite() || !(0.0..=max_mean_ms).contains(&e.mean_ms) {
+                return Err(format!("{at}: bad meanMs {} for signature {} (expected a finite number in [0, {max_mean_ms}])", e.mean_ms, e.signature));
+            }
+            if !(1..=MAX_FILE_SAMPLES).contains(&e.samples) {
+                return Err(format!("{at}: bad samples {} for signature {} (expected an integer in [1, {MAX_FILE_SAMPLES}])", e.samples, e.signature));
             }
             Ok((sig, e.mean_ms / 1000.0, e.samples))
         })
@@ -398,7 +423,18 @@ pub fn load_history(driver: &mut Driver, path: &Path) -> Result<i32, String> {
     Ok(entries.len() as i32)
 }
 
-/// Writes the driver's history to `path` atomically (temporary file + rename).
+/// A temporary file next to `path`, unique to this process and call: two applications (or
+/// two engines of one JVM) saving the same history never write into one file.
+fn temp_path(path: &Path) -> std::path::PathBuf {
+    static SAVES: AtomicU64 = AtomicU64::new(0);
+    let n = SAVES.fetch_add(1, Ordering::Relaxed);
+    let mut name = path.file_name().map(|f| f.to_os_string()).unwrap_or_default();
+    name.push(format!(".{}.{n}.tmp", std::process::id()));
+    path.with_file_name(name)
+}
+
+/// Writes the driver's history to `path` atomically (unique temporary file + rename): the
+/// last writer wins, and a reader never sees a partial file.
 pub fn save_history(driver: &Driver, path: &Path) -> Result<i32, String> {
     let entries = driver.history();
     let text = render_history(&entries);
@@ -407,9 +443,12 @@ pub fn save_history(driver: &Driver, path: &Path) -> Result<i32, String> {
             std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         }
     }
-    let tmp = path.with_extension("tmp");
+    let tmp = temp_path(path);
     std::fs::write(&tmp, text).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
-    std::fs::rename(&tmp, path).map_err(|e| format!("cannot rename to {}: {e}", path.display()))?;
+    std::fs::rename(&tmp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        format!("cannot rename to {}: {e}", path.display())
+    })?;
     Ok(entries.len() as i32)
 }
 
@@ -526,5 +565,95 @@ mod tests {
         ];
         assert_eq!(flatten_history(&h), vec![1500.0, 1.0, 3000.0, 2000.0, 3.0, 250.0]);
         assert!(flatten_history(&[]).is_empty());
+    }
+
+    fn entry(sig: &str, mean: &str, samples: &str) -> String {
+        format!("{{\"format\": \"eagle-history/1\", \"entries\": [\n  {{\"signature\": \"0000000000000001\", \"meanMs\": 5, \"samples\": 2}},\n  {{\"signature\": \"{sig}\", \"meanMs\": {mean}, \"samples\": {samples}}}\n]}}")
+    }
+
+    #[test]
+    fn history_rejects_huge_or_bad_samples_naming_the_line() {
+        assert_eq!(parse_history(&entry("0000000000000002", "7", "3")).unwrap().len(), 2);
+        for (mean, samples, what) in [
+            ("1e308", "1", "meanMs"),
+            ("-1", "1", "meanMs"),
+            ("1e12", "1", "meanMs"),
+            ("5", "0", "samples"),
+            ("5", "18446744073709551615", "samples"),
+        ] {
+            let e = parse_history(&entry("0000000000000002", mean, samples)).unwrap_err();
+            assert!(e.contains("line 3") && e.contains(what), "{mean} {samples}: {e}");
+        }
+        let e = parse_history(&entry("zz", "1", "1")).unwrap_err();
+        assert!(e.contains("line 3") && e.contains("signature"), "{e}");
+        let e = parse_history(&entry("0000000000000002", "\"x\"", "1")).unwrap_err();
+        assert!(e.contains("line 3"), "{e}");
+    }
+
+    #[test]
+    fn loaded_history_keeps_estimates_finite() {
+        // Before validation, 1e308 ms x many samples overflowed the weighted mean to inf/NaN.
+        let dir = std::env::temp_dir().join(format!("eagle-hist-bad-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("h.json");
+        std::fs::write(&path, entry("0000000000000002", "1e308", "1000000")).unwrap();
+        let mut st = State::new(&good()).unwrap();
+        let e = load_history(&mut st.driver, &path).unwrap_err();
+        assert!(e.contains(&path.display().to_string()) && e.contains("line 3"), "{e}");
+        let job = st.driver.submit(0.0, 1, None, None, 2);
+        let (est, _) = st.driver.job_estimate(job).unwrap();
+        assert!(est.is_finite(), "{est}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn concurrent_saves_to_one_path_never_collide() {
+        // Two applications sharing history.path used to share "<path>.tmp": one's rename
+        // took the other's file away (ENOENT) or published a half-written file.
+        let dir = std::env::temp_dir().join(format!("eagle-hist-race-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("history.json");
+        let threads: Vec<_> = (0..8)
+            .map(|t| {
+                let path = path.clone();
+                std::thread::spawn(move || {
+                    let mut st = State::new(&good()).unwrap();
+                    st.driver.load_history(&(0..500u64).map(|s| (s * 8 + t, 1.0, 1)).collect::<Vec<_>>());
+                    for _ in 0..20 {
+                        save_history(&st.driver, &path).map_err(|e| format!("thread {t}: {e}"))?;
+                        let text = std::fs::read_to_string(&path).unwrap();
+                        parse_history(&text).map_err(|e| format!("thread {t} read a torn file: {e}"))?;
+                    }
+                    Ok::<(), String>(())
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap().unwrap();
+        }
+        let left: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(left.len(), 1, "no temporary file left behind: {left:?}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn probe_bounds_are_enforced_by_the_bridge() {
+        let mut p = good();
+        p[2] = 10_001.0;
+        assert!(Params::decode(&p).unwrap_err().contains("minProbes"));
+        p[2] = 10_000.0;
+        assert!(Params::decode(&p).is_ok());
+        p = good();
+        p[3] = 101.0;
+        assert!(Params::decode(&p).unwrap_err().contains("probeRatio"));
+        p = good();
+        p[2] = i32::MAX as f64;
+        assert!(Params::decode(&p).unwrap_err().contains("minProbes"));
+        p = good();
+        p[9] = 0.0;
+        assert!(Params::decode(&p).unwrap_err().contains("historyMaxEntries"));
+        p = good();
+        p[10] = 60_001.0;
+        assert!(Params::decode(&p).unwrap_err().contains("debugHoldCallMs"));
     }
 }

@@ -143,10 +143,14 @@ private[spark] class EagleTaskScheduler(
         tsmByJob.remove(m.eagleJob)
         val now = nowMs
         val info = engine.call("jobInfo")(_.jobInfo(_, m.eagleJob))
-        // The interval history lives with the engine's job: fetch it before removeJob.
+        // The interval history lives with the engine's job: fetch it before removeJob (only
+        // when a summary will be written: it is kept for nothing else).
         val history =
-          if (eagleConf.ddsEnabled) engine.call("delayHistory")(_.delayHistory(_, m.eagleJob))
-          else None
+          if (eagleConf.ddsEnabled && eagleConf.summaryPath.isDefined) {
+            engine.call("delayHistory")(_.delayHistory(_, m.eagleJob))
+          } else {
+            None
+          }
         engine.call("removeJob")(_.removeJob(_, now, m.eagleJob))
         engine.call("counters")(_.counters(_)).foreach(summary.setCounters)
         summary.taskSetEnded(m.taskSet, info)
