@@ -38,9 +38,16 @@ def test_small_soak_keeps_the_summary_bounded(tmp_path):
     p, lines = stress(tmp_path, "soak", 20000, 400, 50)
     assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-3000:]
     points = [l for l in lines if "progress" in l]
-    assert [l["progress"] for l in points] == [10, 50, 100], lines
+    assert [l["progress"] for l in points] == [10, 25, 50, 75, 100], lines
     for l in points:
         assert l["summaryTaskSets"] <= 50 and l["summaryJobs"] <= 50, l
         assert not l["engineFallback"], l
     assert points[-1]["summaryTaskSetsTotal"] == 400, points[-1]
     assert lines[-1]["tasks"] == 20000, lines[-1]
+    with open(tmp_path / "soak-summary.json") as f:
+        summary = json.load(f)
+    assert len(summary["taskSets"]) <= 50 and len(summary["jobs"]) <= 50
+    assert summary["taskSetsTotal"] == 400 and summary["jobsTotal"] == 400, summary["taskSetsTotal"]
+    assert summary["taskSetsDropped"] == 400 - len(summary["taskSets"])
+    # The overall locality mix still counts every launch (20,000 tasks, retries aside).
+    assert sum(summary["locality"]["launches"].values()) >= 20000

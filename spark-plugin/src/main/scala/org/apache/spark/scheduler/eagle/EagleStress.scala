@@ -22,10 +22,11 @@ import org.apache.spark.scheduler.{SparkListener, SparkListenerTaskEnd}
  *    sleeping tasks; the stop comes after the first task ends, at a random point of a
  *    `debug.holdCallMs = holdMs` native call). A cycle fails when the engine reports a native
  *    failure, or when a cycle takes more than 120 s (a hang: thread dump, exit 3).
- *  - `soak TASKS JOBS [maxTaskSets] [master] [threads]`: TASKS tasks in JOBS jobs (cheap
- *    tasks) on one SparkContext; at 10 %, 50 % and 100 % of the jobs, the driver heap used
- *    after GC (MemoryMXBean) and the process RSS (/proc/self/status), and the sizes of the
- *    run summary and of the history.
+ *  - `soak TASKS JOBS [maxTaskSets] [master] [threads] [summaryPath]`: TASKS tasks in JOBS
+ *    jobs (cheap tasks, submitted from `threads` threads) on one SparkContext; at 10 %, 25 %,
+ *    50 %, 75 % and 100 % of the jobs, submission pauses (no job in flight, listener bus
+ *    drained) and it prints the driver heap used after GC (MemoryMXBean), the process RSS
+ *    (/proc/self/status) and the sizes of the run summary.
  */
 private[spark] object EagleStress {
 
@@ -35,10 +36,11 @@ private[spark] object EagleStress {
         rest.lift(1).getOrElse("local[4]")))
     case "soak" :: tasks :: jobs :: rest =>
       sys.exit(soak(tasks.toLong, jobs.toInt, rest.headOption.map(_.toInt).getOrElse(1000),
-        rest.lift(1).getOrElse("local[4]"), rest.lift(2).map(_.toInt).getOrElse(2)))
+        rest.lift(1).getOrElse("local[4]"), rest.lift(2).map(_.toInt).getOrElse(2),
+        rest.lift(3).filter(_.nonEmpty)))
     case _ =>
       System.err.println("usage: EagleStress stopcycles N [holdMs] [master] | " +
-        "soak TASKS JOBS [maxTaskSets] [master] [threads]")
+        "soak TASKS JOBS [maxTaskSets] [master] [threads] [summaryPath]")
       sys.exit(2)
   }
 
@@ -125,30 +127,39 @@ private[spark] object EagleStress {
     mem.getHeapMemoryUsage.getUsed
   }
 
-  private def soak(tasks: Long, jobs: Int, maxTaskSets: Int, master: String, threads: Int): Int = {
+  private def soak(
+      tasks: Long, jobs: Int, maxTaskSets: Int, master: String, threads: Int,
+      summaryPath: Option[String]): Int = {
     val perJob = math.max(1L, tasks / jobs).toInt
-    val sc = new SparkContext(conf(master, "eagle-soak")
-      .set(EagleConf.Prefix + "summary.maxTaskSets", maxTaskSets.toString))
+    val c = conf(master, "eagle-soak").set(EagleConf.Prefix + "summary.maxTaskSets", maxTaskSets.toString)
+    summaryPath.foreach(p => c.set(EagleConf.Prefix + "summary.path", p))
+    val sc = new SparkContext(c)
     sc.setLogLevel("ERROR")
     val sched = scheduler(sc)
     val done = new AtomicLong
     val next = new AtomicLong
-    val checkpoints = Seq(10, 50, 100).map(p => p -> math.max(1L, jobs.toLong * p / 100))
+    // Submitters take job indices below `limit`; at a checkpoint they wait for the next one.
+    @volatile var limit = 0L
+    val checkpoints = Seq(10, 25, 50, 75, 100).map(p => p -> math.max(1L, jobs.toLong * p / 100))
     val t0 = System.nanoTime()
     var points = Seq.empty[(Int, Long, Long)]
     try {
       val pool = (0 until threads).map { _ =>
         val t = new Thread(() => {
-          while (next.getAndIncrement() < jobs) {
+          var i = next.getAndIncrement()
+          while (i < jobs) {
+            while (i >= limit) Thread.sleep(2)
             val n = sc.parallelize(0 until perJob, perJob).map(i => i.toLong * 2).count()
             require(n == perJob)
             done.incrementAndGet()
+            i = next.getAndIncrement()
           }
         }, "soak-submitter")
         t.start()
         t
       }
       for ((pct, at) <- checkpoints) {
+        limit = at
         while (done.get() < at && pool.exists(_.isAlive)) Thread.sleep(20)
         Try(sc.listenerBus.waitUntilEmpty(10000L))
         val heap = heapAfterGc()
@@ -160,6 +171,7 @@ private[spark] object EagleStress {
           "rssMb" -> rss / 1024.0, "summaryJobs" -> jobsKept, "summaryTaskSets" -> taskSetsKept,
           "summaryTaskSetsTotal" -> taskSetsTotal, "engineFallback" -> sched.engine.failureReason.isDefined))
       }
+      limit = Long.MaxValue
       pool.foreach(_.join())
     } finally {
       sc.stop()
@@ -168,9 +180,12 @@ private[spark] object EagleStress {
     val (_, h100, r100) = points.last
     val heapGrowth = (h100 - h10).toDouble / h10
     val rssGrowth = (r100 - r10).toDouble / r10
+    val heapMax = points.map(_._2).max
+    val rssMax = points.map(_._3).max
     println(json("result" -> "done", "tasks" -> done.get() * perJob, "jobs" -> done.get(),
       "seconds" -> (System.nanoTime() - t0) / 1e9,
-      "heapGrowth10to100" -> heapGrowth, "rssGrowth10to100" -> rssGrowth))
+      "heapGrowth10to100" -> heapGrowth, "rssGrowth10to100" -> rssGrowth,
+      "heapMaxOver10" -> (heapMax - h10).toDouble / h10, "rssMaxOver10" -> (rssMax - r10).toDouble / r10))
     0
   }
 }
