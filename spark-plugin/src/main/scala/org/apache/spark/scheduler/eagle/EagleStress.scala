@@ -121,6 +121,20 @@ private[spark] object EagleStress {
     lines.split('\n').find(_.startsWith("VmRSS:")).get.split("\\s+")(1).toLong
   }.getOrElse(-1L)
 
+  /**
+   * The JVM's own committed memory in KiB (Native Memory Tracking total), or -1 when the JVM
+   * runs without -XX:NativeMemoryTracking. RSS minus this is roughly what native libraries
+   * (the Rust engine) and the C allocator hold.
+   */
+  private def nmtCommittedKb(): Long = Try {
+    val server = ManagementFactory.getPlatformMBeanServer
+    val name = new javax.management.ObjectName("com.sun.management:type=DiagnosticCommand")
+    val out = server.invoke(name, "vmNativeMemory", Array[AnyRef](Array("summary")),
+      Array(classOf[Array[String]].getName)).toString
+    val m = "Total: reserved=(\\d+)KB, committed=(\\d+)KB".r.findFirstMatchIn(out).get
+    m.group(2).toLong
+  }.getOrElse(-1L)
+
   private def heapAfterGc(): Long = {
     val mem = ManagementFactory.getMemoryMXBean
     (0 until 3).foreach { _ => System.gc(); Thread.sleep(200) }
@@ -164,11 +178,12 @@ private[spark] object EagleStress {
         Try(sc.listenerBus.waitUntilEmpty(10000L))
         val heap = heapAfterGc()
         val rss = rssKb()
+        val nmt = nmtCommittedKb()
         val (jobsKept, taskSetsKept, taskSetsTotal) = sched.summary.sizes
         points :+= ((pct, heap, rss))
         println(json("progress" -> pct, "jobsDone" -> done.get(), "tasksDone" -> done.get() * perJob,
           "seconds" -> (System.nanoTime() - t0) / 1e9, "heapUsedAfterGcMb" -> heap / 1048576.0,
-          "rssMb" -> rss / 1024.0, "summaryJobs" -> jobsKept, "summaryTaskSets" -> taskSetsKept,
+          "rssMb" -> rss / 1024.0, "jvmCommittedMb" -> nmt / 1024.0, "summaryJobs" -> jobsKept, "summaryTaskSets" -> taskSetsKept,
           "summaryTaskSetsTotal" -> taskSetsTotal, "engineFallback" -> sched.engine.failureReason.isDefined))
       }
       limit = Long.MaxValue
