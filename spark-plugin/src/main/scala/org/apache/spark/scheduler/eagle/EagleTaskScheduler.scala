@@ -315,6 +315,13 @@ private[spark] class EagleTaskScheduler(
 
   // ---- stop ------------------------------------------------------------------------------
 
+  /**
+   * Status-update, task-result and DAG threads may still be inside native calls while this
+   * runs (Spark does not stop them first). That is safe without the scheduler lock: the
+   * native handle is a registry key, `engine.close()` → `destroy` waits for the call in
+   * progress, and calls that come later end as "engine gone" (EagleEngineClosedException,
+   * counted, not logged as errors). `scripts/stress stopcycles` exercises this.
+   */
   override def stop(exitCode: Int): Unit = {
     reviver.shutdownNow()
     try {
