@@ -42,3 +42,18 @@ def test_py4j_error_type():
     # The failure reaches Python as a normal Java exception (no crash of the JVM).
     with pytest.raises(Py4JJavaError):
         builder("spark-eagle:local[2]", {"spark.scheduler.eagle.fallback": "maybe"}).getOrCreate()
+
+
+@pytest.mark.parametrize("key,value,expected", [
+    # The engine allocates max(probeRatio x tasks, minProbes) probes per task set: before the
+    # bounds, Int.MaxValue was accepted and the allocation aborted the JVM (no fallback).
+    ("minProbes", "2147483647", "expected an integer in [1, 10000]"),
+    ("minProbes", "10001", "expected an integer in [1, 10000]"),
+    ("probeRatio", "101", "expected an integer in [1, 100]"),
+    ("history.maxEntries", "0", "expected an integer in [1, 1000000]"),
+    ("summary.maxTaskSets", "0", "expected an integer in [1, "),
+    ("debug.holdCallMs", "-1", "expected an integer in [0, 60000]"),
+])
+def test_limits_name_the_key(key, value, expected):
+    msg = start_fails("spark-eagle:local[2]", {"spark.scheduler.eagle." + key: value})
+    assert "spark.scheduler.eagle." + key in msg and expected in msg, msg

@@ -116,6 +116,12 @@ pub struct Sample {
     pub interval: f64,
 }
 
+/// Most samples a stage's interval history keeps. Past it the history is decimated: every
+/// other recorded update is dropped and from then on only every 2nd (then 4th, ...) update
+/// is recorded, so the series spans the whole stage at a bounded cost (a stage of a
+/// million tasks would otherwise keep a million samples).
+pub const MAX_HISTORY_SAMPLES: usize = 256;
+
 /// The adaptive delay state of one stage (one Spark TaskSet).
 #[derive(Clone, Debug)]
 pub struct StageDelay {
@@ -127,6 +133,28 @@ pub struct StageDelay {
     /// When the stage last launched a task (bounds the total wait by `max`).
     last_launch: Time,
     history: Vec<Sample>,
+    /// Samples at the head of `history` that decimation keeps (the initial intervals).
+    initial_samples: usize,
+    /// Only every `stride`-th interval update is recorded (doubles at each decimation).
+    stride: u64,
+    updates: u64,
+}
+
+/// Records one update into a bounded history (see [`MAX_HISTORY_SAMPLES`]).
+fn record_sample(history: &mut Vec<Sample>, keep: usize, stride: &mut u64, updates: &mut u64, s: Sample) {
+    *updates += 1;
+    if *updates % *stride != 0 {
+        return;
+    }
+    if history.len() >= MAX_HISTORY_SAMPLES {
+        let mut i = 0usize;
+        history.retain(|_| {
+            i += 1;
+            i <= keep || (i - keep) % 2 == 0
+        });
+        *stride *= 2;
+    }
+    history.push(s);
 }
 
 impl StageDelay {
@@ -143,19 +171,21 @@ impl StageDelay {
                 interval[l as usize] = start[l as usize].clamp(params.min, params.max);
             }
         }
-        let history = Level::ALL
+        let history: Vec<Sample> = Level::ALL
             .iter()
             .filter(|l| l.adapts())
             .map(|&l| Sample { at: now, level: l, interval: interval[l as usize] })
             .collect();
-        StageDelay { interval, current: 0, wait_begin: now, last_launch: now, history }
+        let initial_samples = history.len();
+        StageDelay { interval, current: 0, wait_begin: now, last_launch: now, history, initial_samples, stride: 1, updates: 0 }
     }
 
     pub fn interval(&self, level: Level) -> f64 {
         self.interval[level as usize]
     }
 
-    /// The interval changes so far, oldest first (starts with the initial values).
+    /// The interval changes so far, oldest first (starts with the initial values); at most
+    /// [`MAX_HISTORY_SAMPLES`], decimated evenly beyond that.
     pub fn history(&self) -> &[Sample] {
         &self.history
     }
@@ -214,9 +244,9 @@ impl StageDelay {
     /// A task of this stage ended: it preferred `preferred`, ran at `actual`, and lost
     /// `net_oh` seconds to non-locality (0 when it ran at its preferred level).
     pub fn task_ended(&mut self, now: Time, params: &DelayParams, preferred: Level, actual: Level, net_oh: f64) {
-        let history = &mut self.history;
+        let (history, keep, stride, updates) = (&mut self.history, self.initial_samples, &mut self.stride, &mut self.updates);
         update_rule(&mut self.interval, params, preferred, actual, net_oh, |l, iv| {
-            history.push(Sample { at: now, level: l, interval: iv });
+            record_sample(history, keep, stride, updates, Sample { at: now, level: l, interval: iv });
         });
     }
 }
@@ -422,5 +452,21 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn interval_history_is_bounded_and_spans_the_stage() {
+        let p = params();
+        let mut s = StageDelay::new(0.0, &p);
+        for i in 0..1_000_000u32 {
+            let t = i as f64 * 0.001;
+            s.task_ended(t, &p, Level::ProcessLocal, Level::NodeLocal, (i % 7) as f64 * 0.1);
+        }
+        let h = s.history();
+        assert!(h.len() <= MAX_HISTORY_SAMPLES, "{} samples", h.len());
+        assert!(h.len() >= MAX_HISTORY_SAMPLES / 2, "{} samples", h.len());
+        assert_eq!(h[0].at, 0.0, "the initial intervals stay");
+        assert!(h.last().unwrap().at > 900.0, "the series reaches the end of the stage: {:?}", h.last());
+        assert!(h.windows(2).all(|w| w[0].at <= w[1].at), "in time order");
     }
 }

@@ -42,6 +42,12 @@ pub struct AdaptivePoint {
 /// How many [`AdaptivePoint`]s the driver keeps (the oldest are dropped).
 pub const ADAPTIVE_HISTORY_CAP: usize = 2048;
 
+/// Upper bound of [`DriverConfig::min_probes`]: probes are allocated per task set, so an
+/// unbounded K is an unbounded allocation (the plugin's `minProbes`).
+pub const MAX_MIN_PROBES: u32 = 10_000;
+/// Upper bound of [`DriverConfig::probe_ratio`] (the plugin's `probeRatio`).
+pub const MAX_PROBE_RATIO: u32 = 100;
+
 /// How the driver was configured (from `spark.scheduler.eagle.*`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct DriverConfig {
@@ -94,11 +100,11 @@ impl DriverConfig {
         if !(0.0..1.0).contains(&self.short_partition) {
             return Err(format!("short_partition must be within [0, 1), got {}", self.short_partition));
         }
-        if self.min_probes == 0 {
-            return Err("min_probes must be >= 1".into());
+        if !(1..=MAX_MIN_PROBES).contains(&self.min_probes) {
+            return Err(format!("min_probes must be within [1, {MAX_MIN_PROBES}], got {}", self.min_probes));
         }
-        if self.probe_ratio == 0 {
-            return Err("probe_ratio must be >= 1".into());
+        if !(1..=MAX_PROBE_RATIO).contains(&self.probe_ratio) {
+            return Err(format!("probe_ratio must be within [1, {MAX_PROBE_RATIO}], got {}", self.probe_ratio));
         }
         if !(self.starvation_factor >= 0.0 && self.starvation_factor.is_finite()) {
             return Err(format!("starvation_factor must be >= 0, got {}", self.starvation_factor));
@@ -296,7 +302,7 @@ impl Driver {
         signature: u64,
         group: Option<u64>,
     ) -> JobId {
-        let history = self.history.get(signature);
+        let history = self.history.lookup(signature);
         if let Some(e) = hint_estimate.or(history) {
             self.learn(now, e);
         }
@@ -436,10 +442,17 @@ impl Driver {
         self.history.entries()
     }
 
+    /// Folds `entries` into the history; invalid ones (non-finite, negative or above
+    /// [`estimate::MAX_HISTORY_MEAN`], no samples) are skipped.
     pub fn load_history(&mut self, entries: &[(u64, f64, u64)]) {
         self.history.load(entries);
         for &(_, mean, _) in entries {
             self.learn(0.0, mean);
         }
+    }
+
+    /// Bounds the history to `n` signatures (least recently used evicted first).
+    pub fn set_history_max_entries(&mut self, n: usize) {
+        self.history.set_max_entries(n);
     }
 }

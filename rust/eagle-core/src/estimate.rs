@@ -12,7 +12,18 @@
 //! revised.
 
 use crate::types::Class;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
+
+/// Default bound on the number of stage signatures a [`History`] keeps.
+pub const DEFAULT_HISTORY_ENTRIES: usize = 10_000;
+/// Largest bound a host may configure (`history.maxEntries`).
+pub const MAX_HISTORY_ENTRIES: usize = 1_000_000;
+/// Largest mean task duration a history entry may hold, seconds (30 days): anything above
+/// is a corrupt file, and bounded means keep the weighted mean finite.
+pub const MAX_HISTORY_MEAN: f64 = 30.0 * 86_400.0;
+/// Weights (sample counts) saturate here, so the weighted mean cannot overflow and recent
+/// runs keep some influence.
+pub const MAX_HISTORY_SAMPLES: u64 = 1_000_000_000;
 
 /// Where an estimate came from.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -23,33 +34,104 @@ pub enum EstimateSource {
     Default,
 }
 
-/// Mean task duration of past runs per stage signature.
-#[derive(Clone, Debug, Default)]
+/// Mean task duration of past runs per stage signature, at most `max_entries` of them:
+/// the least recently used signature (looked up or recorded) is evicted first.
+#[derive(Clone, Debug)]
 pub struct History {
-    entries: HashMap<u64, (f64, u64)>,
+    /// signature → (mean seconds, samples, last use).
+    entries: HashMap<u64, (f64, u64, u64)>,
+    /// last use → signature: the eviction order.
+    lru: BTreeMap<u64, u64>,
+    tick: u64,
+    max_entries: usize,
+}
+
+impl Default for History {
+    fn default() -> Self {
+        History { entries: HashMap::new(), lru: BTreeMap::new(), tick: 0, max_entries: DEFAULT_HISTORY_ENTRIES }
+    }
+}
+
+/// Whether `(mean seconds, samples)` may enter a history: finite, in [0, [`MAX_HISTORY_MEAN`]],
+/// at least one sample.
+pub fn valid_history_sample(mean: f64, samples: u64) -> bool {
+    samples > 0 && mean.is_finite() && (0.0..=MAX_HISTORY_MEAN).contains(&mean)
 }
 
 impl History {
+    /// The mean of `signature`, without refreshing its recency.
     pub fn get(&self, signature: u64) -> Option<f64> {
         self.entries.get(&signature).map(|e| e.0)
     }
 
-    /// Folds `samples` observations with mean `mean` into the signature's mean.
-    pub fn record(&mut self, signature: u64, mean: f64, samples: u64) {
-        if samples == 0 || !mean.is_finite() || mean < 0.0 {
-            return;
-        }
-        let e = self.entries.entry(signature).or_insert((0.0, 0));
-        let total = e.1 + samples;
-        e.0 = (e.0 * e.1 as f64 + mean * samples as f64) / total as f64;
-        e.1 = total;
+    /// The mean of `signature`; a hit counts as a use for the eviction order.
+    pub fn lookup(&mut self, signature: u64) -> Option<f64> {
+        let tick = self.next_tick();
+        let e = self.entries.get_mut(&signature)?;
+        self.lru.remove(&e.2);
+        e.2 = tick;
+        self.lru.insert(tick, signature);
+        Some(e.0)
     }
 
-    /// `(signature, mean seconds, samples)`, sorted by signature.
+    fn next_tick(&mut self) -> u64 {
+        self.tick += 1;
+        self.tick
+    }
+
+    /// Folds `samples` observations with mean `mean` into the signature's mean. Invalid
+    /// samples (see [`valid_history_sample`]) are ignored; weights saturate at
+    /// [`MAX_HISTORY_SAMPLES`].
+    pub fn record(&mut self, signature: u64, mean: f64, samples: u64) {
+        if !valid_history_sample(mean, samples) {
+            return;
+        }
+        let tick = self.next_tick();
+        let e = self.entries.entry(signature).or_insert((0.0, 0, 0));
+        if e.1 > 0 {
+            self.lru.remove(&e.2);
+        }
+        let old = e.1.min(MAX_HISTORY_SAMPLES) as f64;
+        let new = samples.min(MAX_HISTORY_SAMPLES) as f64;
+        e.0 = (e.0 * old + mean * new) / (old + new);
+        e.1 = e.1.saturating_add(samples).min(MAX_HISTORY_SAMPLES);
+        e.2 = tick;
+        self.lru.insert(tick, signature);
+        self.evict();
+    }
+
+    /// Bounds the history to `n` (>= 1) signatures, evicting the least recently used.
+    pub fn set_max_entries(&mut self, n: usize) {
+        self.max_entries = n.max(1);
+        self.evict();
+    }
+
+    pub fn max_entries(&self) -> usize {
+        self.max_entries
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    fn evict(&mut self) {
+        while self.entries.len() > self.max_entries {
+            let Some((_, sig)) = self.lru.pop_first() else { break };
+            self.entries.remove(&sig);
+        }
+    }
+
+    /// `(signature, mean seconds, samples)`, least recently used first (so that loading
+    /// them back in order restores the eviction order).
     pub fn entries(&self) -> Vec<(u64, f64, u64)> {
-        let mut v: Vec<_> = self.entries.iter().map(|(k, (m, n))| (*k, *m, *n)).collect();
-        v.sort_by_key(|e| e.0);
-        v
+        self.lru.values().map(|sig| {
+            let (m, n, _) = self.entries[sig];
+            (*sig, m, n)
+        }).collect()
     }
 
     pub fn load(&mut self, entries: &[(u64, f64, u64)]) {
@@ -125,5 +207,42 @@ mod tests {
         let mut g = History::default();
         g.load(&h.entries());
         assert_eq!(g.get(7), Some(3.0));
+    }
+
+    #[test]
+    fn history_rejects_absurd_samples_and_stays_finite() {
+        let mut h = History::default();
+        h.record(1, f64::INFINITY, 1);
+        h.record(1, -1.0, 1);
+        h.record(1, MAX_HISTORY_MEAN * 2.0, 1);
+        h.record(1, 1.0, 0);
+        assert_eq!(h.get(1), None);
+        h.record(2, MAX_HISTORY_MEAN, u64::MAX);
+        h.record(2, MAX_HISTORY_MEAN, u64::MAX);
+        h.record(2, 1.0, u64::MAX);
+        let m = h.get(2).unwrap();
+        assert!(m.is_finite() && m > 0.0 && m <= MAX_HISTORY_MEAN, "{m}");
+        assert_eq!(h.entries()[0].2, MAX_HISTORY_SAMPLES);
+    }
+
+    #[test]
+    fn history_is_bounded_and_evicts_the_least_recently_used() {
+        let mut h = History::default();
+        h.set_max_entries(3);
+        for sig in 0..3 {
+            h.record(sig, 1.0, 1);
+        }
+        assert_eq!(h.lookup(0), Some(1.0)); // 0 is now the most recent; 1 the least
+        h.record(3, 1.0, 1);
+        assert_eq!(h.len(), 3);
+        assert_eq!(h.get(1), None, "the least recently used entry is evicted");
+        assert!(h.get(0).is_some() && h.get(2).is_some() && h.get(3).is_some());
+        assert_eq!(h.entries().iter().map(|e| e.0).collect::<Vec<_>>(), vec![2, 0, 3]);
+        for sig in 100..10_000 {
+            h.record(sig, 1.0, 1);
+        }
+        assert_eq!(h.len(), 3);
+        h.set_max_entries(1);
+        assert_eq!(h.entries().iter().map(|e| e.0).collect::<Vec<_>>(), vec![9_999]);
     }
 }

@@ -4,9 +4,11 @@
 //! Each function implements one `@native` method of the Scala class
 //! `org.apache.spark.scheduler.eagle.Native` (instance methods, hence the unused
 //! `this`). Conventions:
-//! - The handle is a `Box<parking_lot::Mutex<State>>` turned into a raw pointer by
-//!   `create` and freed by `destroy`; the JVM side owns it (one per SparkContext)
-//!   and never uses it after `destroy`. Between the two, any JVM thread may call.
+//! - The handle is a key of the process-wide [`handle::Registry`] of engines, not a
+//!   pointer: `create` registers a `State`, `destroy` removes it once the call in progress
+//!   (if any) is done. Any JVM thread may call at any time, even during or after
+//!   `destroy`: a call that finds the engine gone throws
+//!   `EagleEngineClosedException`, never touches freed memory.
 //! - Arguments and results are primitives and primitive arrays only. Arrays are
 //!   copied in and out (`get_region`/`set_region`); native code keeps no JVM
 //!   reference and never calls back into Java.
@@ -18,21 +20,26 @@
 //!   `java.lang.IllegalStateException` if that class cannot be found) and returns
 //!   a default value: nothing unwinds into the JVM.
 
+use crate::handle::{HandleError, Registry};
 use crate::state::{self, State};
 use jni::errors::ErrorPolicy;
 use jni::objects::{JByteArray, JDoubleArray, JIntArray, JLongArray, JObject};
 use jni::strings::JNIString;
 use jni::sys::{jint, jlong};
 use jni::{jni_str, Env, EnvUnowned};
-use parking_lot::Mutex;
 use std::fmt;
 use std::path::PathBuf;
+use std::sync::LazyLock;
+
+/// Every live engine of this process, by handle.
+static ENGINES: LazyLock<Registry<State>> = LazyLock::new(Registry::default);
 
 /// An error raised by a bridge call: a JNI failure or a bad argument / engine error.
 #[derive(Debug)]
 enum BridgeError {
     Jni(jni::errors::Error),
     Msg(String),
+    Handle(HandleError),
 }
 
 impl From<jni::errors::Error> for BridgeError {
@@ -52,21 +59,28 @@ impl fmt::Display for BridgeError {
         match self {
             BridgeError::Jni(e) => write!(f, "JNI error: {e}"),
             BridgeError::Msg(m) => f.write_str(m),
+            BridgeError::Handle(e) => write!(f, "{e}"),
         }
     }
 }
 
 type Res<T> = Result<T, BridgeError>;
 
-/// Throws `EagleNativeException(msg)` unless an exception is already pending.
-fn throw(env: &mut Env<'_>, msg: String) {
+/// Throws `EagleNativeException(msg)` (`EagleEngineClosedException` when `closed`) unless
+/// an exception is already pending.
+fn throw(env: &mut Env<'_>, closed: bool, msg: String) {
     if env.exception_check() {
         return; // e.g. ArrayIndexOutOfBoundsException raised by a region copy
     }
-    let found = env.find_class(jni_str!("org/apache/spark/scheduler/eagle/EagleNativeException")).is_ok();
+    let class = if closed {
+        jni_str!("org/apache/spark/scheduler/eagle/EagleEngineClosedException")
+    } else {
+        jni_str!("org/apache/spark/scheduler/eagle/EagleNativeException")
+    };
+    let found = env.find_class(class).is_ok();
     let msg = JNIString::from(msg);
     if found {
-        let _ = env.throw_new(jni_str!("org/apache/spark/scheduler/eagle/EagleNativeException"), &msg);
+        let _ = env.throw_new(class, &msg);
     } else {
         env.exception_clear();
         let _ = env.throw_new(jni_str!("java/lang/IllegalStateException"), &msg);
@@ -96,7 +110,8 @@ impl<T: Default> ErrorPolicy<T, BridgeError> for ThrowEagle {
         method: &mut &'static str,
         err: BridgeError,
     ) -> jni::errors::Result<T> {
-        throw(env, format!("eagle-jni {method}: {err}"));
+        let closed = matches!(&err, BridgeError::Handle(e) if e.is_closed());
+        throw(env, closed, format!("eagle-jni {method}: {err}"));
         Ok(T::default())
     }
 
@@ -108,26 +123,19 @@ impl<T: Default> ErrorPolicy<T, BridgeError> for ThrowEagle {
         let msg = panic_message(payload.as_ref());
         // Dropping a payload can itself panic; leak it instead.
         std::mem::forget(payload);
-        throw(env, format!("eagle-jni {method}: panic: {msg}"));
+        throw(env, false, format!("eagle-jni {method}: panic: {msg}"));
         Ok(T::default())
     }
 }
 
-/// Borrows the state behind a handle.
-fn state<'a>(h: jlong) -> Res<&'a Mutex<State>> {
-    if h == 0 {
-        return Err(BridgeError::Msg("null handle (engine destroyed or never created)".into()));
-    }
-    // SAFETY: non-zero handles are only produced by `create` (Box::into_raw of a
-    // Mutex<State>) and the JVM side stops using a handle before `destroy` frees it.
-    Ok(unsafe { &*(h as *const Mutex<State>) })
-}
-
 /// Runs `f` on the locked state of `h`, counting the call for the test hook.
 fn with_state<T>(h: jlong, f: impl FnOnce(&mut State) -> Res<T>) -> Res<T> {
-    let mut st = state(h)?.lock();
-    st.tick();
-    f(&mut st)
+    ENGINES
+        .with(h, |st| {
+            st.tick();
+            f(st)
+        })
+        .map_err(BridgeError::Handle)?
 }
 
 fn ints_in(env: &Env<'_>, a: &JIntArray<'_>) -> Res<Vec<i32>> {
@@ -180,12 +188,13 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_create<'l>(
         let mut p = vec![0f64; n];
         params.get_region(env, 0, &mut p)?;
         let st = State::new(&p)?;
-        Ok(Box::into_raw(Box::new(Mutex::new(st))) as jlong)
+        Ok(ENGINES.insert(st))
     })
     .resolve_with::<ThrowEagle, _>(|| "create")
 }
 
-/// `destroy(handle: Long): Unit` — frees the engine. The handle must not be used again.
+/// `destroy(handle: Long): Unit` — frees the engine once the call in progress on it (if
+/// any) returns; later calls get `EagleEngineClosedException`. Idempotent.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_destroy<'l>(
     mut env: EnvUnowned<'l>,
@@ -193,10 +202,7 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_destroy<'l>(
     h: jlong,
 ) {
     env.with_env(|_env| -> Res<()> {
-        if h != 0 {
-            // SAFETY: `h` came from `create` and the JVM side calls destroy once.
-            drop(unsafe { Box::from_raw(h as *mut Mutex<State>) });
-        }
+        ENGINES.destroy(h);
         Ok(())
     })
     .resolve_with::<ThrowEagle, _>(|| "destroy")
@@ -353,6 +359,7 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_taskFinished
         let job = state::job_id(job)?;
         let duration = (duration_ms >= 0).then(|| state::ms_to_s(duration_ms));
         with_state(h, |st| {
+            st.hold()?;
             st.driver.task_finished(state::ms_to_s(now_ms), node, job, duration);
             Ok(())
         })

@@ -6,6 +6,8 @@
 //! driver and encodes its answer back into primitives.
 //!
 //! Layout (the datafusion-comet split):
+//! - [`handle`]: safe Rust. The registry that JNI handles are keys of: calls racing
+//!   with `destroy` get a clean "engine closed" error, never freed memory.
 //! - [`state`]: safe Rust. The per-application [`state::State`] (driver + test hook),
 //!   the fixed layouts of the parameter and counter arrays, and the history JSON file.
 //!   Unit-tested without a JVM.
@@ -18,6 +20,7 @@
 //! Ownership across the boundary is described in `docs/ffi.md`.
 #![deny(unsafe_code)]
 
+pub mod handle;
 pub mod state;
 
 #[allow(unsafe_code)]

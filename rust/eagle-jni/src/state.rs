@@ -4,14 +4,16 @@
 //! Nothing here touches the JVM, so it is unit-tested with plain `cargo test`.
 
 use eagle_core::delay::{DelayParams, Level, Sample};
+use eagle_core::driver::{MAX_MIN_PROBES, MAX_PROBE_RATIO};
 use eagle_core::reservation::AdaptiveParams;
 use eagle_core::{Class, Counters, Driver, DriverConfig, EstimateSource, JobId, NodeId, PolicyKind};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Names of the `create(params: Array[Double])` slots, in order. `Native.scala`
 /// builds the array in exactly this order (see `EagleConf.toNativeParams`).
-pub const PARAM_NAMES: [&str; 14] = [
+pub const PARAM_NAMES: [&str; 16] = [
     "cutoffMs",
     "shortPartition",
     "minProbes",
@@ -21,12 +23,17 @@ pub const PARAM_NAMES: [&str; 14] = [
     "defaultEstimateMs",
     "seed",
     "failAfterCalls",
+    "historyMaxEntries",
+    "debugHoldCallMs",
     "policy",
     "reservationWindowMs",
     "reservationHeadroom",
     "reservationMaxFraction",
     "reservationIdleMs",
 ];
+
+/// Upper bound of `debugHoldCallMs` (a test hook; one minute is far more than any test needs).
+pub const MAX_HOLD_CALL_MS: f64 = 60_000.0;
 
 /// Names of the `counters(handle): Array[Long]` slots, in order. The first twelve
 /// are the engine's [`Counters`]; the last is the number of bridge calls made on
@@ -57,6 +64,10 @@ pub struct Params {
     pub seed: u64,
     /// Test hook: panic on every bridge call after this many (None = never).
     pub fail_after_calls: Option<u64>,
+    /// Most stage signatures the history keeps (least recently used evicted first).
+    pub history_max_entries: usize,
+    /// Test hook: every `taskFinished` call holds the engine this long (ms, 0 = off).
+    pub hold_call_ms: u64,
 }
 
 fn integral(name: &str, v: f64, min: f64, max: f64) -> Result<f64, String> {
@@ -91,8 +102,8 @@ impl Params {
         if !short_partition.is_finite() || !(0.0..1.0).contains(&short_partition) {
             return Err(format!("parameter shortPartition must be in [0, 1), got {short_partition}"));
         }
-        let min_probes = integral("minProbes", p[2], 1.0, u32::MAX as f64)? as u32;
-        let probe_ratio = integral("probeRatio", p[3], 1.0, u32::MAX as f64)? as u32;
+        let min_probes = integral("minProbes", p[2], 1.0, MAX_MIN_PROBES as f64)? as u32;
+        let probe_ratio = integral("probeRatio", p[3], 1.0, MAX_PROBE_RATIO as f64)? as u32;
         let starvation_factor = positive("starvationFactor", p[4])?;
         let default_class = match integral("defaultClass", p[5], 0.0, 1.0)? as u8 {
             0 => Class::Short,
@@ -101,22 +112,25 @@ impl Params {
         let default_estimate_ms = positive("defaultEstimateMs", p[6])?;
         let seed = integral("seed", p[7], 0.0, MAX_EXACT_F64_INT)? as u64;
         let fail = integral("failAfterCalls", p[8], -1.0, MAX_EXACT_F64_INT)?;
-        let policy = match integral("policy", p[9], 0.0, 1.0)? as u8 {
+        let history_max_entries =
+            integral("historyMaxEntries", p[9], 1.0, eagle_core::estimate::MAX_HISTORY_ENTRIES as f64)? as usize;
+        let hold_call_ms = integral("debugHoldCallMs", p[10], 0.0, MAX_HOLD_CALL_MS)? as u64;
+        let policy = match integral("policy", p[11], 0.0, 1.0)? as u8 {
             0 => PolicyKind::Paper,
             _ => PolicyKind::Adaptive,
         };
         let adaptive = AdaptiveParams {
-            window: positive("reservationWindowMs", p[10])? / 1000.0,
-            headroom: positive("reservationHeadroom", p[11])?,
-            max_fraction: if (0.0..=1.0).contains(&p[12]) {
-                p[12]
+            window: positive("reservationWindowMs", p[12])? / 1000.0,
+            headroom: positive("reservationHeadroom", p[13])?,
+            max_fraction: if (0.0..=1.0).contains(&p[14]) {
+                p[14]
             } else {
-                return Err(format!("parameter reservationMaxFraction must be in [0, 1], got {}", p[12]));
+                return Err(format!("parameter reservationMaxFraction must be in [0, 1], got {}", p[14]));
             },
-            idle: if p[13].is_finite() && p[13] >= 0.0 {
-                p[13] / 1000.0
+            idle: if p[15].is_finite() && p[15] >= 0.0 {
+                p[15] / 1000.0
             } else {
-                return Err(format!("parameter reservationIdleMs must be a finite number >= 0, got {}", p[13]));
+                return Err(format!("parameter reservationIdleMs must be a finite number >= 0, got {}", p[15]));
             },
             ..AdaptiveParams::default()
         };
@@ -135,6 +149,8 @@ impl Params {
             },
             seed,
             fail_after_calls: if fail < 0.0 { None } else { Some(fail as u64) },
+            history_max_entries,
+            hold_call_ms,
         })
     }
 }
@@ -267,6 +283,9 @@ pub fn count(name: &str, v: i32) -> Result<u32, String> {
     u32::try_from(v).map_err(|_| format!("{name} must be >= 0, got {v}"))
 }
 
+/// Value of [`State::canary`] while the state is alive; its `Drop` clears it.
+const ALIVE: u64 = 0x4541_474c_455f_4f4b;
+
 /// Everything one JNI handle owns.
 pub struct State {
     pub driver: Driver,
@@ -274,13 +293,45 @@ pub struct State {
     pub plan: Vec<JobId>,
     calls: u64,
     fail_after_calls: Option<u64>,
+    hold_call_ms: u64,
+    /// [`ALIVE`] until dropped: lets the `debugHoldCallMs` hook detect a state freed under a
+    /// call. Atomic so that the check after the hold really reads memory again.
+    canary: AtomicU64,
+}
+
+impl Drop for State {
+    fn drop(&mut self) {
+        self.canary.store(0, Ordering::SeqCst);
+    }
 }
 
 impl State {
     pub fn new(params: &[f64]) -> Result<State, String> {
         let p = Params::decode(params)?;
-        let driver = Driver::new(p.config, p.seed)?;
-        Ok(State { driver, plan: Vec::new(), calls: 0, fail_after_calls: p.fail_after_calls })
+        let mut driver = Driver::new(p.config, p.seed)?;
+        driver.set_history_max_entries(p.history_max_entries);
+        Ok(State {
+            driver,
+            plan: Vec::new(),
+            calls: 0,
+            fail_after_calls: p.fail_after_calls,
+            hold_call_ms: p.hold_call_ms,
+            canary: AtomicU64::new(ALIVE),
+        })
+    }
+
+    /// The `debugHoldCallMs` test hook: holds the call (and the engine) open for that long,
+    /// so that `stop()` races with a call in flight, then checks that the state was not
+    /// freed meanwhile (a use-after-free turns into a clean error instead of silent
+    /// corruption).
+    pub fn hold(&self) -> Result<(), String> {
+        if self.hold_call_ms > 0 {
+            std::thread::sleep(std::time::Duration::from_millis(self.hold_call_ms));
+            if self.canary.load(Ordering::SeqCst) != ALIVE {
+                return Err("engine state was freed while a call was in flight (use-after-free)".into());
+            }
+        }
+        Ok(())
     }
 
     /// Counts a bridge call; the `failAfterCalls` test hook panics past its limit,
@@ -339,19 +390,43 @@ pub struct HistoryFile {
 
 pub const HISTORY_FORMAT: &str = "eagle-history/1";
 
+/// The file as read: entries kept raw so that a bad one can be reported with its line.
+#[derive(Deserialize)]
+struct RawHistoryFile<'a> {
+    format: String,
+    #[serde(borrow)]
+    entries: Vec<&'a serde_json::value::RawValue>,
+}
+
+/// Largest `samples` an entry of the file may claim.
+pub const MAX_FILE_SAMPLES: u64 = 1_000_000_000_000;
+
 /// Parses a history file's text into engine entries `(signature, mean seconds, samples)`.
+/// Every entry is validated: 16 hex digits of signature, `meanMs` finite and within
+/// `[0, MAX_HISTORY_MEAN]` (30 days), `samples` within `[1, MAX_FILE_SAMPLES]`; the first bad
+/// one rejects the file with its line number (a corrupt or hand-edited file must not turn
+/// into NaN or overflowing estimates).
 pub fn parse_history(text: &str) -> Result<Vec<(u64, f64, u64)>, String> {
-    let f: HistoryFile = serde_json::from_str(text).map_err(|e| format!("not a history file: {e}"))?;
+    let f: RawHistoryFile<'_> = serde_json::from_str(text).map_err(|e| format!("not a history file: {e}"))?;
     if f.format != HISTORY_FORMAT {
         return Err(format!("unknown history format {:?} (expected {HISTORY_FORMAT:?})", f.format));
     }
+    let max_mean_ms = eagle_core::estimate::MAX_HISTORY_MEAN * 1000.0;
     f.entries
         .iter()
-        .map(|e| {
+        .enumerate()
+        .map(|(i, raw)| {
+            let offset = (raw.get().as_ptr() as usize).saturating_sub(text.as_ptr() as usize).min(text.len());
+            let line = text[..offset].matches('\n').count() + 1;
+            let at = format!("line {line} (entry {i})");
+            let e: HistoryEntry = serde_json::from_str(raw.get()).map_err(|e| format!("{at}: bad entry: {e}"))?;
             let sig = u64::from_str_radix(&e.signature, 16)
-                .map_err(|_| format!("bad signature {:?} (expected 16 hex digits)", e.signature))?;
-            if !e.mean_ms.is_finite() || e.mean_ms < 0.0 {
-                return Err(format!("bad meanMs {} for signature {}", e.mean_ms, e.signature));
+                .map_err(|_| format!("{at}: bad signature {:?} (expected 16 hex digits)", e.signature))?;
+            if !e.mean_ms.is_finite() || !(0.0..=max_mean_ms).contains(&e.mean_ms) {
+                return Err(format!("{at}: bad meanMs {} for signature {} (expected a finite number in [0, {max_mean_ms}])", e.mean_ms, e.signature));
+            }
+            if !(1..=MAX_FILE_SAMPLES).contains(&e.samples) {
+                return Err(format!("{at}: bad samples {} for signature {} (expected an integer in [1, {MAX_FILE_SAMPLES}])", e.samples, e.signature));
             }
             Ok((sig, e.mean_ms / 1000.0, e.samples))
         })
@@ -383,7 +458,18 @@ pub fn load_history(driver: &mut Driver, path: &Path) -> Result<i32, String> {
     Ok(entries.len() as i32)
 }
 
-/// Writes the driver's history to `path` atomically (temporary file + rename).
+/// A temporary file next to `path`, unique to this process and call: two applications (or
+/// two engines of one JVM) saving the same history never write into one file.
+fn temp_path(path: &Path) -> std::path::PathBuf {
+    static SAVES: AtomicU64 = AtomicU64::new(0);
+    let n = SAVES.fetch_add(1, Ordering::Relaxed);
+    let mut name = path.file_name().map(|f| f.to_os_string()).unwrap_or_default();
+    name.push(format!(".{}.{n}.tmp", std::process::id()));
+    path.with_file_name(name)
+}
+
+/// Writes the driver's history to `path` atomically (unique temporary file + rename): the
+/// last writer wins, and a reader never sees a partial file.
 pub fn save_history(driver: &Driver, path: &Path) -> Result<i32, String> {
     let entries = driver.history();
     let text = render_history(&entries);
@@ -392,9 +478,12 @@ pub fn save_history(driver: &Driver, path: &Path) -> Result<i32, String> {
             std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         }
     }
-    let tmp = path.with_extension("tmp");
+    let tmp = temp_path(path);
     std::fs::write(&tmp, text).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
-    std::fs::rename(&tmp, path).map_err(|e| format!("cannot rename to {}: {e}", path.display()))?;
+    std::fs::rename(&tmp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        format!("cannot rename to {}: {e}", path.display())
+    })?;
     Ok(entries.len() as i32)
 }
 
@@ -403,7 +492,7 @@ mod tests {
     use super::*;
 
     fn good() -> Vec<f64> {
-        vec![10_000.0, 0.1, 20.0, 2.0, 5.0, 0.0, 1000.0, 42.0, -1.0, 1.0, 60_000.0, 1.0, 0.5, 30_000.0]
+        vec![10_000.0, 0.1, 20.0, 2.0, 5.0, 0.0, 1000.0, 42.0, -1.0, 10_000.0, 0.0, 1.0, 60_000.0, 1.0, 0.5, 30_000.0]
     }
 
     #[test]
@@ -415,7 +504,7 @@ mod tests {
         assert_eq!(p.config.adaptive.idle, 30.0);
         let mut q = good();
         q[0] = 0.0;
-        q[9] = 0.0;
+        q[11] = 0.0;
         let p = Params::decode(&q).unwrap();
         assert_eq!((p.config.cutoff, p.config.policy), (None, PolicyKind::Paper), "cutoffMs 0 = not set");
         assert_eq!(p.config.short_partition, 0.1);
@@ -431,7 +520,7 @@ mod tests {
     #[test]
     fn rejects_wrong_length_and_names_the_bad_slot() {
         let err = Params::decode(&good()[..8]).unwrap_err();
-        assert!(err.contains("expected 14 parameters"), "{err}");
+        assert!(err.contains("expected 16 parameters"), "{err}");
         for (i, name) in PARAM_NAMES.iter().enumerate() {
             let mut p = good();
             p[i] = f64::NAN;
@@ -519,5 +608,95 @@ mod tests {
         ];
         assert_eq!(flatten_history(&h), vec![1500.0, 1.0, 3000.0, 2000.0, 3.0, 250.0]);
         assert!(flatten_history(&[]).is_empty());
+    }
+
+    fn entry(sig: &str, mean: &str, samples: &str) -> String {
+        format!("{{\"format\": \"eagle-history/1\", \"entries\": [\n  {{\"signature\": \"0000000000000001\", \"meanMs\": 5, \"samples\": 2}},\n  {{\"signature\": \"{sig}\", \"meanMs\": {mean}, \"samples\": {samples}}}\n]}}")
+    }
+
+    #[test]
+    fn history_rejects_huge_or_bad_samples_naming_the_line() {
+        assert_eq!(parse_history(&entry("0000000000000002", "7", "3")).unwrap().len(), 2);
+        for (mean, samples, what) in [
+            ("1e308", "1", "meanMs"),
+            ("-1", "1", "meanMs"),
+            ("1e12", "1", "meanMs"),
+            ("5", "0", "samples"),
+            ("5", "18446744073709551615", "samples"),
+        ] {
+            let e = parse_history(&entry("0000000000000002", mean, samples)).unwrap_err();
+            assert!(e.contains("line 3") && e.contains(what), "{mean} {samples}: {e}");
+        }
+        let e = parse_history(&entry("zz", "1", "1")).unwrap_err();
+        assert!(e.contains("line 3") && e.contains("signature"), "{e}");
+        let e = parse_history(&entry("0000000000000002", "\"x\"", "1")).unwrap_err();
+        assert!(e.contains("line 3"), "{e}");
+    }
+
+    #[test]
+    fn loaded_history_keeps_estimates_finite() {
+        // Before validation, 1e308 ms x many samples overflowed the weighted mean to inf/NaN.
+        let dir = std::env::temp_dir().join(format!("eagle-hist-bad-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("h.json");
+        std::fs::write(&path, entry("0000000000000002", "1e308", "1000000")).unwrap();
+        let mut st = State::new(&good()).unwrap();
+        let e = load_history(&mut st.driver, &path).unwrap_err();
+        assert!(e.contains(&path.display().to_string()) && e.contains("line 3"), "{e}");
+        let job = st.driver.submit(0.0, 1, None, None, 2);
+        let (est, _) = st.driver.job_estimate(job).unwrap();
+        assert!(est.is_finite(), "{est}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn concurrent_saves_to_one_path_never_collide() {
+        // Two applications sharing history.path used to share "<path>.tmp": one's rename
+        // took the other's file away (ENOENT) or published a half-written file.
+        let dir = std::env::temp_dir().join(format!("eagle-hist-race-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("history.json");
+        let threads: Vec<_> = (0..8)
+            .map(|t| {
+                let path = path.clone();
+                std::thread::spawn(move || {
+                    let mut st = State::new(&good()).unwrap();
+                    st.driver.load_history(&(0..500u64).map(|s| (s * 8 + t, 1.0, 1)).collect::<Vec<_>>());
+                    for _ in 0..20 {
+                        save_history(&st.driver, &path).map_err(|e| format!("thread {t}: {e}"))?;
+                        let text = std::fs::read_to_string(&path).unwrap();
+                        parse_history(&text).map_err(|e| format!("thread {t} read a torn file: {e}"))?;
+                    }
+                    Ok::<(), String>(())
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap().unwrap();
+        }
+        let left: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(left.len(), 1, "no temporary file left behind: {left:?}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn probe_bounds_are_enforced_by_the_bridge() {
+        let mut p = good();
+        p[2] = 10_001.0;
+        assert!(Params::decode(&p).unwrap_err().contains("minProbes"));
+        p[2] = 10_000.0;
+        assert!(Params::decode(&p).is_ok());
+        p = good();
+        p[3] = 101.0;
+        assert!(Params::decode(&p).unwrap_err().contains("probeRatio"));
+        p = good();
+        p[2] = i32::MAX as f64;
+        assert!(Params::decode(&p).unwrap_err().contains("minProbes"));
+        p = good();
+        p[9] = 0.0;
+        assert!(Params::decode(&p).unwrap_err().contains("historyMaxEntries"));
+        p = good();
+        p[10] = 60_001.0;
+        assert!(Params::decode(&p).unwrap_err().contains("debugHoldCallMs"));
     }
 }

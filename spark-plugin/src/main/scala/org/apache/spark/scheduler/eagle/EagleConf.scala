@@ -38,6 +38,9 @@ private[eagle] case class EagleConf(
     localityWaitProcessMs: Long = 3000L,
     localityWaitNodeMs: Long = 3000L,
     localityWaitRackMs: Long = 3000L,
+    historyMaxEntries: Int = 10000,
+    summaryMaxTaskSets: Int = 1000,
+    holdCallMs: Long = 0L,
     policy: String = "adaptive",
     reservationWindowMs: Long = 60000L,
     reservationHeadroom: Double = 1.0,
@@ -68,6 +71,8 @@ private[eagle] case class EagleConf(
     defaultEstimateMs.toDouble,
     seed.toDouble,
     failAfterCalls.toDouble,
+    historyMaxEntries.toDouble,
+    holdCallMs.toDouble,
     if (adaptive) 1.0 else 0.0,
     reservationWindowMs.toDouble,
     reservationHeadroom,
@@ -89,11 +94,14 @@ private[eagle] case class EagleConf(
     "defaultClass" -> defaultClass,
     "defaultEstimateMs" -> defaultEstimateMs,
     "history.path" -> historyPath.orNull,
+    "history.maxEntries" -> historyMaxEntries,
     "summary.path" -> summaryPath.orNull,
+    "summary.maxTaskSets" -> summaryMaxTaskSets,
     "native.path" -> nativePath.orNull,
     "fallback" -> fallback,
     "seed" -> seed,
     "debug.failAfterCalls" -> failAfterCalls,
+    "debug.holdCallMs" -> holdCallMs,
     "dds.enabled" -> ddsEnabled,
     "dds.minWaitMs" -> ddsMinWaitMs,
     "dds.maxWaitMs" -> ddsMaxWaitMs,
@@ -106,6 +114,13 @@ private[eagle] case class EagleConf(
 
 private[eagle] object EagleConf {
   val Prefix = "spark.scheduler.eagle."
+
+  /** Upper bounds of minProbes / probeRatio (mirror MAX_MIN_PROBES / MAX_PROBE_RATIO in
+   *  rust/eagle-core/src/driver.rs): the engine allocates probes per task set. */
+  val MaxMinProbes = 10000
+  val MaxProbeRatio = 100
+  /** Upper bound of history.maxEntries (MAX_HISTORY_ENTRIES in rust/eagle-core/src/estimate.rs). */
+  val MaxHistoryEntries = 1000000
 
   /** Per-job local properties (set with `sc.setLocalProperty`), not configuration keys. */
   val JobClassProperty: String = Prefix + "job.class"
@@ -134,8 +149,8 @@ private[eagle] object EagleConf {
     Key("shortPartition", "0.1",
       "paper: fraction of executors reserved for short task sets, in [0, 1); at least one " +
         "when there are two or more executors."),
-    Key("minProbes", "20", "K: minimum number of probes per short task set (integer >= 1)."),
-    Key("probeRatio", "2", "Probes per task of a short task set (integer >= 1)."),
+    Key("minProbes", "20", s"paper: K, minimum number of probes per short task set (integer in [1, $MaxMinProbes])."),
+    Key("probeRatio", "2", s"paper: probes per task of a short task set (integer in [1, $MaxProbeRatio])."),
     Key("starvationFactor", "5",
       "SRPT starvation cap: a task set may be bypassed for at most this multiple of its own " +
         "estimated task duration (> 0); adaptive: at least 1 s."),
@@ -144,7 +159,13 @@ private[eagle] object EagleConf {
     Key("history.path", "(none)",
       "JSON file of past stage runs (mean task duration per stage signature), loaded at " +
         "start-up and saved at stop."),
+    Key("history.maxEntries", "10000",
+      s"Most stage signatures the history keeps (integer in [1, $MaxHistoryEntries]); the least " +
+        "recently used is evicted first."),
     Key("summary.path", "(none)", "Where to write the JSON run summary when the SparkContext stops."),
+    Key("summary.maxTaskSets", "1000",
+      "Most task sets (and Spark jobs) the run summary lists in detail (integer >= 1); older ones " +
+        "are dropped first, totals stay exact."),
     Key("native.path", "(none)", "Load libeagle_jni from this file instead of the bundled one."),
     Key("fallback", "true",
       "On a native error, log once and continue with stock TaskSchedulerImpl scheduling; " +
@@ -152,6 +173,9 @@ private[eagle] object EagleConf {
     Key("seed", "42", "Seed of the engine's random choices (integer in [0, 2^53))."),
     Key("debug.failAfterCalls", "-1",
       "Test hook: the native side panics on every call after this many (-1 = never)."),
+    Key("debug.holdCallMs", "0",
+      "Test hook: every native taskFinished call holds the engine this long (ms, integer in " +
+        "[0, 60000]; 0 = off), so that stop() races with a call in flight."),
     Key("dds.enabled", "true",
       "Dynamic Delay Scheduling: adaptive per-stage, per-level locality waits replace Spark's " +
         "fixed spark.locality.wait* for task sets under the plugin (initial intervals: " +
@@ -246,8 +270,8 @@ private[eagle] object EagleConf {
       reservationMaxFraction = double("reservation.maxFraction", x => x >= 0 && x <= 1, "a number in [0, 1]"),
       reservationIdleMs = long("reservation.idleMs", 0),
       shortPartition = double("shortPartition", x => x >= 0 && x < 1, "a number in [0, 1)"),
-      minProbes = long("minProbes", 1, Int.MaxValue).toInt,
-      probeRatio = long("probeRatio", 1, Int.MaxValue).toInt,
+      minProbes = long("minProbes", 1, MaxMinProbes).toInt,
+      probeRatio = long("probeRatio", 1, MaxProbeRatio).toInt,
       starvationFactor = double("starvationFactor", _ > 0, "a number > 0"),
       defaultClass = defaultClass,
       defaultEstimateMs = long("defaultEstimateMs", 1),
@@ -264,7 +288,10 @@ private[eagle] object EagleConf {
       ddsInherit = ddsInherit,
       localityWaitProcessMs = sparkWait("spark.locality.wait.process"),
       localityWaitNodeMs = sparkWait("spark.locality.wait.node"),
-      localityWaitRackMs = sparkWait("spark.locality.wait.rack"))
+      localityWaitRackMs = sparkWait("spark.locality.wait.rack"),
+      historyMaxEntries = long("history.maxEntries", 1, MaxHistoryEntries).toInt,
+      summaryMaxTaskSets = long("summary.maxTaskSets", 1, Int.MaxValue).toInt,
+      holdCallMs = long("debug.holdCallMs", 0, 60000))
   }
 
   /**

@@ -24,11 +24,16 @@ private[eagle] final class EagleEngine(conf: EagleConf) extends Logging {
   private val native = new Native
   @volatile private var handle: Long = 0L
   @volatile private var failure: Option[Throwable] = None
+  /** Native calls that found the engine already closed (a call racing with `close`). */
+  @volatile private[eagle] var closedCalls = 0L
 
   /** Why the engine stopped deciding, if it did. */
   def failureReason: Option[String] = failure.map(e => s"${e.getClass.getName}: ${e.getMessage}")
 
-  def active: Boolean = handle != 0L && failure.isEmpty
+  def active: Boolean = handle != 0L && failure.isEmpty && !closing
+
+  /** Set when `close` begins: new calls are skipped, calls in flight may find the engine gone. */
+  @volatile private var closing = false
 
   /** The engine failed and the configuration forbids the fallback. */
   def hardFailed: Boolean = failure.nonEmpty && !conf.fallback
@@ -62,6 +67,12 @@ private[eagle] final class EagleEngine(conf: EagleConf) extends Logging {
     try {
       Some(f(native, handle))
     } catch {
+      case e: EagleEngineClosedException =>
+        // Raced with close() (a status-update, task-result or DAG thread during stop): the
+        // engine is gone, which is not a failure; no error, no fallback.
+        closedCalls += 1
+        logDebug(s"Eagle: native call '$what' after the engine closed: ${e.getMessage}")
+        None
       case e: Throwable if NonFatal(e) || e.isInstanceOf[LinkageError] =>
         fail(what, e)
         None
@@ -82,8 +93,13 @@ private[eagle] final class EagleEngine(conf: EagleConf) extends Logging {
     }
   }
 
-  /** Saves the history (if configured and healthy), then frees the native state. */
+  /**
+   * Saves the history (if configured and healthy), then frees the native state. Safe while
+   * other threads are inside native calls: the native `destroy` waits for the call in
+   * progress, and later calls end with [[EagleEngineClosedException]] (see `call`).
+   */
   def close(): Unit = synchronized {
+    closing = true
     if (handle != 0L) {
       if (failure.isEmpty) {
         conf.historyPath.foreach { p =>

@@ -20,6 +20,11 @@ import org.apache.spark.scheduler._
  * Spark jobs come from the listener bus (id, description, job group, stage ids, submit and
  * end time in epoch ms); task sets come from the scheduler (stage, attempt, Spark job, engine
  * job, tasks, class and estimate at submission and at the end). Thread-safe.
+ *
+ * Bounded: at most `summary.maxTaskSets` task sets and as many Spark jobs are kept in detail
+ * (oldest dropped first, like a ring); the counts (`taskSetsTotal`, `jobsTotal`) and the
+ * overall locality mix stay exact. Each task set's `delayHistory` is the engine's, which is
+ * capped (rust/eagle-core/src/delay.rs, `MAX_HISTORY_SAMPLES`).
  */
 private[eagle] class EagleSummary(conf: EagleConf, master: String) extends SparkListener {
 
@@ -34,8 +39,16 @@ private[eagle] class EagleSummary(conf: EagleConf, master: String) extends Spark
       var cls: String, var estimateMs: Long, var source: String, var endMs: Long = -1L,
       var launches: Array[Long] = null, var delayHistory: Array[Double] = null)
 
+  private val maxKept = math.max(1, conf.summaryMaxTaskSets)
   private val jobs = new mutable.LinkedHashMap[Int, JobRec]
   private val taskSets = new mutable.LinkedHashMap[(Int, Int), TaskSetRec]
+  private var jobsTotal = 0L
+  /** Launches per locality level over every task set, dropped ones included. */
+  private val localityTotal = new Array[Long](Native.LevelNames.size)
+
+  /** Drops the oldest entries beyond the bound. */
+  private def trim[K, V](m: mutable.LinkedHashMap[K, V]): Unit =
+    while (m.size > maxKept) m.remove(m.head._1)
   private var counters: Option[Array[Long]] = None
   private var fallbackReason: Option[String] = None
   // Plugin-side counters: offer rounds under a plan, slots planned, tasks launched in the
@@ -51,6 +64,10 @@ private[eagle] class EagleSummary(conf: EagleConf, master: String) extends Spark
     if (declinedExecutors > 0) plugin("declineRounds") += 1
   }
 
+  /** (Spark jobs kept, task sets kept, task sets seen in total). */
+  def sizes: (Int, Int, Long) = synchronized { (jobs.size, taskSets.size, taskSetsTotal) }
+  private var taskSetsTotal = 0L
+
   def reviveRequested(): Unit = synchronized { plugin("reviveRequests") += 1 }
 
   private def source(code: Long): String =
@@ -58,10 +75,12 @@ private[eagle] class EagleSummary(conf: EagleConf, master: String) extends Spark
 
   override def onJobStart(e: SparkListenerJobStart): Unit = synchronized {
     val p = Option(e.properties)
+    jobsTotal += 1
     jobs(e.jobId) = JobRec(e.jobId,
       p.map(_.getProperty("spark.job.description")).orNull,
       p.map(_.getProperty("spark.jobGroup.id")).orNull,
       e.stageIds, e.time)
+    trim(jobs)
   }
 
   override def onJobEnd(e: SparkListenerJobEnd): Unit = synchronized {
@@ -78,9 +97,11 @@ private[eagle] class EagleSummary(conf: EagleConf, master: String) extends Spark
       ts: TaskSet, stageName: String, signature: Long, eagleJob: Int,
       hintClass: Int, hintEstimateMs: Long, info: Array[Long]): Unit = synchronized {
     val cls = Native.className(info(0))
+    taskSetsTotal += 1
     taskSets((ts.stageId, ts.stageAttemptId)) = TaskSetRec(ts.stageId, ts.stageAttemptId,
       ts.priority, eagleJob, stageName, signature, ts.tasks.length, hintClass, hintEstimateMs,
       cls, info(1), source(info(2)), System.currentTimeMillis(), cls, info(1), source(info(2)))
+    trim(taskSets)
   }
 
   def taskSetEnded(ts: TaskSet, info: Option[Array[Long]]): Unit = synchronized {
@@ -101,6 +122,7 @@ private[eagle] class EagleSummary(conf: EagleConf, master: String) extends Spark
    */
   def taskSetLocality(ts: TaskSet, launches: Array[Long], history: Option[Array[Double]]): Unit =
     synchronized {
+      launches.iterator.take(localityTotal.length).zipWithIndex.foreach { case (n, i) => localityTotal(i) += n }
       taskSets.get((ts.stageId, ts.stageAttemptId)).foreach { r =>
         r.launches = launches.clone()
         history.foreach(h => r.delayHistory = h.clone())
@@ -156,8 +178,11 @@ private[eagle] class EagleSummary(conf: EagleConf, master: String) extends Spark
   }
 
   def toJson: JValue = synchronized {
+    // Classes per stage, once: O(jobs + task sets) rather than O(jobs x task sets).
+    val stageClasses = new mutable.HashMap[Int, mutable.Set[String]]
+    taskSets.values.foreach(t => stageClasses.getOrElseUpdate(t.stageId, mutable.Set.empty) += t.cls)
     def jobClass(j: JobRec): String = {
-      val classes = taskSets.values.filter(t => j.stageIds.contains(t.stageId)).map(_.cls).toSet
+      val classes = j.stageIds.iterator.flatMap(s => stageClasses.getOrElse(s, Nil)).toSet
       if (classes.contains("long")) "long" else if (classes.contains("short")) "short" else null
     }
     JObject(
@@ -171,11 +196,11 @@ private[eagle] class EagleSummary(conf: EagleConf, master: String) extends Spark
       }.getOrElse(JNull),
       "plugin" -> JObject(plugin.toList.map { case (k, v) => k -> num(v) }),
       "adaptive" -> adaptiveJson,
-      "locality" -> {
-        val all = new Array[Long](Native.LevelNames.size)
-        taskSets.values.foreach(t => Option(t.launches).foreach(_.zipWithIndex.foreach { case (n, i) => all(i) += n }))
-        JObject("launches" -> countsJson(all), "fractions" -> localityJson(all))
-      },
+      "locality" -> JObject("launches" -> countsJson(localityTotal), "fractions" -> localityJson(localityTotal)),
+      "jobsTotal" -> num(jobsTotal),
+      "jobsDropped" -> num(jobsTotal - jobs.size),
+      "taskSetsTotal" -> num(taskSetsTotal),
+      "taskSetsDropped" -> num(taskSetsTotal - taskSets.size),
       "jobs" -> JArray(jobs.values.toList.map { j =>
         JObject(
           "jobId" -> JInt(j.id),
@@ -212,13 +237,21 @@ private[eagle] class EagleSummary(conf: EagleConf, master: String) extends Spark
       }))
   }
 
-  /** Writes the summary atomically (temporary file + rename). */
+  /**
+   * Writes the summary atomically (temporary file + rename). The temporary name is unique to
+   * this process and call, so applications sharing a path never write into one another's.
+   */
   def write(path: String): Unit = {
     val text = JsonMethods.pretty(JsonMethods.render(toJson))
     val target = Paths.get(path).toAbsolutePath
     Option(target.getParent).foreach(Files.createDirectories(_))
-    val tmp = target.resolveSibling(target.getFileName.toString + ".tmp")
+    val tmp = target.resolveSibling(
+      s"${target.getFileName}.${ProcessHandle.current().pid()}.${EagleSummary.writes.incrementAndGet()}.tmp")
     Files.write(tmp, text.getBytes(StandardCharsets.UTF_8))
     Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE)
   }
+}
+
+private[eagle] object EagleSummary {
+  private val writes = new java.util.concurrent.atomic.AtomicLong
 }

@@ -148,10 +148,14 @@ private[spark] class EagleTaskScheduler(
         tsmByJob.remove(m.eagleJob)
         val now = nowMs
         val info = engine.call("jobInfo")(_.jobInfo(_, m.eagleJob))
-        // The interval history lives with the engine's job: fetch it before removeJob.
+        // The interval history lives with the engine's job: fetch it before removeJob (only
+        // when a summary will be written: it is kept for nothing else).
         val history =
-          if (eagleConf.ddsEnabled) engine.call("delayHistory")(_.delayHistory(_, m.eagleJob))
-          else None
+          if (eagleConf.ddsEnabled && eagleConf.summaryPath.isDefined) {
+            engine.call("delayHistory")(_.delayHistory(_, m.eagleJob))
+          } else {
+            None
+          }
         engine.call("removeJob")(_.removeJob(_, now, m.eagleJob))
         engine.call("counters")(_.counters(_)).foreach(summary.setCounters)
         summary.taskSetEnded(m.taskSet, info)
@@ -349,6 +353,13 @@ private[spark] class EagleTaskScheduler(
 
   // ---- stop ------------------------------------------------------------------------------
 
+  /**
+   * Status-update, task-result and DAG threads may still be inside native calls while this
+   * runs (Spark does not stop them first). That is safe without the scheduler lock: the
+   * native handle is a registry key, `engine.close()` → `destroy` waits for the call in
+   * progress, and calls that come later end as "engine gone" (EagleEngineClosedException,
+   * counted, not logged as errors). `scripts/stress stopcycles` exercises this.
+   */
   override def stop(exitCode: Int): Unit = {
     reviver.shutdownNow()
     try {

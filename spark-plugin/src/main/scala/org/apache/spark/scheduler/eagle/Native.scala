@@ -19,6 +19,9 @@ package org.apache.spark.scheduler.eagle
  *    unspecified (but memory-safe) state: the plugin stops using it except for `destroy`.
  *
  * Calls on one handle are serialized by a mutex on the Rust side, so any thread may call.
+ * The handle is a key of a registry, not a pointer: a call during or after `destroy` throws
+ * [[EagleEngineClosedException]] and never touches freed memory; `destroy` waits for the
+ * call in progress and is idempotent.
  * Encodings: class -1 none/unknown, 0 short, 1 long; estimate source 0 hint, 1 history,
  * 2 running mean, 3 default.
  */
@@ -28,11 +31,14 @@ private[eagle] class Native {
    * A new engine. `params` has the fixed layout [[Native.ParamNames]]: cutoffMs,
    * shortPartition, minProbes, probeRatio, starvationFactor, defaultClass (0/1),
    * defaultEstimateMs, seed (< 2^53), failAfterCalls (-1 = never; test hook that makes
-   * every call after the N-th panic). Returns the handle (owned by the caller).
+   * every call after the N-th panic), historyMaxEntries (LRU bound of the history),
+   * debugHoldCallMs (0 = off; test hook: every taskFinished holds the engine that long).
+   * Returns the handle (owned by the caller).
    */
   @native def create(params: Array[Double]): Long
 
-  /** Frees the engine behind `handle`. The handle must not be used afterwards. */
+  /** Frees the engine behind `handle` once the call in progress (if any) returns; later
+   *  calls with it throw [[EagleEngineClosedException]]. Idempotent. */
   @native def destroy(handle: Long): Unit
 
   /** A new executor with `slots` task slots (cores / spark.task.cpus); returns its node id. */
@@ -140,8 +146,9 @@ private[eagle] object Native {
   /** Layout of `create(params)`; mirrors `PARAM_NAMES` in rust/eagle-jni/src/state.rs. */
   val ParamNames: Seq[String] = Seq(
     "cutoffMs", "shortPartition", "minProbes", "probeRatio", "starvationFactor",
-    "defaultClass", "defaultEstimateMs", "seed", "failAfterCalls", "policy",
-    "reservationWindowMs", "reservationHeadroom", "reservationMaxFraction", "reservationIdleMs")
+    "defaultClass", "defaultEstimateMs", "seed", "failAfterCalls", "historyMaxEntries",
+    "debugHoldCallMs", "policy", "reservationWindowMs", "reservationHeadroom",
+    "reservationMaxFraction", "reservationIdleMs")
 
   /** Layout of `enableDelay(params)`; mirrors `DELAY_PARAM_NAMES` in rust/eagle-jni/src/state.rs. */
   val DelayParamNames: Seq[String] = Seq(
@@ -167,3 +174,9 @@ private[eagle] object Native {
 
 /** Thrown by the native side for any Rust error or panic (see [[Native]]). */
 class EagleNativeException(message: String) extends RuntimeException(message)
+
+/**
+ * Thrown by a native call on a destroyed engine: a call that raced with `destroy` (at
+ * `stop`, from a status-update, task-result or DAG thread). Not a failure: the engine is gone.
+ */
+class EagleEngineClosedException(message: String) extends EagleNativeException(message)
