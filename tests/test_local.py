@@ -47,7 +47,10 @@ def test_engine_made_the_decisions(eagle_local):
     _, _, summary, _ = eagle_local
     assert summary["fallback"] is False, summary["fallbackReason"]
     c = summary["counters"]
-    assert c["decisions"] > 0 and c["probesPlaced"] > 0
+    assert c["decisions"] > 0
+    # The default policy (adaptive) plans central SRPT: no probes; it records its state.
+    assert summary["config"]["policy"] == "adaptive" and c["probesPlaced"] == 0
+    assert summary["adaptive"]["policy"] == "adaptive" and summary["adaptive"]["history"]
     # every task set of the run went through the engine
     assert summary["taskSets"] and all(t["eagleJob"] >= 0 for t in summary["taskSets"])
     assert all(t["class"] in ("short", "long") for t in summary["taskSets"])

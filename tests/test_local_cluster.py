@@ -96,10 +96,12 @@ def kill_executor_mid_job(sc):
     return out
 
 
-@pytest.fixture(scope="module")
-def eagle_cluster(tmp_path_factory):
+@pytest.fixture(scope="module", params=["adaptive", "paper"])
+def eagle_cluster(request, tmp_path_factory):
+    """One eagle session per policy: the default (adaptive) and Eagle as published."""
     path = tmp_path_factory.mktemp("eagle_cluster") / "summary.json"
-    with spark("spark-eagle:" + MASTER, summary_path=path) as (s, r):
+    conf = {"spark.scheduler.eagle.policy": request.param}
+    with spark("spark-eagle:" + MASTER, conf, summary_path=path) as (s, r):
         sc = s.sparkContext
         wait_for_executors(sc, 2)
         warm_up(sc)
@@ -130,18 +132,30 @@ def test_short_jobs_finish_while_long_job_runs_under_eagle(eagle_cluster):
     jobs = {j["description"]: j for j in summary["jobs"] if j["description"]}
     long_job = jobs["long"]
     assert long_job["class"] == "long"
+    paper = summary["config"]["policy"] == "paper"
     for i in range(SHORT_JOBS):
         short = jobs[f"short-{i}"]
         assert short["class"] == "short"
-        # every short job ends well before the long job (summary times, epoch ms)
-        assert short["endMs"] < long_job["endMs"] - 1000, (short, long_job)
-    # and quickly: a short job's latency is a small fraction of the long job's run
+        if paper:
+            # the short-only executor runs every short job well before the long job ends
+            assert short["endMs"] < long_job["endMs"] - 1000, (short, long_job)
+        else:
+            # adaptive holds no idle slot for demand this small (see README): a short job
+            # waits for at most one running task, so it never ends after the long job
+            assert short["endMs"] <= long_job["endMs"] + 500, (short, long_job)
+    # and quickly: a short job's latency is a small fraction of the long job's run (paper),
+    # or at most one long task plus its own work (adaptive's bound)
     long_s = marks["long"][1] - marks["long"][0]
     for i in range(SHORT_JOBS):
         t0, t1 = marks[f"short-{i}"]
-        assert t1 - t0 < 0.4 * long_s, (i, t1 - t0, long_s)
+        bound = 0.4 * long_s if paper else LONG_S + 2.0
+        assert t1 - t0 < bound, (i, t1 - t0, long_s)
     c = summary["counters"]
-    assert c["decisions"] > 0 and c["probesPlaced"] > 0
+    assert c["decisions"] > 0
+    if summary["config"]["policy"] == "paper":
+        assert c["probesPlaced"] > 0  # probes and SSS, as published
+    else:
+        assert c["probesPlaced"] == 0 and summary["adaptive"]["history"]
 
 
 def test_short_jobs_wait_under_stock_fifo(stock_cluster, eagle_cluster):
