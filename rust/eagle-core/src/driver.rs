@@ -198,6 +198,20 @@ impl Driver {
         self.engine.set_pending(now, job, pending, &mut self.out);
     }
 
+    /// Spark's truth about the job's launchable work: `waiting` tasks with no running copy,
+    /// plus `speculatable` running tasks Spark wants a speculative copy of. Both are
+    /// launches a plan may give a slot to, so the engine's pending count is their sum (a
+    /// copy is planned like any task of its job; Spark picks the task and refuses the
+    /// host of the running attempt, which the host reports with [`Driver::decline`]).
+    pub fn set_pending_tasks(&mut self, now: Time, job: JobId, waiting: u32, speculatable: u32) {
+        self.set_pending(now, job, waiting.saturating_add(speculatable));
+    }
+
+    /// Slots the engine counts taken (planned or running) across live nodes.
+    pub fn busy_slots(&self) -> u64 {
+        self.engine.busy_slots()
+    }
+
     /// `free` slots are free on `node`: which jobs get them, in order (one entry per launch).
     pub fn offer(&mut self, now: Time, node: NodeId, free: u32, exclude: &[JobId]) -> Vec<JobId> {
         let mut jobs = Vec::new();

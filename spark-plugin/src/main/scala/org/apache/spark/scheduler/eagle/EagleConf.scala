@@ -30,6 +30,7 @@ private[eagle] case class EagleConf(
     fallback: Boolean,
     seed: Long,
     failAfterCalls: Long,
+    throwInRound: Long = -1L,
     ddsEnabled: Boolean = true,
     ddsMinWaitMs: Long = 0L,
     ddsMaxWaitMs: Long = 10000L,
@@ -76,6 +77,7 @@ private[eagle] case class EagleConf(
     "fallback" -> fallback,
     "seed" -> seed,
     "debug.failAfterCalls" -> failAfterCalls,
+    "debug.throwInRound" -> throwInRound,
     "dds.enabled" -> ddsEnabled,
     "dds.minWaitMs" -> ddsMinWaitMs,
     "dds.maxWaitMs" -> ddsMaxWaitMs,
@@ -120,6 +122,9 @@ private[eagle] object EagleConf {
     Key("seed", "42", "Seed of the engine's random choices (integer in [0, 2^53))."),
     Key("debug.failAfterCalls", "-1",
       "Test hook: the native side panics on every call after this many (-1 = never)."),
+    Key("debug.throwInRound", "-1",
+      "Test hook: the N-th planned offer round (1-based) throws after the plan, inside the " +
+        "stock round (-1 = never)."),
     Key("dds.enabled", "true",
       "Dynamic Delay Scheduling: adaptive per-stage, per-level locality waits replace Spark's " +
         "fixed spark.locality.wait* for task sets under the plugin (initial intervals: " +
@@ -218,6 +223,7 @@ private[eagle] object EagleConf {
       fallback = fallback,
       seed = long("seed", 0, (1L << 53) - 1),
       failAfterCalls = long("debug.failAfterCalls", -1),
+      throwInRound = long("debug.throwInRound", -1),
       ddsEnabled = ddsEnabled,
       ddsMinWaitMs = ddsMin,
       ddsMaxWaitMs = ddsMax,
