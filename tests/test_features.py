@@ -38,7 +38,13 @@ def run_scenarios(s, eagle):
     attempt("barrier4", lambda: ft.barrier_next_to_normal_job(sc, partitions=4))
     probe = (lambda: sc._jsc.sc().taskScheduler().engineBusySlots()) if eagle else None
     attempt("profile", lambda: ft.cpus2_profile_job(sc, probe))
+    if eagle:
+        # long: the engine plans long task sets only on the general partition (one of the two
+        # executors), so the first attempts run there and that executor becomes the failing
+        # one; once it is excluded for the stage, the only executor left is short-only
+        sc.setLocalProperty("spark.scheduler.eagle.job.class", "long")
     attempt("exclude", lambda: ft.fails_on_one_executor(sc))
+    sc.setLocalProperty("spark.scheduler.eagle.job.class", None)
     attempt("fetchFailed", lambda: ft.fetch_failed_resubmit(sc, sc.applicationId))
     return out
 

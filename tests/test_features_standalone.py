@@ -81,21 +81,24 @@ def cluster():
     try:
         yield url
     finally:
+        daemons = pids_in(f"{tmp}/pid") if os.path.isdir(f"{tmp}/pid") else []
         for name, env in reversed(envs):
             cls = MASTER_CLASS if name == "master" else WORKER_CLASS
             subprocess.run([DAEMON, "stop", cls, "1"], env=env, capture_output=True)
-        deadline = time.time() + 30
-        left = [p for p in pids_in(f"{tmp}/pid")] if os.path.isdir(f"{tmp}/pid") else []
-        while time.time() < deadline and any(alive(p) for p in left):
+
+        def ours():  # the daemons, and anything started in their directories (executors)
+            return [int(d) for d in os.listdir("/proc") if d.isdigit() and alive(int(d))
+                    and (int(d) in daemons or tmp.encode() in _cmdline(d))]
+
+        deadline = time.time() + 60
+        while time.time() < deadline and ours():
             time.sleep(0.5)
-        still = [p for p in left if alive(p)]
+        still = ours()
         for p in still:
             os.kill(p, signal.SIGKILL)
-        # nothing of this cluster (master, workers, their executors) is left running
-        stray = [d for d in os.listdir("/proc") if d.isdigit() and tmp.encode() in _cmdline(d)]
         shutil.rmtree(tmp, ignore_errors=True)
-        assert not still, f"had to kill {still}"
-        assert not stray, f"processes of the test cluster still running: {stray}"
+        # nothing of this cluster (master, workers, their executors) is left running
+        assert not still, f"processes of the test cluster still running after stop: {still}"
 
 
 def _cmdline(pid):

@@ -80,6 +80,9 @@ struct Meta {
     class_forced: bool,
     observed: RunningMean,
     delay: Option<StageDelay>,
+    /// Scheduled as short because Spark lets this long job run only on short-only nodes
+    /// (see [`Driver::restrict`]).
+    demoted: bool,
 }
 
 pub struct Driver {
@@ -188,7 +191,7 @@ impl Driver {
             (Some(p), None) => Some(StageDelay::new(now, p)),
             _ => None,
         };
-        self.meta.insert(id.0, Meta { signature, source, class_forced: forced, observed: RunningMean::default(), delay });
+        self.meta.insert(id.0, Meta { signature, source, class_forced: forced, observed: RunningMean::default(), delay, demoted: false });
         id
     }
 
@@ -205,6 +208,31 @@ impl Driver {
     /// host of the running attempt, which the host reports with [`Driver::decline`]).
     pub fn set_pending_tasks(&mut self, now: Time, job: JobId, waiting: u32, speculatable: u32) {
         self.set_pending(now, job, waiting.saturating_add(speculatable));
+    }
+
+    /// Spark lets `job` run only on `usable` nodes (executors excluded for it, or of an
+    /// incompatible resource profile, are left out); `None`: on every node. Eagle never
+    /// plans a long job on the short-only partition, so a long job whose usable nodes are
+    /// all short-only would wait forever: it is scheduled as short (it can run nowhere
+    /// else) until a general node is usable again, then gets its class back. The host still
+    /// passes the nodes a job cannot use in each offer's `exclude`.
+    pub fn restrict(&mut self, now: Time, job: JobId, usable: Option<&[NodeId]>) {
+        let stranded = usable.is_some_and(|u| {
+            !u.is_empty() && u.iter().all(|&n| self.engine.node(n).is_some_and(|v| !v.live || v.short_only))
+        });
+        let Some(m) = self.meta.get_mut(&job.0) else { return };
+        let Some(j) = self.engine.job(job) else { return };
+        let class = if stranded && j.class.is_long() {
+            m.demoted = true;
+            Class::Short
+        } else if !stranded && m.demoted {
+            m.demoted = false;
+            if m.class_forced { Class::Long } else { Class::from_estimate(j.estimate, self.cfg.cutoff) }
+        } else {
+            return;
+        };
+        self.out.clear();
+        self.engine.set_estimate_with(now, job, j.estimate, Some(class), &mut self.out);
     }
 
     /// Slots the engine counts taken (planned or running) across live nodes.
@@ -244,7 +272,7 @@ impl Driver {
         if matches!(m.source, EstimateSource::Default | EstimateSource::RunningMean) {
             m.source = EstimateSource::RunningMean;
             let mean = m.observed.mean().unwrap_or(d);
-            let class = if m.class_forced { self.engine.job(job).map(|j| j.class) } else { None };
+            let class = if m.class_forced || m.demoted { self.engine.job(job).map(|j| j.class) } else { None };
             self.engine.set_estimate_with(now, job, mean, class, &mut self.out);
         }
     }

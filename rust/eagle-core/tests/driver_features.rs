@@ -41,3 +41,36 @@ fn waiting_and_speculatable_counts_add_up() {
     assert_eq!(d.offer(1.0, a, 8, &[]).len(), 5);
     assert_eq!(d.busy_slots(), 6);
 }
+
+#[test]
+fn a_long_job_spark_allows_only_on_short_only_nodes_is_planned_there() {
+    let mut d = Driver::new(DriverConfig { cutoff: 10.0, short_partition: 0.5, ..DriverConfig::default() }, 7).unwrap();
+    let a = d.add_node(0.0, 2); // short-only
+    let b = d.add_node(0.0, 2); // general
+    let long = d.submit(0.0, 4, Some(Class::Long), Some(60.0), 1);
+    assert!(d.offer(0.0, a, 2, &[]).is_empty(), "long work never runs on the short partition");
+    // the general executor is excluded for the job (excludeOnFailure): it can use `a` only
+    d.restrict(1.0, long, Some(&[a]));
+    assert_eq!(d.offer(1.0, b, 2, &[long]), vec![], "the host excludes it on `b`");
+    assert_eq!(d.offer(1.0, a, 2, &[]), vec![long, long], "planned where Spark lets it run");
+    d.restrict(2.0, long, Some(&[a])); // every round: no change
+    assert_eq!(d.job_class(long), Some(Class::Short));
+    d.restrict(3.0, long, None); // usable everywhere again: long again
+    assert_eq!(d.job_class(long), Some(Class::Long));
+    d.task_finished(4.0, a, long, Some(60.0));
+    d.task_finished(4.0, a, long, Some(60.0));
+    assert_eq!(d.offer(4.0, a, 2, &[]), vec![], "back to the general partition only");
+    assert_eq!(d.offer(4.0, b, 2, &[]), vec![long, long]);
+}
+
+#[test]
+fn a_restricted_job_that_can_use_a_general_node_keeps_its_class() {
+    let mut d = Driver::new(DriverConfig { cutoff: 10.0, short_partition: 0.5, ..DriverConfig::default() }, 7).unwrap();
+    let a = d.add_node(0.0, 2);
+    let b = d.add_node(0.0, 2);
+    let long = d.submit(0.0, 4, Some(Class::Long), Some(60.0), 1);
+    assert!(d.offer(0.0, a, 2, &[]).is_empty());
+    d.restrict(1.0, long, Some(&[b]));
+    assert_eq!(d.job_class(long), Some(Class::Long));
+    assert_eq!(d.offer(1.0, b, 2, &[]), vec![long, long]);
+}

@@ -280,6 +280,33 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_setPending<'
     .resolve_with::<ThrowEagle, _>(|| "setPending")
 }
 
+/// `restrict(handle, nowMs, job, restricted, nodes): Unit` — Spark lets `job` run only on
+/// `nodes` (`restricted` = 1), or anywhere (`restricted` = 0, `nodes` ignored).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_restrict<'l>(
+    mut env: EnvUnowned<'l>,
+    _this: JObject<'l>,
+    h: jlong,
+    now_ms: jlong,
+    job: jint,
+    restricted: jint,
+    nodes: JIntArray<'l>,
+) {
+    env.with_env(|env| -> Res<()> {
+        let job = state::job_id(job)?;
+        let nodes = ints_in(env, &nodes)?
+            .into_iter()
+            .map(state::node_id)
+            .collect::<Result<Vec<_>, _>>()?;
+        with_state(h, |st| {
+            let usable = if restricted != 0 { Some(nodes.as_slice()) } else { None };
+            st.driver.restrict(state::ms_to_s(now_ms), job, usable);
+            Ok(())
+        })
+    })
+    .resolve_with::<ThrowEagle, _>(|| "restrict")
+}
+
 /// `busySlots(handle): Long` — slots the engine counts taken (planned or running). Read-only.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_busySlots<'l>(

@@ -151,6 +151,7 @@ private[spark] class EagleTaskScheduler(
     manager match {
       case m: EagleTaskSetManager if m.eagleJob >= 0 && tsmByJob.get(m.eagleJob).exists(_ eq m) =>
         tsmByJob.remove(m.eagleJob)
+        restricted -= m.eagleJob
         val now = nowMs
         val info = engine.call("jobInfo")(_.jobInfo(_, m.eagleJob))
         // The interval history lives with the engine's job: fetch it before removeJob.
@@ -213,6 +214,7 @@ private[spark] class EagleTaskScheduler(
     // application (excludeOnFailure) before any task set sees them.
     val usable = offers.filterNot(o => healthTrackerOpt.exists(h =>
       h.isNodeExcluded(o.host) || h.isExecutorExcluded(o.executorId)))
+    if (isAllFreeResources) restrictJobs(offers, usable, now)
     allowance.clear()
     plan(usable, now, Map.empty)
     val planned = allowance.valuesIterator.map(_.valuesIterator.sum).sum
@@ -264,6 +266,26 @@ private[spark] class EagleTaskScheduler(
     }
     abortIfHardFailed()
     result
+  }
+
+  /** Engine jobs last reported as restricted to a subset of the executors. */
+  private val restricted = new mutable.HashSet[Int]
+
+  /**
+   * Tells the engine which executors each task set may run on, when that is not all of them
+   * (exclusion, resource profiles). Only in rounds that offer every executor, so the offers
+   * are the whole cluster; a task set that is no longer restricted is reported once.
+   */
+  private def restrictJobs(offers: Seq[WorkerOffer], usable: Seq[WorkerOffer], now: Long): Unit = {
+    for ((job, tsm) <- tsmByJob) {
+      val ok = usable.filter(tsm.canRunOn)
+      if (ok.size < offers.size || restricted(job)) {
+        val nodes = ok.flatMap(o => nodeOf.get(o.executorId)).toArray
+        val r = ok.size < offers.size
+        engine.call("restrict")(_.restrict(_, now, job, if (r) 1 else 0, nodes))
+        if (r) restricted += job else restricted -= job
+      }
+    }
   }
 
   /**

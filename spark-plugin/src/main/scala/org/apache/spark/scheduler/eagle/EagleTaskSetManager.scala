@@ -119,8 +119,11 @@ private[eagle] class EagleTaskSetManager(
    * where this is false would only be declined, and would take the task set's pending count
    * away from executors it can use.
    */
-  private[eagle] def canUse(o: WorkerOffer): Boolean =
-    !isZombie && o.cores >= taskCpus &&
+  private[eagle] def canUse(o: WorkerOffer): Boolean = o.cores >= taskCpus && canRunOn(o)
+
+  /** [[canUse]] whatever the executor's free cores: whether this task set may run there at all. */
+  private[eagle] def canRunOn(o: WorkerOffer): Boolean =
+    !isZombie &&
       eagleSched.sc.resourceProfileManager.canBeScheduled(taskSet.resourceProfileId, o.resourceProfileId) &&
       !taskSetExcludelistHelperOpt.exists { e =>
         e.isNodeExcludedForTaskSet(o.host) || e.isExecutorExcludedForTaskSet(o.executorId)

@@ -61,6 +61,13 @@ private[eagle] class Native {
    */
   @native def setPending(handle: Long, nowMs: Long, job: Int, pending: Int, speculatable: Int): Unit
 
+  /**
+   * Spark lets `job` run only on `nodes` (`restricted` = 1: executors excluded for it or of an
+   * incompatible resource profile left out), or anywhere (`restricted` = 0). A long job that
+   * may run only on short-only executors is then scheduled as short (see `Driver::restrict`).
+   */
+  @native def restrict(handle: Long, nowMs: Long, job: Int, restricted: Int, nodes: Array[Int]): Unit
+
   /** Slots the engine counts busy (planned or running) across live executors. Read-only. */
   @native def busySlots(handle: Long): Long
 
