@@ -186,10 +186,10 @@ def max_failures_exhausted(sc, timeout=90):
     return err, nxt
 
 
-def fails_on_one_executor(sc, timeout=120):
+def fails_on_one_executor(sc, job_class=None, timeout=120):
     """Every task fails on the executor that runs partition 0's first attempt (recorded in a
     marker file); with excludeOnFailure the retries go to the other executor. Returns
-    (sum, executors the job's tasks ran on)."""
+    the sum. `job_class`: the plugin's job.class hint for the job."""
     import tempfile
 
     marker = tempfile.mktemp(prefix="eagle-bad-exec-")
@@ -209,8 +209,13 @@ def fails_on_one_executor(sc, timeout=120):
             raise RuntimeError("bad executor")
         return [sum(it)]
 
+    def job():
+        # local properties are per thread: set the hint in the thread that submits the job
+        sc.setLocalProperty("spark.scheduler.eagle.job.class", job_class)
+        return sc.parallelize(range(400), 8).mapPartitions(f).sum()
+
     try:
-        return bounded(sc, lambda: sc.parallelize(range(400), 8).mapPartitions(f).sum(), timeout)
+        return bounded(sc, job, timeout)
     finally:
         if os.path.exists(marker):
             os.remove(marker)

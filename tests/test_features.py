@@ -38,13 +38,10 @@ def run_scenarios(s, eagle):
     attempt("barrier4", lambda: ft.barrier_next_to_normal_job(sc, partitions=4))
     probe = (lambda: sc._jsc.sc().taskScheduler().engineBusySlots()) if eagle else None
     attempt("profile", lambda: ft.cpus2_profile_job(sc, probe))
-    if eagle:
-        # long: the engine plans long task sets only on the general partition (one of the two
-        # executors), so the first attempts run there and that executor becomes the failing
-        # one; once it is excluded for the stage, the only executor left is short-only
-        sc.setLocalProperty("spark.scheduler.eagle.job.class", "long")
-    attempt("exclude", lambda: ft.fails_on_one_executor(sc))
-    sc.setLocalProperty("spark.scheduler.eagle.job.class", None)
+    # long (eagle): the engine plans long task sets only on the general partition (one of the
+    # two executors), so the first attempts run there and that executor becomes the failing
+    # one; once it is excluded for the stage, the only executor left is short-only
+    attempt("exclude", lambda: ft.fails_on_one_executor(sc, "long" if eagle else None))
     attempt("fetchFailed", lambda: ft.fetch_failed_resubmit(sc, sc.applicationId))
     return out
 
@@ -105,6 +102,8 @@ def test_fetch_failed_resubmits_the_map_stage(which, eagle_runs, stock_runs):
 def test_eagle_ran_the_features_without_fallback(eagle_runs):
     summary = eagle_runs["summary"]
     assert summary["fallback"] is False, summary["fallbackReason"]
+    # the excludeOnFailure job ran with the long hint (the stranded case it exercises)
+    assert any(t["hintClass"] == "long" for t in summary["taskSets"]), summary["taskSets"]
     # the killed executor's map output was recomputed: a second attempt of a map stage
     assert any(t["attempt"] >= 1 for t in summary["taskSets"]), [
         (t["stageId"], t["attempt"]) for t in summary["taskSets"]]

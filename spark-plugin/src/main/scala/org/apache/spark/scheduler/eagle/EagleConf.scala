@@ -123,8 +123,8 @@ private[eagle] object EagleConf {
     Key("debug.failAfterCalls", "-1",
       "Test hook: the native side panics on every call after this many (-1 = never)."),
     Key("debug.throwInRound", "-1",
-      "Test hook: the N-th planned offer round (1-based) throws after the plan, inside the " +
-        "stock round (-1 = never)."),
+      "Test hook: the N-th offer round (1-based) whose plan gave out a slot throws inside " +
+        "the stock round, after the plan (-1 = never)."),
     Key("dds.enabled", "true",
       "Dynamic Delay Scheduling: adaptive per-stage, per-level locality waits replace Spark's " +
         "fixed spark.locality.wait* for task sets under the plugin (initial intervals: " +

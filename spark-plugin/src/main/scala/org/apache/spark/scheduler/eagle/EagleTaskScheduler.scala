@@ -93,8 +93,9 @@ private[spark] class EagleTaskScheduler(
     m(job) = m.getOrElse(job, 0) + width
   }
 
-  /** Planned rounds so far (for the `debug.throwInRound` test hook). */
+  /** Rounds whose plan gave out at least one slot (for the `debug.throwInRound` test hook). */
   private var plannedRounds = 0L
+  private var _planHasSlots = false
 
   // Local mode revives offers only on task events; when a plan leaves slots idle while tasks
   // wait (declines, or the engine holding a slot back), ask for another round shortly.
@@ -218,7 +219,8 @@ private[spark] class EagleTaskScheduler(
     allowance.clear()
     plan(usable, now, Map.empty)
     val planned = allowance.valuesIterator.map(_.valuesIterator.sum).sum
-    plannedRounds += 1
+    _planHasSlots = planned > 0
+    if (planned > 0) plannedRounds += 1
     var declined = Map.empty[String, Set[Int]]
     // Whatever the stock round does (it may throw), every planned slot it did not fill goes
     // back to the engine: otherwise the engine would count those slots busy for good.
@@ -310,7 +312,7 @@ private[spark] class EagleTaskScheduler(
       hook: Boolean): Seq[Seq[TaskDescription]] = {
     _planActive = true
     try {
-      if (hook && plannedRounds == eagleConf.throwInRound) {
+      if (hook && _planHasSlots && plannedRounds == eagleConf.throwInRound) {
         throw new SparkException(s"Eagle test hook: ${EagleConf.Prefix}debug.throwInRound = $plannedRounds")
       }
       super.resourceOffers(offers, isAllFreeResources)
