@@ -24,11 +24,16 @@ import org.apache.spark.scheduler._
  *    `spark.scheduler.eagle.job.class` / `.job.estimatedTaskMs`, plus the stage signature);
  *  - an executor is first seen in an offer → `addNode` (its free cores at first sight are its
  *    total: nothing can run on an executor before it has been offered) / lost → `removeNode`;
- *  - a resource-offer round → `setPending` (Spark's count of waiting tasks, for every live
- *    task set), then `offer(node, freeSlots)` per executor gives the plan: job ids per slot.
- *    The stock round then runs with [[EagleTaskSetManager]] vetoing launches the plan does
- *    not allow; planned slots that Spark did not fill (delay scheduling, no task left) are
- *    reported with `decline` and re-planned once without those task sets;
+ *  - a resource-offer round → `setPending` (Spark's counts of waiting tasks and of
+ *    speculatable tasks without a copy, for every live task set), `restrict` (the executors a
+ *    task set may run on, when exclusion or its resource profile rules some out), then
+ *    `offer(node, freeSlots, exclude)` per executor gives the plan: job ids per slot. The
+ *    stock round then runs with [[EagleTaskSetManager]] vetoing launches the plan does not
+ *    allow; planned slots that Spark did not fill (delay scheduling, no task left, a
+ *    speculative copy on its attempt's host) are reported with `decline` (also when the round
+ *    throws), and the free slots of every executor are re-planned once without those task
+ *    sets there. Barrier task sets are not given to the engine (stock behaviour); a task of
+ *    a profile with more cpus than `spark.task.cpus` counts as several engine slots;
  *  - a task's final status update → `taskFinished` (duration on success); a task set ends →
  *    `removeJob`. Tasks that die with their executor are forgotten by `removeNode`.
  *
