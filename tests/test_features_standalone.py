@@ -67,18 +67,18 @@ def cluster():
     envs = []
     menv = dict(base, SPARK_LOCAL_IP="127.0.0.1", SPARK_MASTER_HOST="127.0.0.1",
                 SPARK_LOG_DIR=f"{tmp}/log-master", SPARK_IDENT_STRING="eagle-master")
-    envs.append(("master", menv))
-    subprocess.run([DAEMON, "start", MASTER_CLASS, "1", "--host", "127.0.0.1", "--port", str(port),
-                    "--webui-port", str(ui)], env=menv, check=True, capture_output=True)
     url = f"spark://127.0.0.1:{port}"
-    for i, h in enumerate(HOSTS):
-        wenv = dict(base, SPARK_LOCAL_IP=h, SPARK_WORKER_DIR=f"{tmp}/work-{i}",
-                    SPARK_LOG_DIR=f"{tmp}/log-w{i}", SPARK_IDENT_STRING=f"eagle-w{i}")
-        envs.append((f"worker{i}", wenv))
-        subprocess.run([DAEMON, "start", WORKER_CLASS, "1", url, "--host", h, "--cores", "2",
-                        "--memory", "1500m", "--webui-port", str(free_port())],
-                       env=wenv, check=True, capture_output=True)
-    try:
+    try:  # a failed start is cleaned up too
+        envs.append(("master", menv))
+        subprocess.run([DAEMON, "start", MASTER_CLASS, "1", "--host", "127.0.0.1", "--port", str(port),
+                        "--webui-port", str(ui)], env=menv, check=True, capture_output=True)
+        for i, h in enumerate(HOSTS):
+            wenv = dict(base, SPARK_LOCAL_IP=h, SPARK_WORKER_DIR=f"{tmp}/work-{i}",
+                        SPARK_LOG_DIR=f"{tmp}/log-w{i}", SPARK_IDENT_STRING=f"eagle-w{i}")
+            envs.append((f"worker{i}", wenv))
+            subprocess.run([DAEMON, "start", WORKER_CLASS, "1", url, "--host", h, "--cores", "2",
+                            "--memory", "1500m", "--webui-port", str(free_port())],
+                           env=wenv, check=True, capture_output=True)
         yield url
     finally:
         daemons = pids_in(f"{tmp}/pid") if os.path.isdir(f"{tmp}/pid") else []
