@@ -125,6 +125,9 @@ struct Meta {
     delay: Option<StageDelay>,
     /// The class may still change once (it was set before any cutoff was known).
     unsettled: bool,
+    /// Scheduled as short because Spark lets this long job run only on short-only nodes
+    /// (see [`Driver::restrict`]).
+    demoted: bool,
 }
 
 pub struct Driver {
@@ -326,7 +329,7 @@ impl Driver {
             (Some(p), None) => Some(StageDelay::new(now, p)),
             _ => None,
         };
-        self.meta.insert(id.0, Meta { signature, source, class_forced: forced, observed: RunningMean::default(), delay, unsettled });
+        self.meta.insert(id.0, Meta { signature, source, class_forced: forced, observed: RunningMean::default(), delay, unsettled, demoted: false });
         id
     }
 
@@ -344,6 +347,45 @@ impl Driver {
     pub fn set_pending(&mut self, now: Time, job: JobId, pending: u32) {
         self.out.clear();
         self.engine.set_pending(now, job, pending, &mut self.out);
+    }
+
+    /// Spark's truth about the job's launchable work: `waiting` tasks with no running copy,
+    /// plus `speculatable` running tasks Spark wants a speculative copy of. Both are
+    /// launches a plan may give a slot to, so the engine's pending count is their sum (a
+    /// copy is planned like any task of its job; Spark picks the task and refuses the
+    /// host of the running attempt, which the host reports with [`Driver::decline`]).
+    pub fn set_pending_tasks(&mut self, now: Time, job: JobId, waiting: u32, speculatable: u32) {
+        self.set_pending(now, job, waiting.saturating_add(speculatable));
+    }
+
+    /// Spark lets `job` run only on `usable` nodes (executors excluded for it, or of an
+    /// incompatible resource profile, are left out); `None`: on every node. Eagle never
+    /// plans a long job on the short-only partition, so a long job whose usable nodes are
+    /// all short-only would wait forever: it is scheduled as short (it can run nowhere
+    /// else) until a general node is usable again, then gets its class back. The host still
+    /// passes the nodes a job cannot use in each offer's `exclude`.
+    pub fn restrict(&mut self, now: Time, job: JobId, usable: Option<&[NodeId]>) {
+        let stranded = usable.is_some_and(|u| {
+            !u.is_empty() && u.iter().all(|&n| self.engine.node(n).is_some_and(|v| !v.live || v.short_only))
+        });
+        let Some(m) = self.meta.get_mut(&job.0) else { return };
+        let Some(j) = self.engine.job(job) else { return };
+        let class = if stranded && j.class.is_long() {
+            m.demoted = true;
+            Class::Short
+        } else if !stranded && m.demoted {
+            m.demoted = false;
+            if m.class_forced { Class::Long } else { Class::from_estimate(j.estimate, self.cutoff().unwrap_or(f64::INFINITY)) }
+        } else {
+            return;
+        };
+        self.out.clear();
+        self.engine.set_estimate_with(now, job, j.estimate, Some(class), &mut self.out);
+    }
+
+    /// Slots the engine counts taken (planned or running) across live nodes.
+    pub fn busy_slots(&self) -> u64 {
+        self.engine.busy_slots()
     }
 
     /// `free` slots are free on `node`: which jobs get them, in order (one entry per launch).
@@ -386,7 +428,7 @@ impl Driver {
         let est = if revise { m.observed.mean().unwrap_or(d) } else { current.map_or(d, |c| c.1) };
         // Paper: the class follows the running mean through the cutoff. Adaptive: a class
         // is set once from a real estimate and a known cutoff, then kept (no flapping).
-        let class = if m.class_forced || (adaptive && !m.unsettled) {
+        let class = if m.class_forced || m.demoted || (adaptive && !m.unsettled) {
             current.map(|c| c.0)
         } else if adaptive {
             match cutoff {

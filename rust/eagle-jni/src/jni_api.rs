@@ -272,7 +272,8 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_submit<'l>(
     .resolve_with::<ThrowEagle, _>(|| "submit")
 }
 
-/// `setPending(handle, nowMs, job, pending): Unit` — Spark's count of the job's tasks waiting to launch.
+/// `setPending(handle, nowMs, job, pending, speculatable): Unit` — Spark's count of the job's
+/// tasks waiting to launch, and of its running tasks waiting for a speculative copy.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_setPending<'l>(
     mut env: EnvUnowned<'l>,
@@ -281,16 +282,58 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_setPending<'
     now_ms: jlong,
     job: jint,
     pending: jint,
+    speculatable: jint,
 ) {
     env.with_env(|_env| -> Res<()> {
         let job = state::job_id(job)?;
         let pending = state::count("pending", pending)?;
+        let speculatable = state::count("speculatable", speculatable)?;
         with_state(h, |st| {
-            st.driver.set_pending(state::ms_to_s(now_ms), job, pending);
+            st.driver.set_pending_tasks(state::ms_to_s(now_ms), job, pending, speculatable);
             Ok(())
         })
     })
     .resolve_with::<ThrowEagle, _>(|| "setPending")
+}
+
+/// `restrict(handle, nowMs, job, restricted, nodes): Unit` — Spark lets `job` run only on
+/// `nodes` (`restricted` = 1), or anywhere (`restricted` = 0, `nodes` ignored).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_restrict<'l>(
+    mut env: EnvUnowned<'l>,
+    _this: JObject<'l>,
+    h: jlong,
+    now_ms: jlong,
+    job: jint,
+    restricted: jint,
+    nodes: JIntArray<'l>,
+) {
+    env.with_env(|env| -> Res<()> {
+        let job = state::job_id(job)?;
+        let nodes = ints_in(env, &nodes)?
+            .into_iter()
+            .map(state::node_id)
+            .collect::<Result<Vec<_>, _>>()?;
+        with_state(h, |st| {
+            let usable = if restricted != 0 { Some(nodes.as_slice()) } else { None };
+            st.driver.restrict(state::ms_to_s(now_ms), job, usable);
+            Ok(())
+        })
+    })
+    .resolve_with::<ThrowEagle, _>(|| "restrict")
+}
+
+/// `busySlots(handle): Long` — slots the engine counts taken (planned or running). Read-only.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_busySlots<'l>(
+    mut env: EnvUnowned<'l>,
+    _this: JObject<'l>,
+    h: jlong,
+) -> jlong {
+    env.with_env(|_env| -> Res<jlong> {
+        with_state(h, |st| Ok(st.driver.busy_slots().min(i64::MAX as u64) as jlong))
+    })
+    .resolve_with::<ThrowEagle, _>(|| "busySlots")
 }
 
 /// `offer(handle, nowMs, node, free, exclude): Array[Int]` — the plan for `free`

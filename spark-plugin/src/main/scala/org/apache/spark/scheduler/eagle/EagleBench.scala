@@ -65,7 +65,7 @@ private[spark] object EagleBench {
       val long = rnd.nextInt(5) == 0
       val tasks = if (long) 200 + rnd.nextInt(800) else 4 + rnd.nextInt(60)
       val j = native.submit(h, now, tasks, if (long) 1 else 0, if (long) 60000L else 500L, sig, -1L)
-      native.setPending(h, now, j, tasks)
+      native.setPending(h, now, j, tasks, 0)
       pending(j) = tasks
     }
     (0 until 50).foreach(_ => submitOne())
@@ -74,7 +74,7 @@ private[spark] object EagleBench {
       running += ((n, j))
       pending.get(j).foreach { p =>
         pending(j) = math.max(0, p - 1)
-        native.setPending(h, now, j, pending(j))
+        native.setPending(h, now, j, pending(j), 0)
       }
     }
     nodes.foreach(n => native.offer(h, now, n, 8, Array.emptyIntArray).foreach(j => launched(n, j)))

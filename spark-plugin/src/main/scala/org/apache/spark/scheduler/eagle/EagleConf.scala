@@ -30,6 +30,7 @@ private[eagle] case class EagleConf(
     fallback: Boolean,
     seed: Long,
     failAfterCalls: Long,
+    throwInRound: Long = -1L,
     ddsEnabled: Boolean = true,
     ddsMinWaitMs: Long = 0L,
     ddsMaxWaitMs: Long = 10000L,
@@ -102,6 +103,7 @@ private[eagle] case class EagleConf(
     "seed" -> seed,
     "debug.failAfterCalls" -> failAfterCalls,
     "debug.holdCallMs" -> holdCallMs,
+    "debug.throwInRound" -> throwInRound,
     "dds.enabled" -> ddsEnabled,
     "dds.minWaitMs" -> ddsMinWaitMs,
     "dds.maxWaitMs" -> ddsMaxWaitMs,
@@ -176,6 +178,9 @@ private[eagle] object EagleConf {
     Key("debug.holdCallMs", "0",
       "Test hook: every native taskFinished call holds the engine this long (ms, integer in " +
         "[0, 60000]; 0 = off), so that stop() races with a call in flight."),
+    Key("debug.throwInRound", "-1",
+      "Test hook: the N-th offer round (1-based) whose plan gave out a slot throws inside " +
+        "the stock round, after the plan (-1 = never)."),
     Key("dds.enabled", "true",
       "Dynamic Delay Scheduling: adaptive per-stage, per-level locality waits replace Spark's " +
         "fixed spark.locality.wait* for task sets under the plugin (initial intervals: " +
@@ -281,6 +286,7 @@ private[eagle] object EagleConf {
       fallback = fallback,
       seed = long("seed", 0, (1L << 53) - 1),
       failAfterCalls = long("debug.failAfterCalls", -1),
+      throwInRound = long("debug.throwInRound", -1),
       ddsEnabled = ddsEnabled,
       ddsMinWaitMs = ddsMin,
       ddsMaxWaitMs = ddsMax,

@@ -24,11 +24,16 @@ import org.apache.spark.scheduler._
  *    `spark.scheduler.eagle.job.class` / `.job.estimatedTaskMs`, plus the stage signature);
  *  - an executor is first seen in an offer → `addNode` (its free cores at first sight are its
  *    total: nothing can run on an executor before it has been offered) / lost → `removeNode`;
- *  - a resource-offer round → `setPending` (Spark's count of waiting tasks, for every live
- *    task set), then `offer(node, freeSlots)` per executor gives the plan: job ids per slot.
- *    The stock round then runs with [[EagleTaskSetManager]] vetoing launches the plan does
- *    not allow; planned slots that Spark did not fill (delay scheduling, no task left) are
- *    reported with `decline` and re-planned once without those task sets;
+ *  - a resource-offer round → `setPending` (Spark's counts of waiting tasks and of
+ *    speculatable tasks without a copy, for every live task set), `restrict` (the executors a
+ *    task set may run on, when exclusion or its resource profile rules some out), then
+ *    `offer(node, freeSlots, exclude)` per executor gives the plan: job ids per slot. The
+ *    stock round then runs with [[EagleTaskSetManager]] vetoing launches the plan does not
+ *    allow; planned slots that Spark did not fill (delay scheduling, no task left, a
+ *    speculative copy on its attempt's host) are reported with `decline` (also when the round
+ *    throws), and the free slots of every executor are re-planned once without those task
+ *    sets there. Barrier task sets are not given to the engine (stock behaviour); a task of
+ *    a profile with more cpus than `spark.task.cpus` counts as several engine slots;
  *  - a task's final status update → `taskFinished` (duration on success); a task set ends →
  *    `removeJob`. Tasks that die with their executor are forgotten by `removeNode`.
  *
@@ -78,19 +83,24 @@ private[spark] class EagleTaskScheduler(
   /** Dynamic Delay Scheduling is in charge of the locality waits (see EagleTaskSetManager). */
   private[eagle] def ddsActive: Boolean = eagleConf.ddsEnabled && engine.active
 
-  private[eagle] def takeAllowance(execId: String, job: Int): Boolean = {
+  /** Takes `width` planned slots of `job` on `execId` for one launch, if the plan has them. */
+  private[eagle] def takeAllowance(execId: String, job: Int, width: Int): Boolean = {
     allowance.get(execId).flatMap(_.get(job)) match {
-      case Some(n) if n > 0 =>
-        allowance(execId)(job) = n - 1
+      case Some(n) if n >= width =>
+        allowance(execId)(job) = n - width
         true
       case _ => false
     }
   }
 
-  private[eagle] def returnAllowance(execId: String, job: Int): Unit = {
+  private[eagle] def returnAllowance(execId: String, job: Int, width: Int): Unit = {
     val m = allowance.getOrElseUpdate(execId, new mutable.HashMap[Int, Int])
-    m(job) = m.getOrElse(job, 0) + 1
+    m(job) = m.getOrElse(job, 0) + width
   }
+
+  /** Rounds whose plan gave out at least one slot (for the `debug.throwInRound` test hook). */
+  private var plannedRounds = 0L
+  private var _planHasSlots = false
 
   // Local mode revives offers only on task events; when a plan leaves slots idle while tasks
   // wait (declines, or the engine holding a slot back), ask for another round shortly.
@@ -118,9 +128,15 @@ private[spark] class EagleTaskScheduler(
       msg => logError(s"Eagle: $msg (stage ${taskSet.stageId})"))
     val (stageName, signature) = stageSignature(taskSet)
     val now = nowMs
+    // Barrier task sets stay outside the engine: Spark launches one only when every task of
+    // it gets a slot in the same round, which a plan handing out slots one by one cannot
+    // promise. They run as in stock Spark (in the pool's order); the offers the engine plans
+    // are what is left after them.
+    val barrier = taskSet.tasks.nonEmpty && taskSet.tasks(0).isBarrier
+    val width = EagleTaskScheduler.slotWidth(this, taskSet)
     val group = queryGroup(taskSet)
-    val job = engine.call("submit")(
-      _.submit(_, now, taskSet.tasks.length, hintClass, hintEstimateMs, signature, group)).getOrElse(-1)
+    val job = if (barrier) -1 else engine.call("submit")(
+      _.submit(_, now, taskSet.tasks.length * width, hintClass, hintEstimateMs, signature, group)).getOrElse(-1)
     if (job >= 0 && eagleConf.adaptive) {
       val (sigs, counts) = futureStages(taskSet)
       engine.call("groupFuture")(_.groupFuture(_, group, sigs, counts))
@@ -146,6 +162,7 @@ private[spark] class EagleTaskScheduler(
     manager match {
       case m: EagleTaskSetManager if m.eagleJob >= 0 && tsmByJob.get(m.eagleJob).exists(_ eq m) =>
         tsmByJob.remove(m.eagleJob)
+        restricted -= m.eagleJob
         val now = nowMs
         val info = engine.call("jobInfo")(_.jobInfo(_, m.eagleJob))
         // The interval history lives with the engine's job: fetch it before removeJob (only
@@ -237,25 +254,52 @@ private[spark] class EagleTaskScheduler(
       }
     }
     for ((job, tsm) <- tsmByJob) {
-      engine.call("setPending")(_.setPending(_, now, job, tsm.waitingTasks))
+      val w = tsm.slotWidth
+      engine.call("setPending")(
+        _.setPending(_, now, job, tsm.waitingTasks * w, tsm.speculatableWaiting * w))
     }
+    // Only what Spark's round will offer: it drops executors and hosts excluded for the whole
+    // application (excludeOnFailure) before any task set sees them.
+    val usable = offers.filterNot(o => healthTrackerOpt.exists(h =>
+      h.isNodeExcluded(o.host) || h.isExecutorExcluded(o.executorId)))
+    if (isAllFreeResources) restrictJobs(offers, usable, now)
     allowance.clear()
-    plan(offers.map(o => (o.executorId, o.cores / CPUS_PER_TASK)), now, Map.empty)
+    plan(usable, now, Map.empty)
     val planned = allowance.valuesIterator.map(_.valuesIterator.sum).sum
-    var result = runPlanned(offers, isAllFreeResources)
-    val declined = declineLeftovers(now)
+    _planHasSlots = planned > 0
+    if (planned > 0) plannedRounds += 1
+    var declined = Map.empty[String, Set[Int]]
+    // Whatever the stock round does (it may throw), every planned slot it did not fill goes
+    // back to the engine: otherwise the engine would count those slots busy for good.
+    var ran = false
+    var result = try {
+      val r = runPlanned(offers, isAllFreeResources, hook = true)
+      ran = true
+      r
+    } finally {
+      declined = declineLeftovers(now)
+      // Local mode revives offers only on task events: a round that threw before launching
+      // anything would leave the waiting task sets with no next round.
+      if (!ran) needRevive = true
+    }
     summary.round(planned, result.map(_.size).sum, declined.size)
     if (declined.nonEmpty && engine.active) {
-      // One retry: re-plan the unfilled slots without the task sets that declined them.
+      // One retry over every executor with cores left: re-plan them without the task sets
+      // that declined a slot there. Other executors take part because a declined plan used up
+      // the task set's pending count (e.g. a speculative copy planned on the host of its
+      // running attempt, which Spark refuses, can go to another host now).
       val usedCpus = result.flatten.groupBy(_.executorId).map { case (e, ts) => e -> ts.map(_.cpus).sum }
       val retry = offers
-        .filter(o => declined.contains(o.executorId))
         .map(o => o.copy(cores = o.cores - usedCpus.getOrElse(o.executorId, 0)))
         .filter(_.cores >= CPUS_PER_TASK)
-      plan(retry.map(o => (o.executorId, o.cores / CPUS_PER_TASK)), now, declined)
+      val usableIds = usable.iterator.map(_.executorId).toSet
+      plan(retry.filter(o => usableIds.contains(o.executorId)), now, declined)
       if (allowance.nonEmpty) {
-        result = result ++ runPlanned(retry, isAllFreeResources = false)
-        declineLeftovers(now)
+        result = result ++ (try {
+          runPlanned(retry, isAllFreeResources = false, hook = false)
+        } finally {
+          declineLeftovers(now)
+        })
       }
     }
     allowance.clear()
@@ -265,7 +309,7 @@ private[spark] class EagleTaskScheduler(
         s"planned $planned launched ${result.map(_.size).sum} declined $declined " +
         s"waiting ${tsmByJob.map { case (j, t) => s"$j:${t.waitingTasks}" }.mkString(",")}")
     }
-    if (freeSlots > 0 && tsmByJob.valuesIterator.exists(_.waitingTasks > 0)) {
+    if (freeSlots > 0 && tsmByJob.valuesIterator.exists(t => t.waitingTasks + t.speculatableWaiting > 0)) {
       needRevive = true
       summary.reviveRequested()
     }
@@ -273,12 +317,37 @@ private[spark] class EagleTaskScheduler(
     result
   }
 
-  /** Asks the engine for a plan per executor and turns it into launch allowances. */
-  private def plan(slots: Seq[(String, Int)], now: Long, exclude: Map[String, Set[Int]]): Unit = {
-    for ((exec, free) <- slots if free > 0; node <- nodeOf.get(exec)) {
-      val ex = exclude.getOrElse(exec, Set.empty[Int]).toArray
+  /** Engine jobs last reported as restricted to a subset of the executors. */
+  private val restricted = new mutable.HashSet[Int]
+
+  /**
+   * Tells the engine which executors each task set may run on, when that is not all of them
+   * (exclusion, resource profiles). Only in rounds that offer every executor, so the offers
+   * are the whole cluster; a task set that is no longer restricted is reported once.
+   */
+  private def restrictJobs(offers: Seq[WorkerOffer], usable: Seq[WorkerOffer], now: Long): Unit = {
+    for ((job, tsm) <- tsmByJob) {
+      val ok = usable.filter(tsm.canRunOn)
+      if (ok.size < offers.size || restricted(job)) {
+        val nodes = ok.flatMap(o => nodeOf.get(o.executorId)).toArray
+        val r = ok.size < offers.size
+        engine.call("restrict")(_.restrict(_, now, job, if (r) 1 else 0, nodes))
+        if (r) restricted += job else restricted -= job
+      }
+    }
+  }
+
+  /**
+   * Asks the engine for a plan per offer and turns it into launch allowances. Task sets that
+   * cannot use an offer at all (see [[EagleTaskSetManager.canUse]]) are excluded from its
+   * plan, as are those in `exclude` (they declined a slot there this round).
+   */
+  private def plan(offers: Seq[WorkerOffer], now: Long, exclude: Map[String, Set[Int]]): Unit = {
+    for (o <- offers; free = o.cores / CPUS_PER_TASK if free > 0; node <- nodeOf.get(o.executorId)) {
+      val cannot = tsmByJob.collect { case (j, t) if !t.canUse(o) => j }
+      val ex = (exclude.getOrElse(o.executorId, Set.empty[Int]) ++ cannot).toArray
       engine.call("offer")(_.offer(_, now, node, free, ex)).foreach { jobs =>
-        val m = allowance.getOrElseUpdate(exec, new mutable.HashMap[Int, Int])
+        val m = allowance.getOrElseUpdate(o.executorId, new mutable.HashMap[Int, Int])
         jobs.foreach(j => m(j) = m.getOrElse(j, 0) + 1)
       }
     }
@@ -286,9 +355,15 @@ private[spark] class EagleTaskScheduler(
 
   private def runPlanned(
       offers: IndexedSeq[WorkerOffer],
-      isAllFreeResources: Boolean): Seq[Seq[TaskDescription]] = {
+      isAllFreeResources: Boolean,
+      hook: Boolean): Seq[Seq[TaskDescription]] = {
     _planActive = true
-    try super.resourceOffers(offers, isAllFreeResources) finally _planActive = false
+    try {
+      if (hook && _planHasSlots && plannedRounds == eagleConf.throwInRound) {
+        throw new SparkException(s"Eagle test hook: ${EagleConf.Prefix}debug.throwInRound = $plannedRounds")
+      }
+      super.resourceOffers(offers, isAllFreeResources)
+    } finally _planActive = false
   }
 
   /** Declines every planned launch that did not happen; returns the declining jobs per executor. */
@@ -319,7 +394,10 @@ private[spark] class EagleTaskScheduler(
               if (state == TaskState.FINISHED) math.max(0L, System.currentTimeMillis() - info.launchTime)
               else -1L
             val now = nowMs
-            engine.call("taskFinished")(_.taskFinished(_, now, node, m.eagleJob, duration))
+            // A task of a wider profile holds slotWidth engine slots: free each of them.
+            for (_ <- 0 until m.slotWidth) {
+              engine.call("taskFinished")(_.taskFinished(_, now, node, m.eagleJob, duration))
+            }
           }
           if (state == TaskState.FINISHED) m.resultPending(tid)
         case _ =>
@@ -385,11 +463,23 @@ private[spark] class EagleTaskScheduler(
     }
   }
 
+  /** Slots the engine counts busy (running or planned), or -1 without a healthy engine. */
+  private[eagle] def engineBusySlots(): Long = synchronized {
+    engine.call("busySlots")(_.busySlots(_)).getOrElse(-1L)
+  }
+
   /** For the JNI-overhead benchmark: one bare native round trip. */
   private[eagle] def nativeNoop(): Long = engine.noop()
 }
 
 private[spark] object EagleTaskScheduler {
+  /** Engine slots one task of `taskSet` takes (see [[EagleTaskSetManager.slotWidth]]). */
+  def slotWidth(sched: TaskSchedulerImpl, taskSet: TaskSet): Int = {
+    val cpus = org.apache.spark.resource.ResourceProfile.getTaskCpusOrDefaultForProfile(
+      sched.sc.resourceProfileManager.resourceProfileFromId(taskSet.resourceProfileId), sched.sc.conf)
+    math.max(1, (cpus + sched.CPUS_PER_TASK - 1) / sched.CPUS_PER_TASK)
+  }
+
   /** FNV-1a, 64 bits, over UTF-8: stable across JVMs and runs (unlike String.hashCode mixing). */
   def fnv1a64(s: String): Long = {
     var h = 0xcbf29ce484222325L

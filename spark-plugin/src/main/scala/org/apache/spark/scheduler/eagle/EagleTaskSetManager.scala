@@ -8,7 +8,8 @@ import scala.util.control.NonFatal
 import org.apache.spark.TaskFailedReason
 import org.apache.spark.TaskState.TaskState
 import org.apache.spark.executor.TaskMetrics
-import org.apache.spark.scheduler.{DirectTaskResult, ExecutorCacheTaskLocation, HDFSCacheTaskLocation, HealthTracker, TaskDescription, TaskLocality, TaskSet, TaskSetManager}
+import org.apache.spark.resource.ResourceProfile
+import org.apache.spark.scheduler.{DirectTaskResult, ExecutorCacheTaskLocation, HDFSCacheTaskLocation, HealthTracker, TaskDescription, TaskLocality, TaskSet, TaskSetManager, WorkerOffer}
 
 /**
  * A stock `TaskSetManager` that launches a task only where the engine's plan allows it.
@@ -89,14 +90,44 @@ private[eagle] class EagleTaskSetManager(
     syncWaits()
     if (eagleJob < 0 || isBarrier || !eagleSched.planActive) {
       offerWithDelay(execId, host, maxLocality, taskCpus, taskResourceAssignments)
-    } else if (!eagleSched.takeAllowance(execId, eagleJob)) {
+    } else if (!eagleSched.takeAllowance(execId, eagleJob, slotWidth)) {
       (None, false, -1)
     } else {
       val r = offerWithDelay(execId, host, maxLocality, taskCpus, taskResourceAssignments)
-      if (r._1.isEmpty) eagleSched.returnAllowance(execId, eagleJob)
+      if (r._1.isEmpty) eagleSched.returnAllowance(execId, eagleJob, slotWidth)
       r
     }
   }
+
+  /** Cores one task of this task set takes: its resource profile's cpus per task. */
+  private[eagle] val taskCpus: Int = ResourceProfile.getTaskCpusOrDefaultForProfile(
+    eagleSched.sc.resourceProfileManager.resourceProfileFromId(taskSet.resourceProfileId),
+    eagleSched.sc.conf)
+
+  /**
+   * Engine slots (of `spark.task.cpus` cores each) one task of this task set occupies: 1 for
+   * the default profile, more for a profile with more cpus per task. The engine counts every
+   * task as `slotWidth` of its tasks (submitted, pending, launched and finished alike), so its
+   * busy-slot count matches the cores Spark really hands out.
+   */
+  private[eagle] val slotWidth: Int = EagleTaskScheduler.slotWidth(eagleSched, taskSet)
+
+  /**
+   * Whether Spark could launch a task of this task set on the offer at all: the executor's
+   * resource profile is compatible with the task set's, it has the cores of one task, and
+   * neither it nor its host is excluded for this task set (excludeOnFailure). Planned slots
+   * where this is false would only be declined, and would take the task set's pending count
+   * away from executors it can use.
+   */
+  private[eagle] def canUse(o: WorkerOffer): Boolean = o.cores >= taskCpus && canRunOn(o)
+
+  /** [[canUse]] whatever the executor's free cores: whether this task set may run there at all. */
+  private[eagle] def canRunOn(o: WorkerOffer): Boolean =
+    !isZombie &&
+      eagleSched.sc.resourceProfileManager.canBeScheduled(taskSet.resourceProfileId, o.resourceProfileId) &&
+      !taskSetExcludelistHelperOpt.exists { e =>
+        e.isNodeExcludedForTaskSet(o.host) || e.isExecutorExcludedForTaskSet(o.executorId)
+      }
 
   /**
    * The stock offer, capped at the engine's allowed level while DDS is on. Spark's NO_PREF
@@ -121,7 +152,9 @@ private[eagle] class EagleTaskSetManager(
       }
     }
     val r = super.resourceOffer(execId, host, cap, taskCpus, taskResourceAssignments)
-    r._1.foreach { td =>
+    // A barrier task set's offer yields Some(null): TaskSchedulerImpl builds its task
+    // descriptions only once every task of the set has a slot in the round.
+    r._1.filter(_ != null).foreach { td =>
       taskInfos.get(td.taskId).foreach { info =>
         val level = info.taskLocality.id
         if (level >= 0 && level < launchesByLevel.length) launchesByLevel(level) += 1
@@ -241,4 +274,13 @@ private[eagle] class EagleTaskSetManager(
     } else {
       math.max(0, numTasks - tasksSuccessful - runningTasks - fetching.size)
     }
+
+  /**
+   * Tasks Spark has marked speculatable (`checkSpeculatableTasks`) that still run as a single
+   * copy: each is one more launch Spark wants, on a host other than the running copy's. The
+   * engine counts them as pending work, so a plan can give the copy a slot.
+   */
+  def speculatableWaiting: Int =
+    if (isZombie || !speculationEnabled) 0
+    else speculatableTasks.count(i => !successful(i) && copiesRunning(i) == 1 && !fetching.containsValue(i))
 }

@@ -74,8 +74,22 @@ private[eagle] class Native {
    */
   @native def adaptiveHistory(handle: Long): Array[Double]
 
-  /** Spark's truth: `pending` tasks of `job` wait to launch. */
-  @native def setPending(handle: Long, nowMs: Long, job: Int, pending: Int): Unit
+  /**
+   * Spark's truth about `job`'s launchable work: `pending` tasks wait to launch (no copy
+   * running) and `speculatable` running tasks wait for a speculative copy. The engine plans
+   * slots for both (in engine slots: a task of a profile with k slots' worth of cpus counts k).
+   */
+  @native def setPending(handle: Long, nowMs: Long, job: Int, pending: Int, speculatable: Int): Unit
+
+  /**
+   * Spark lets `job` run only on `nodes` (`restricted` = 1: executors excluded for it or of an
+   * incompatible resource profile left out), or anywhere (`restricted` = 0). A long job that
+   * may run only on short-only executors is then scheduled as short (see `Driver::restrict`).
+   */
+  @native def restrict(handle: Long, nowMs: Long, job: Int, restricted: Int, nodes: Array[Int]): Unit
+
+  /** Slots the engine counts busy (planned or running) across live executors. Read-only. */
+  @native def busySlots(handle: Long): Long
 
   /**
    * `free` slots of `node` are free: the plan, one job id per launch in order, never a job of
