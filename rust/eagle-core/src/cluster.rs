@@ -177,6 +177,19 @@ impl Cluster {
         Some(r)
     }
 
+    /// Marks a live job gone: nothing left to launch, remaining work −1. Returns false
+    /// when the job was unknown or already gone (the caller then has nothing to undo).
+    pub fn retire_job(&mut self, job: JobId) -> bool {
+        let Some(j) = self.jobs.get_mut(job.0 as usize) else { return false };
+        if !j.live {
+            return false;
+        }
+        j.live = false;
+        j.unlaunched = 0;
+        self.remaining[job.0 as usize] = -1.0;
+        true
+    }
+
     /// Recycles a job id once nothing refers to the job any more (driver mode).
     pub fn maybe_free_job(&mut self, job: JobId) {
         if !self.recycle_ids {

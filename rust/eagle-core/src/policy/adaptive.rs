@@ -429,13 +429,9 @@ impl Policy for Adaptive {
     }
 
     fn remove_job(&mut self, _now: Time, job: JobId) {
-        let Some(j) = self.c.jobs.get_mut(job.0 as usize) else { return };
-        if !j.live {
+        if !self.c.retire_job(job) {
             return;
         }
-        j.live = false;
-        j.unlaunched = 0;
-        self.c.remaining[job.0 as usize] = -1.0;
         self.refresh(job.0);
         self.leave_group(job.0);
         self.c.maybe_free_job(job);

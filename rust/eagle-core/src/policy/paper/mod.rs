@@ -322,13 +322,9 @@ impl Policy for Paper {
 
     /// The job is gone (finished, aborted or zombie): drop its probes everywhere.
     fn remove_job(&mut self, _now: Time, job: JobId) {
-        let Some(j) = self.c.jobs.get_mut(job.0 as usize) else { return };
-        if !j.live {
+        if !self.c.retire_job(job) {
             return;
         }
-        j.live = false;
-        j.unlaunched = 0;
-        self.c.remaining[job.0 as usize] = -1.0;
         self.withdraw(job);
         self.c.maybe_free_job(job);
     }
