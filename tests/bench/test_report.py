@@ -11,7 +11,7 @@ def _runs():
     runs = []
     for ratio in (1.2, 2.0):
         for seed in (1, 2):
-            for sched, f in (("fifo", 4.0), ("fair", 2.0), ("eagle", 1.0)):
+            for sched, f in (("fifo", 6.0), ("fair", 2.0), ("eagle", 1.0)):
                 short = [0.1 * f * (1 + i % 7) for i in range(30)]
                 long_ = [5.0 + i for i in range(5)]
                 runs.append({"scheduler": sched, "ratio": ratio, "seed": seed,
@@ -27,7 +27,7 @@ def test_summary_criteria():
     summ = replay_summary(_runs(), args)
     assert [row["ratio"] for row in summ] == [1.2, 2.0]
     crit = summ[0]["criteria"]
-    assert abs(crit["short_p99_vs_fifo"] - 0.25) < 1e-9
+    assert abs(crit["short_p99_vs_fifo"] - 1 / 6) < 1e-9
     assert abs(crit["short_p99_vs_fair"] - 0.5) < 1e-9
     assert crit["long_p50_vs_fifo"] == 1.0
     assert all(crit["met"].values())
