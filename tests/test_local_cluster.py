@@ -12,6 +12,7 @@ import time
 import pytest
 
 import workloads
+from features import executor_pids
 from conftest import sleep_task, spark
 
 MASTER = "local-cluster[2,2,1024]"
@@ -61,21 +62,6 @@ def long_then_short(sc):
     ts.join()
     tl.join()
     return marks
-
-
-def executor_pids(app_id):
-    pids = []
-    for d in os.listdir("/proc"):
-        if not d.isdigit():
-            continue
-        try:
-            with open(f"/proc/{d}/cmdline", "rb") as f:
-                cmd = f.read().split(b"\0")
-        except OSError:
-            continue
-        if b"org.apache.spark.executor.CoarseGrainedExecutorBackend" in cmd and app_id.encode() in cmd:
-            pids.append(int(d))
-    return sorted(pids)
 
 
 def kill_executor_mid_job(sc):
