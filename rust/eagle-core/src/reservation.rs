@@ -176,22 +176,26 @@ impl Reservation {
     /// Slots busy with short work over the window: the mean, plus one standard deviation
     /// of the bucket averages (the burstiness observed).
     pub fn observed_demand(&self, now: f64) -> f64 {
+        // Called on every decision: two passes over the buckets, no allocation.
         let n = self.buckets.len();
-        let mut avgs = Vec::with_capacity(n);
-        for (i, b) in self.buckets.iter().enumerate() {
+        let avg = |i: usize, b: f64| -> Option<f64> {
             let last = i + 1 == n;
             let span = if last { (now - self.bucket_start).max(0.0) } else { self.width };
-            let total = if last { *b + self.running as f64 * (now - self.since).max(0.0) } else { *b };
-            if span > 0.0 && (!last || span >= 0.25 * self.width || n == 1) {
-                avgs.push(total / span);
+            let total = if last { b + self.running as f64 * (now - self.since).max(0.0) } else { b };
+            (span > 0.0 && (!last || span >= 0.25 * self.width || n == 1)).then(|| total / span)
+        };
+        let (mut k, mut sum) = (0.0, 0.0);
+        for (i, &b) in self.buckets.iter().enumerate() {
+            if let Some(a) = avg(i, b) {
+                k += 1.0;
+                sum += a;
             }
         }
-        if avgs.is_empty() {
+        if k == 0.0 {
             return self.running as f64;
         }
-        let k = avgs.len() as f64;
-        let mean = avgs.iter().sum::<f64>() / k;
-        let var = avgs.iter().map(|a| (a - mean) * (a - mean)).sum::<f64>() / k;
+        let mean = sum / k;
+        let var = self.buckets.iter().enumerate().filter_map(|(i, &b)| avg(i, b)).map(|a| (a - mean) * (a - mean)).sum::<f64>() / k;
         mean + var.sqrt()
     }
 
