@@ -190,6 +190,21 @@ impl Cluster {
         true
     }
 
+    /// A live job's new estimate and class (`lwl_all`: every job is placed centrally);
+    /// its remaining work follows. Returns whether the class changed, `None` when the
+    /// job is unknown or gone.
+    pub fn set_estimate(&mut self, job: JobId, estimate: f64, class: Class, lwl_all: bool) -> Option<bool> {
+        let j = self.jobs.get_mut(job.0 as usize).filter(|j| j.live)?;
+        j.est = estimate;
+        let reclassified = class != j.class;
+        j.class = class;
+        j.sched_long = class.is_long() || lwl_all;
+        if self.remaining[job.0 as usize] >= 0.0 {
+            self.remaining[job.0 as usize] = j.unlaunched as f64 * estimate;
+        }
+        Some(reclassified)
+    }
+
     /// Recycles a job id once nothing refers to the job any more (driver mode).
     pub fn maybe_free_job(&mut self, job: JobId) {
         if !self.recycle_ids {

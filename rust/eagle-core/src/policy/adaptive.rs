@@ -413,16 +413,9 @@ impl Policy for Adaptive {
     }
 
     fn set_estimate_with(&mut self, now: Time, job: JobId, estimate: f64, class: Option<Class>, out: &mut Vec<Output>) {
-        let Some(j) = self.c.jobs.get_mut(job.0 as usize) else { return };
-        if !j.live {
-            return;
-        }
         let class = class.unwrap_or_else(|| Class::from_estimate(estimate, self.cfg.cutoff));
-        j.est = estimate;
-        j.class = class;
-        j.sched_long = class.is_long();
-        if self.c.remaining[job.0 as usize] >= 0.0 {
-            self.c.remaining[job.0 as usize] = j.unlaunched as f64 * estimate;
+        if self.c.set_estimate(job, estimate, class, false).is_none() {
+            return;
         }
         self.refresh_group_of(job.0);
         self.fill(now, out);

@@ -295,21 +295,8 @@ impl Policy for Paper {
     /// Like [`Engine::set_estimate`], with the class fixed by the caller (`Some`) or
     /// derived from the cutoff (`None`).
     fn set_estimate_with(&mut self, now: Time, job: JobId, estimate: f64, class: Option<Class>, out: &mut Vec<Output>) {
-        let Some(j) = self.c.jobs.get_mut(job.0 as usize) else { return };
-        if !j.live {
-            return;
-        }
         let class = class.unwrap_or_else(|| Class::from_estimate(estimate, self.cfg.cutoff));
-        j.est = estimate;
-        let unlaunched = j.unlaunched;
-        let reclassified = class != j.class;
-        if reclassified {
-            j.class = class;
-            j.sched_long = class.is_long() || self.cfg.lwl_all;
-        }
-        if self.c.remaining[job.0 as usize] >= 0.0 {
-            self.c.remaining[job.0 as usize] = unlaunched as f64 * estimate;
-        }
+        let Some(reclassified) = self.c.set_estimate(job, estimate, class, self.cfg.lwl_all) else { return };
         self.retime_entries(job, estimate);
         if !reclassified {
             return;
