@@ -8,16 +8,45 @@
 //! durations (1-D 2-means, exact by prefix sums) is accepted when
 //!
 //! - each side holds at least two task sets,
-//! - the cluster means are at least `min_ratio` apart (×4 by default), and
-//! - the split explains at least half of the variance,
+//! - the cluster means are at least `min_ratio` apart (×4 by default),
+//! - the split explains at least half of the variance, and
+//! - it lies in a valley: the samples within `±VALLEY_BIN/2` (in ln) of the boundary
+//!   are at most half as many as around a typical (median) sample of either side. A broad class
+//!   (short tasks spread over 3–90 ms, say) splits into two halves with almost as much
+//!   variance explained as the split between the classes; without the valley test the
+//!   best split jumps between the two as samples arrive.
 //!
-//! and the cutoff is the geometric midpoint between the longest short sample and the
-//! shortest long one. With one cluster only there is no split: every task set is short
-//! and SRPT alone orders them. The published cutoff stays while it still lies between
-//! the two clusters found, and otherwise moves only by more than `hysteresis` (25 %), so
+//! The best split that passes is kept, and the cutoff is the geometric midpoint between
+//! the longest short sample and the shortest long one. With one cluster only there is no
+//! split: every task set is short and SRPT alone orders them. The published cutoff stays
+//! while the split at it still passes and explains at least `KEEP` (90 %) of what the
+//! best split explains, and otherwise moves only by more than `hysteresis` (25 %), so
 //! classes do not flap as samples arrive.
 
 use std::collections::VecDeque;
+
+/// Width of the density window of the valley test, in ln units (a factor of e^0.5 ≈ 1.65).
+const VALLEY_BIN: f64 = 0.5;
+/// The published split stays while it explains this share of the best split's variance.
+const KEEP: f64 = 0.9;
+
+/// Prefix sums of `v` and of its squares.
+fn prefix_sums(v: &[f64]) -> (Vec<f64>, Vec<f64>) {
+    let mut pre = vec![0.0; v.len() + 1];
+    let mut pre2 = vec![0.0; v.len() + 1];
+    for (i, x) in v.iter().enumerate() {
+        pre[i + 1] = pre[i] + x;
+        pre2[i + 1] = pre2[i] + x * x;
+    }
+    (pre, pre2)
+}
+
+/// One candidate split of the sorted samples: the first long index and its SSE.
+#[derive(Clone, Copy, Debug)]
+struct Split {
+    at: usize,
+    sse: f64,
+}
 
 #[derive(Clone, Debug)]
 pub struct CutoffLearner {
@@ -66,11 +95,19 @@ impl CutoffLearner {
         }
         self.samples.push_back(seconds.ln());
         self.seen += 1;
-        let Some((new, lo_max, hi_min)) = self.split() else { return false };
-        // The published cutoff stays while it still separates the two clusters found.
+        let mut v: Vec<f64> = self.samples.iter().copied().collect();
+        v.sort_by(f64::total_cmp);
+        let Some((best, total)) = self.best_split(&v) else { return false };
+        let new = ((v[best.at - 1] + v[best.at]) / 2.0).exp();
+        // The published cutoff stays while the split at it still passes and explains
+        // nearly as much as the best one.
         let moved = self.cutoff.is_none_or(|old| {
-            let inside = old.ln() > lo_max && old.ln() < hi_min;
-            !inside && (new / old - 1.0).abs() > self.hysteresis
+            let at = v.partition_point(|&x| x < old.ln());
+            let (pre, pre2) = prefix_sums(&v);
+            let kept = self
+                .evaluate(&v, &pre, &pre2, at)
+                .is_some_and(|k| total - k.sse >= KEEP * (total - best.sse));
+            !kept && (new / old - 1.0).abs() > self.hysteresis
         });
         if moved {
             self.cutoff = Some(new);
@@ -82,52 +119,80 @@ impl CutoffLearner {
         moved
     }
 
-    /// The optimal 2-means split of the samples, if it is a real one: the cutoff, and
-    /// the largest short and smallest long log-duration.
-    fn split(&self) -> Option<(f64, f64, f64)> {
-        let mut v: Vec<f64> = self.samples.iter().copied().collect();
-        v.sort_by(f64::total_cmp);
+    /// The split of the sorted samples `v` before index `at`, if it passes every test of
+    /// the module rule. `pre`/`pre2` are prefix sums of `v` and of its squares.
+    fn evaluate(&self, v: &[f64], pre: &[f64], pre2: &[f64], at: usize) -> Option<Split> {
         let n = v.len();
-        if n < 2 {
+        if at < 2 || at + 2 > n || v[at] == v[at - 1] {
             return None;
         }
-        let mut pre = vec![0.0; n + 1];
-        let mut pre2 = vec![0.0; n + 1];
-        for (i, x) in v.iter().enumerate() {
-            pre[i + 1] = pre[i] + x;
-            pre2[i + 1] = pre2[i] + x * x;
-        }
         let sse = |a: usize, b: usize| {
-            let k = (b - a) as f64;
             let s = pre[b] - pre[a];
-            (pre2[b] - pre2[a]) - s * s / k
+            (pre2[b] - pre2[a]) - s * s / (b - a) as f64
         };
         let total = sse(0, n);
+        let split = sse(0, at) + sse(at, n);
+        let lo = pre[at] / at as f64;
+        let hi = (pre[n] - pre[at]) / (n - at) as f64;
+        if hi - lo < self.min_ratio.ln() || split > 0.5 * total {
+            return None;
+        }
+        self.in_valley(v, at).then_some(Split { at, sse: split })
+    }
+
+    /// The valley test: samples within ±VALLEY_BIN/2 of the boundary are none, or at most
+    /// half as many as around a typical (median) sample of either side, when that side is
+    /// dense enough (≥ 6) for the comparison to mean something.
+    fn in_valley(&self, v: &[f64], at: usize) -> bool {
+        let around = |x: f64| {
+            v.partition_point(|&y| y <= x + VALLEY_BIN / 2.0) - v.partition_point(|&y| y < x - VALLEY_BIN / 2.0)
+        };
+        let boundary = around((v[at - 1] + v[at]) / 2.0);
+        if boundary == 0 {
+            return true;
+        }
+        let typical = |a: &[f64]| {
+            let mut d: Vec<usize> = a.iter().map(|&x| around(x)).collect();
+            let mid = d.len() / 2;
+            *d.select_nth_unstable(mid).1
+        };
+        let t = typical(&v[..at]).min(typical(&v[at..]));
+        t >= 6 && 2 * boundary <= t
+    }
+
+    /// The best split that passes (least SSE), and the samples' total SSE. Candidates are
+    /// tried in SSE order, so the valley test runs only until one passes.
+    fn best_split(&self, v: &[f64]) -> Option<(Split, f64)> {
+        let n = v.len();
+        if n < 4 {
+            return None;
+        }
+        let (pre, pre2) = prefix_sums(v);
+        let total = (pre2[n] - pre2[0]) - pre[n] * pre[n] / n as f64;
         if total <= 1e-12 {
             return None;
         }
-        // At least two task sets on each side: one outlier (a slow first stage, a single
-        // hint) is not a class.
-        let (mut best, mut at) = (f64::INFINITY, 0);
-        for k in 2..n.saturating_sub(1) {
-            if v[k] == v[k - 1] {
-                continue;
-            }
-            let e = sse(0, k) + sse(k, n);
-            if e < best {
-                best = e;
-                at = k;
-            }
-        }
-        if at == 0 {
-            return None;
-        }
-        let lo = (pre[at]) / at as f64;
-        let hi = (pre[n] - pre[at]) / (n - at) as f64;
-        if hi - lo < self.min_ratio.ln() || best > 0.5 * total {
-            return None;
-        }
-        Some((((v[at - 1] + v[at]) / 2.0).exp(), v[at - 1], v[at]))
+        let sse = |k: usize| {
+            let part = |a: usize, b: usize| {
+                let s = pre[b] - pre[a];
+                (pre2[b] - pre2[a]) - s * s / (b - a) as f64
+            };
+            part(0, k) + part(k, n)
+        };
+        let mut order: Vec<(f64, usize)> = (2..n - 1).map(|k| (sse(k), k)).collect();
+        order.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let best = order.into_iter().find_map(|(_, k)| self.evaluate(v, &pre, &pre2, k))?;
+        Some((best, total))
+    }
+
+    /// The best split of the current samples, if any: the cutoff, and the largest short
+    /// and smallest long log-duration.
+    #[cfg(test)]
+    fn split(&self) -> Option<(f64, f64, f64)> {
+        let mut v: Vec<f64> = self.samples.iter().copied().collect();
+        v.sort_by(f64::total_cmp);
+        let (b, _) = self.best_split(&v)?;
+        Some((((v[b.at - 1] + v[b.at]) / 2.0).exp(), v[b.at - 1], v[b.at]))
     }
 
     /// `(samples seen, cutoff seconds)` each time the cutoff changed (the last 1024).
@@ -210,5 +275,31 @@ mod tests {
         // Only 1.0 s samples left: no split is found, the last published one stays.
         assert!(l.cutoff().is_some());
         assert!(l.split().is_none());
+    }
+
+    /// Durations as in the Yahoo replay: most task sets short, spread over a 30× range
+    /// (3–90 ms), a few long (0.3–3 s). The split between the short ones explains almost
+    /// as much variance as the one between the classes, so the best split alone jumps
+    /// between them as samples arrive; the published cutoff must not.
+    #[test]
+    fn a_broad_short_class_does_not_make_the_cutoff_wander() {
+        let mut rng = crate::rng::Rng::new(7);
+        let mut l = CutoffLearner::default();
+        let mut published = Vec::new();
+        for i in 0..3000 {
+            let x = if rng.below(100) < 8 {
+                (0.3f64.ln() + rng.unit() * (3.0f64.ln() - 0.3f64.ln())).exp()
+            } else {
+                (0.003f64.ln() + rng.unit() * (0.09f64.ln() - 0.003f64.ln())).exp()
+            };
+            if l.observe(x) {
+                published.push((i, l.cutoff().unwrap()));
+            }
+        }
+        // A few moves while the first samples arrive; none once 200 have been seen.
+        assert!(published.len() <= 8, "the cutoff changed {} times: {published:?}", published.len());
+        assert!(published.iter().all(|&(i, _)| i < 200), "moves after warm-up: {published:?}");
+        let c = l.cutoff().expect("a split");
+        assert!(c > 0.05 && c < 0.3, "cutoff {c} should lie near the gap between the classes");
     }
 }

@@ -13,11 +13,19 @@
 //!   tasks waiting right now (short work that queues up grows the reservation at once);
 //!   at most `max_fraction` of the live slots. Demand below half a slot reserves
 //!   nothing: a whole idle slot would cost long work more than the short tasks gain
-//!   (they still take the next free slot first, by SRPT). The demand term also needs
-//!   long work to free slots rarely: the mean interval between releases if long work
-//!   filled the cluster (mean estimate of the running long tasks / live slots) must
+//!   (they still take the next free slot first, by SRPT). The full demand term also
+//!   needs long work to free slots rarely: the mean interval between releases if long
+//!   work filled the cluster (mean estimate of the running long tasks / live slots) must
 //!   exceed `min_wait`; otherwise a slot frees sooner than a reserved one would pay for
 //!   itself.
+//! - **Base.** That mean interval assumes staggered releases. Long work that starts in a
+//!   wave (a stage of many equal tasks on an idle cluster) frees nothing for a whole
+//!   task duration, and a short job arriving meanwhile waits all of it. So while short
+//!   work is arriving (within `idle`), `ceil(headroom × observed demand)` slots, at most
+//!   `base_fraction` of the live slots (floored), stay reserved whatever the release
+//!   interval: the cost to long work is bounded by `base_fraction`, as with the paper's
+//!   short partition, but paid only while short work is around. With fewer than
+//!   `1 / base_fraction` slots the base is zero: one slot would cost too large a share.
 //! - **Shrink to zero.** With no short arrival for `idle` seconds and no short task
 //!   waiting, `R = 0`: an application of long jobs alone uses every slot.
 //!
@@ -44,6 +52,8 @@ pub struct AdaptiveParams {
     pub headroom: f64,
     /// Upper bound of the reservation, as a fraction of the live slots.
     pub max_fraction: f64,
+    /// Upper bound of the base reservation kept whatever the release interval (floored).
+    pub base_fraction: f64,
     /// Seconds without a short arrival after which the reservation may drop to zero.
     pub idle: f64,
     /// Starvation deadline floor: a job with waiting tasks gets priority once it has
@@ -53,7 +63,7 @@ pub struct AdaptiveParams {
 
 impl Default for AdaptiveParams {
     fn default() -> Self {
-        AdaptiveParams { window: 60.0, buckets: 12, headroom: 1.0, max_fraction: 0.5, idle: 30.0, min_wait: 1.0 }
+        AdaptiveParams { window: 60.0, buckets: 12, headroom: 1.0, max_fraction: 0.5, base_fraction: 0.1, idle: 30.0, min_wait: 1.0 }
     }
 }
 
@@ -71,6 +81,9 @@ impl AdaptiveParams {
         }
         if !(0.0..=1.0).contains(&self.max_fraction) {
             return Err(format!("adaptive max_fraction must be within [0, 1], got {}", self.max_fraction));
+        }
+        if !(0.0..=1.0).contains(&self.base_fraction) {
+            return Err(format!("adaptive base_fraction must be within [0, 1], got {}", self.base_fraction));
         }
         if !(1..=1000).contains(&self.buckets) {
             return Err(format!("adaptive buckets must be within [1, 1000], got {}", self.buckets));
@@ -201,20 +214,20 @@ impl Reservation {
 
     /// The reservation at `now`, given the short tasks waiting, the live slots, and the
     /// mean interval between slot releases of long work filling the cluster (`long_gap`:
-    /// the mean estimate of the running long tasks over the live slots). The demand term
-    /// applies only when that interval exceeds `min_wait`: with many slots or short long
-    /// tasks, some slot frees sooner than a reserved one would pay for itself, and the
-    /// waiting short tasks (which always count) take it first.
+    /// the mean estimate of the running long tasks over the live slots). The full demand
+    /// term applies only when that interval exceeds `min_wait`: with many slots or short
+    /// long tasks, some slot frees sooner than a reserved one would pay for itself, and
+    /// the waiting short tasks (which always count) take it first. The base (at most
+    /// `base_fraction` of the slots) applies whenever short work is recent.
     pub fn size(&mut self, now: f64, short_waiting: u64, total_slots: u64, long_gap: f64) -> u32 {
         self.advance(now);
         let cap = (self.p.max_fraction * total_slots as f64).floor() as u64;
         let recent = self.last_arrival.is_some_and(|t| now - t <= self.p.idle);
-        let demand = if recent && long_gap > self.p.min_wait {
-            (self.p.headroom * self.observed_demand(now)).round() as u64
-        } else {
-            0
-        };
-        self.current = demand.max(short_waiting).min(cap) as u32;
+        let demand = if recent { self.p.headroom * self.observed_demand(now) } else { 0.0 };
+        let full = if long_gap > self.p.min_wait { demand.round() as u64 } else { 0 };
+        let base_cap = (self.p.base_fraction * total_slots as f64 + 1e-9).floor() as u64;
+        let base = (demand.ceil() as u64).min(base_cap);
+        self.current = full.max(base).max(short_waiting).min(cap) as u32;
         self.current
     }
 
@@ -229,7 +242,7 @@ mod tests {
     use super::*;
 
     fn p() -> AdaptiveParams {
-        AdaptiveParams { window: 60.0, buckets: 12, headroom: 1.0, max_fraction: 0.5, idle: 30.0, min_wait: 1.0 }
+        AdaptiveParams { window: 60.0, buckets: 12, headroom: 1.0, max_fraction: 0.5, base_fraction: 0.1, idle: 30.0, min_wait: 1.0 }
     }
 
     #[test]
@@ -278,8 +291,27 @@ mod tests {
         r.short_arrived(0.0);
         r.short_running(0.0, 4);
         assert_eq!(r.size(20.0, 0, 16, 100.0), 4);
-        assert_eq!(r.size(20.0, 0, 16, 0.5), 0, "a slot frees every 0.5 s: no idle reservation");
+        assert_eq!(r.size(20.0, 0, 16, 0.5), 1, "a slot frees every 0.5 s: only the base (10 % of 16)");
         assert_eq!(r.size(20.0, 3, 16, 0.5), 3, "waiting short tasks still count");
+        assert_eq!(r.size(20.0, 0, 8, 0.5), 0, "8 slots: one reserved slot would exceed the base share");
+        assert_eq!(r.size(20.0, 0, 40, 0.5), 4, "the base is capped at 10 %, below the demand of 4");
+    }
+
+    #[test]
+    fn the_base_follows_short_arrivals_only() {
+        let mut r = Reservation::new(p(), 0.0);
+        assert_eq!(r.size(1.0, 0, 16, 0.0), 0, "no short work seen: nothing reserved");
+        r.short_arrived(1.0);
+        r.short_running(1.0, 1);
+        r.short_running(1.05, -1);
+        assert_eq!(r.size(2.0, 0, 16, 0.0), 1, "a little short work, waves of long work: one slot");
+        assert_eq!(r.size(40.0, 0, 16, 0.0), 0, "no short arrival for `idle`: the base goes too");
+        let mut q = p();
+        q.base_fraction = 0.0;
+        let mut r = Reservation::new(q, 0.0);
+        r.short_arrived(1.0);
+        r.short_running(1.0, 1);
+        assert_eq!(r.size(2.0, 0, 16, 0.0), 0, "base_fraction 0 turns the base off");
     }
 
     #[test]

@@ -116,6 +116,7 @@ fn sequence(seed: u64) -> u64 {
             window: 1.0 + r.unit() * 60.0,
             headroom: 0.5 + r.unit() * 2.0,
             max_fraction: r.unit(),
+            base_fraction: r.unit(),
             idle: r.unit() * 30.0,
             ..AdaptiveParams::default()
         },

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Names of the `create(params: Array[Double])` slots, in order. `Native.scala`
 /// builds the array in exactly this order (see `EagleConf.toNativeParams`).
-pub const PARAM_NAMES: [&str; 16] = [
+pub const PARAM_NAMES: [&str; 17] = [
     "cutoffMs",
     "shortPartition",
     "minProbes",
@@ -30,6 +30,7 @@ pub const PARAM_NAMES: [&str; 16] = [
     "reservationHeadroom",
     "reservationMaxFraction",
     "reservationIdleMs",
+    "reservationBaseFraction",
 ];
 
 /// Upper bound of `debugHoldCallMs` (a test hook; one minute is far more than any test needs).
@@ -131,6 +132,11 @@ impl Params {
                 p[15] / 1000.0
             } else {
                 return Err(format!("parameter reservationIdleMs must be a finite number >= 0, got {}", p[15]));
+            },
+            base_fraction: if (0.0..=1.0).contains(&p[16]) {
+                p[16]
+            } else {
+                return Err(format!("parameter reservationBaseFraction must be in [0, 1], got {}", p[16]));
             },
             ..AdaptiveParams::default()
         };
@@ -492,7 +498,7 @@ mod tests {
     use super::*;
 
     fn good() -> Vec<f64> {
-        vec![10_000.0, 0.1, 20.0, 2.0, 5.0, 0.0, 1000.0, 42.0, -1.0, 10_000.0, 0.0, 1.0, 60_000.0, 1.0, 0.5, 30_000.0]
+        vec![10_000.0, 0.1, 20.0, 2.0, 5.0, 0.0, 1000.0, 42.0, -1.0, 10_000.0, 0.0, 1.0, 60_000.0, 1.0, 0.5, 30_000.0, 0.1]
     }
 
     #[test]
@@ -520,7 +526,7 @@ mod tests {
     #[test]
     fn rejects_wrong_length_and_names_the_bad_slot() {
         let err = Params::decode(&good()[..8]).unwrap_err();
-        assert!(err.contains("expected 16 parameters"), "{err}");
+        assert!(err.contains("expected 17 parameters"), "{err}");
         for (i, name) in PARAM_NAMES.iter().enumerate() {
             let mut p = good();
             p[i] = f64::NAN;

@@ -46,7 +46,8 @@ private[eagle] case class EagleConf(
     reservationWindowMs: Long = 60000L,
     reservationHeadroom: Double = 1.0,
     reservationMaxFraction: Double = 0.5,
-    reservationIdleMs: Long = 30000L) {
+    reservationIdleMs: Long = 30000L,
+    reservationBaseFraction: Double = 0.1) {
 
   /** `policy=adaptive` (the default) rather than the paper's Eagle. */
   def adaptive: Boolean = policy == "adaptive"
@@ -78,7 +79,8 @@ private[eagle] case class EagleConf(
     reservationWindowMs.toDouble,
     reservationHeadroom,
     reservationMaxFraction,
-    reservationIdleMs.toDouble)
+    reservationIdleMs.toDouble,
+    reservationBaseFraction)
 
   /** For the summary file. */
   def asMap: Seq[(String, Any)] = Seq(
@@ -88,6 +90,7 @@ private[eagle] case class EagleConf(
     "reservation.headroom" -> reservationHeadroom,
     "reservation.maxFraction" -> reservationMaxFraction,
     "reservation.idleMs" -> reservationIdleMs,
+    "reservation.baseFraction" -> reservationBaseFraction,
     "shortPartition" -> shortPartition,
     "minProbes" -> minProbes,
     "probeRatio" -> probeRatio,
@@ -148,6 +151,10 @@ private[eagle] object EagleConf {
     Key("reservation.idleMs", "30000",
       "adaptive: with no short work arriving for this long (ms), the reservation drops to 0 " +
         "and long work may use every slot."),
+    Key("reservation.baseFraction", "0.1",
+      "adaptive: while short work is arriving, up to this fraction of all slots (floored) stays " +
+        "reserved for it even when long work frees slots often, so a wave of long tasks cannot " +
+        "hold every slot; in [0, 1], 0 turns the base off."),
     Key("shortPartition", "0.1",
       "paper: fraction of executors reserved for short task sets, in [0, 1); at least one " +
         "when there are two or more executors."),
@@ -274,6 +281,7 @@ private[eagle] object EagleConf {
       reservationHeadroom = double("reservation.headroom", _ > 0, "a number > 0"),
       reservationMaxFraction = double("reservation.maxFraction", x => x >= 0 && x <= 1, "a number in [0, 1]"),
       reservationIdleMs = long("reservation.idleMs", 0),
+      reservationBaseFraction = double("reservation.baseFraction", x => x >= 0 && x <= 1, "a number in [0, 1]"),
       shortPartition = double("shortPartition", x => x >= 0 && x < 1, "a number in [0, 1)"),
       minProbes = long("minProbes", 1, MaxMinProbes).toInt,
       probeRatio = long("probeRatio", 1, MaxProbeRatio).toInt,
