@@ -21,7 +21,8 @@
 //! - **Base.** That mean interval assumes staggered releases. Long work that starts in a
 //!   wave (a stage of many equal tasks on an idle cluster) frees nothing for a whole
 //!   task duration, and a short job arriving meanwhile waits all of it. So while short
-//!   work is arriving (within `idle`), `ceil(headroom × observed demand)` slots, at most
+//!   work is arriving (within `idle`), `ceil(headroom × observed demand)` slots (at least
+//!   one, also right after a reset of the window), at most
 //!   `base_fraction` of the live slots (floored), stay reserved whatever the release
 //!   interval: the cost to long work is bounded by `base_fraction`, as with the paper's
 //!   short partition, but paid only while short work is around. With fewer than
@@ -226,7 +227,9 @@ impl Reservation {
         let demand = if recent { self.p.headroom * self.observed_demand(now) } else { 0.0 };
         let full = if long_gap > self.p.min_wait { demand.round() as u64 } else { 0 };
         let base_cap = (self.p.base_fraction * total_slots as f64 + 1e-9).floor() as u64;
-        let base = (demand.ceil() as u64).min(base_cap);
+        // At least one slot while short work is recent, even when the window was just reset
+        // (a moved class boundary) and shows no demand yet.
+        let base = if recent { (demand.ceil() as u64).max(1).min(base_cap) } else { 0 };
         self.current = full.max(base).max(short_waiting).min(cap) as u32;
         self.current
     }
@@ -257,7 +260,8 @@ mod tests {
         assert_eq!(r.size(41.0, 0, 16, 100.0), 0, "idle for longer than `idle`: shrinks to zero");
         assert_eq!(r.size(50.0, 0, 16, 100.0), 0);
         r.short_arrived(110.0);
-        assert_eq!(r.size(110.0, 0, 16, 100.0), 0, "recent, but the peak left the window: no demand");
+        assert_eq!(r.size(110.0, 0, 16, 100.0), 1, "recent, the peak left the window: the base only");
+        assert_eq!(r.size(110.0, 0, 9, 100.0), 0, "and no base under 10 slots");
     }
 
     #[test]
@@ -322,7 +326,24 @@ mod tests {
         r.short_running(20.0, -6);
         assert!(r.size(21.0, 0, 16, 100.0) >= 6);
         r.reset(21.0);
-        assert_eq!(r.size(30.0, 0, 16, 100.0), 0);
+        assert_eq!(r.size(30.0, 0, 16, 100.0), 1, "only the base: short work arrived 30 s ago");
+        assert_eq!(r.size(31.0, 0, 16, 100.0), 0, "not recent any more");
+    }
+
+    #[test]
+    fn a_reset_keeps_the_base_while_short_work_is_recent() {
+        // The class boundary moved just before a wave of long tasks: the window shows no
+        // demand, but short jobs keep arriving, so one slot of 16 stays theirs.
+        let mut r = Reservation::new(p(), 0.0);
+        for i in 0..20 {
+            let t = i as f64 * 0.3;
+            r.short_arrived(t);
+            r.short_running(t, 1);
+            r.short_running(t + 0.01, -1);
+        }
+        r.reset(6.0);
+        assert_eq!(r.size(6.0, 0, 16, 0.4), 1);
+        assert_eq!(r.size(6.0, 0, 8, 0.4), 0, "8 slots: below the base share");
     }
 
     #[test]
