@@ -76,3 +76,38 @@ fn the_split_is_learned_once_the_second_class_has_two_task_sets() {
     assert!(d.cutoff().is_some(), "learned at the second small job's submission");
     let _ = big;
 }
+
+/// A short job of a dozen tasks in a stream of one-task jobs that keeps every slot busy:
+/// SRPT always prefers the one-task jobs, so only the starvation bound serves it. The
+/// bound is per job, not per task: once the job is overdue its waiting tasks go first at
+/// full width, instead of one task per bound (a dozen seconds for a dozen tasks).
+#[test]
+fn an_overdue_job_is_served_at_full_width_not_one_task_per_bound() {
+    let cfg = DriverConfig { cutoff: Some(10.0), ..DriverConfig::default() };
+    let mut d = Driver::new(cfg, 1).unwrap();
+    let n = d.add_node(0.0, 4);
+    let mid = d.submit(0.0, 12, None, Some(0.05), 1);
+    let mut running: Vec<JobId> = Vec::new();
+    let mut mid_launched = 0;
+    let mut mid_done_at = None;
+    let mut t = 0.0;
+    for step in 0..200u64 {
+        t = step as f64 * 0.05;
+        for j in running.drain(..) {
+            d.task_finished(t, n, j, Some(0.05));
+        }
+        // Four new one-task jobs every 50 ms: the stream alone fills the four slots.
+        for k in 0..4 {
+            d.submit(t, 1, None, Some(0.01), 100 + step * 4 + k);
+        }
+        let plan = d.offer(t, n, 4, &[]);
+        mid_launched += plan.iter().filter(|&&j| j == mid).count();
+        running.extend(plan);
+        if mid_launched == 12 && mid_done_at.is_none() {
+            mid_done_at = Some(t);
+        }
+    }
+    let at = mid_done_at.unwrap_or_else(|| panic!("only {mid_launched} of 12 tasks launched by {t} s"));
+    assert!(at <= 2.5, "the overdue job's tasks all launched by {at} s (bound 1 s plus three 50 ms rounds)");
+    assert!(at >= 0.9, "before its bound SRPT prefers the one-task jobs (all launched at {at} s)");
+}

@@ -13,10 +13,13 @@
 //!   with the least remaining work, where remaining work is its *group's*: every
 //!   unlaunched task of the Spark job or SQL execution, including stages not submitted
 //!   yet (query-aware SRPT; the host reports them with
-//!   [`Policy::set_group_future`]). Ties go to the older job. A job with waiting tasks
-//!   that has launched nothing for `max(starvation_factor × estimate, min_wait)`
-//!   seconds is overdue; overdue jobs go first, earliest deadline first, so no job is
-//!   bypassed for longer than that bound plus one task duration.
+//!   [`Policy::set_group_future`]). Ties go to the older job. A job whose tasks have
+//!   been waiting for `max(starvation_factor × its ideal time, min_wait)` seconds, where
+//!   the ideal time is `max(estimate, waiting work / slots)`, is overdue; overdue jobs
+//!   go first, earliest deadline first, at full width until none of their tasks wait.
+//!   The bound is the job's, not each task's: renewing it at every launch would serve
+//!   a starved job one task per bound, a dozen seconds for a dozen tasks, while a
+//!   stream of smaller jobs holds every slot.
 //! - **Late binding**: tasks are bound to slots only when a slot is free, so there is
 //!   nothing to withdraw when estimates are wrong.
 //!
@@ -46,8 +49,9 @@ struct Meta {
     deadline: Option<u64>,
     /// Short tasks this job contributes to `short_waiting`.
     waiting_short: u32,
-    /// When the job last launched a task (or became ready).
-    last_service: f64,
+    /// Since when the job's waiting tasks wait: its submission, or the moment its
+    /// waiting count grew from zero (retries, resubmissions).
+    ready_since: f64,
     group: Option<u64>,
 }
 
@@ -133,11 +137,12 @@ impl Adaptive {
             return;
         }
         let long = j.class.is_long();
-        let wait = (self.cfg.starvation_factor * j.est).max(self.cfg.adaptive.min_wait);
+        let ideal = j.est.max(j.unlaunched as f64 * j.est / self.c.total.max(1) as f64);
+        let wait = (self.cfg.starvation_factor * ideal).max(self.cfg.adaptive.min_wait);
         let unlaunched = j.unlaunched;
         let key = bits(self.group_remaining(job));
         let m = &mut self.meta[job as usize];
-        let deadline = bits(m.last_service + wait);
+        let deadline = bits(m.ready_since + wait);
         m.key = Some((key, job, long));
         m.deadline = Some(deadline);
         if long {
@@ -240,7 +245,6 @@ impl Adaptive {
         self.c.counters.decisions += 1;
         let unlaunched = self.c.jobs[job as usize].unlaunched;
         self.c.remaining[job as usize] = if unlaunched == 0 { -1.0 } else { unlaunched as f64 * est };
-        self.meta[job as usize].last_service = now;
         self.refresh_group_of(job);
         out.push(Output::Launch { node: NodeId(ni as u32), job: JobId(job), task, start: now + nd2 });
     }
@@ -286,10 +290,14 @@ impl Adaptive {
     fn set_unlaunched(&mut self, now: Time, job: JobId, pending: u32, arrival: bool) {
         let j = &mut self.c.jobs[job.0 as usize];
         let grew = arrival && pending > j.unlaunched;
+        let from_zero = arrival && j.unlaunched == 0 && pending > 0;
         j.unlaunched = pending;
         self.c.remaining[job.0 as usize] = if pending == 0 { -1.0 } else { pending as f64 * j.est };
         if grew && !j.class.is_long() {
             self.reservation.short_arrived(now);
+        }
+        if from_zero {
+            self.meta[job.0 as usize].ready_since = now;
         }
         self.refresh_group_of(job.0);
     }
@@ -346,7 +354,7 @@ impl Policy for Adaptive {
         if self.meta.len() <= i {
             self.meta.resize_with(i + 1, Meta::default);
         }
-        self.meta[i] = Meta { last_service: now, ..Meta::default() };
+        self.meta[i] = Meta { ready_since: now, ..Meta::default() };
         if !class.is_long() && spec.tasks > 0 {
             self.reservation.short_arrived(now);
         }

@@ -161,8 +161,9 @@ private[eagle] object EagleConf {
     Key("minProbes", "20", s"paper: K, minimum number of probes per short task set (integer in [1, $MaxMinProbes])."),
     Key("probeRatio", "2", s"paper: probes per task of a short task set (integer in [1, $MaxProbeRatio])."),
     Key("starvationFactor", "5",
-      "SRPT starvation cap: a task set may be bypassed for at most this multiple of its own " +
-        "estimated task duration (> 0); adaptive: at least 1 s."),
+      "SRPT starvation cap (> 0). paper: a task set may be bypassed for at most this multiple " +
+        "of its own estimated task duration. adaptive: a task set whose tasks waited this multiple " +
+        "of its ideal time (max of its task estimate and its waiting work / slots; at least 1 s) goes first."),
     Key("defaultClass", "short", "Class when nothing is known: short or long."),
     Key("defaultEstimateMs", "1000", "Estimated mean task duration (ms) when nothing is known (> 0)."),
     Key("history.path", "(none)",
