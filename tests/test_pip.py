@@ -255,3 +255,22 @@ def test_staging_takes_every_line_and_names_the_single_jar_after_spark_home(tmp_
     assert len(stage()) == 3
     staged = sorted(glob.glob(str(tmp_path / "stage*/src/eagle_spark/jars/eagle-spark-4.0_2.13-*.jar")))
     assert open(staged[-1], "rb").read() == small.read_bytes()
+
+
+def test_configure_after_a_jvm_without_the_plugin_says_so(wheel):
+    """The driver class path is fixed when the JVM starts: configure() on a builder in a
+    process whose JVM was launched without the jar raises instead of a later 'Could not parse
+    Master URL'."""
+    _, target = wheel
+    p = run_python(target, "\n".join([
+        "from pyspark import SparkContext",
+        "from pyspark.sql import SparkSession",
+        "import eagle_spark",
+        "SparkContext('local[1]', 'plain').stop()",
+        "try:",
+        "    eagle_spark.configure(SparkSession.builder, 'local[2]')",
+        "except RuntimeError as e:",
+        "    print('RAISED', e)",
+    ]))
+    assert p.returncode == 0, p.stderr[-4000:]
+    assert "RAISED eagle_spark.configure() came after this process started its Spark JVM" in p.stdout
