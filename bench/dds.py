@@ -339,12 +339,14 @@ def group_alive(pgid: int) -> bool:
     return False
 
 
-def snapshot_jar(out_dir: str) -> dict:
-    """Copies build/libs/eagle-spark-*.jar to ``out_dir/plugin/`` for this invocation."""
-    from .schedulers import find_jar
-    src = find_jar(ROOT)
+def snapshot_jar(out_dir: str, bench: bool = False) -> dict:
+    """Copies build/libs/eagle-spark-<version>.jar (``bench``: eagle-spark-bench-<version>.jar,
+    SleepJob for the driver's warm-up) to ``out_dir/plugin/`` for this invocation."""
+    from .schedulers import find_bench_jar, find_jar
+    src = (find_bench_jar if bench else find_jar)(ROOT)
     if not src:
-        raise SystemExit("no build/libs/eagle-spark-*.jar: run `bash scripts/build.sh`")
+        raise SystemExit(f"no build/libs/eagle-spark-{'bench-' if bench else ''}<version>.jar: "
+                         "run `bash scripts/build.sh`")
     d = os.path.join(out_dir, "plugin")
     os.makedirs(d, exist_ok=True)
     dst = os.path.join(d, os.path.basename(src))
@@ -368,7 +370,7 @@ def main(args) -> int:
     incorrect (or the simulator failed)."""
     from . import harness, tpch
     from .progress import Steps
-    from .schedulers import spark_conf
+    from .schedulers import jar_conf, spark_conf
     log = harness.log
     networks = [n.strip() for n in args.networks.split(",") if n.strip()]
     delays = [d.strip() for d in args.delays.split(",") if d.strip()]
@@ -383,7 +385,9 @@ def main(args) -> int:
     # Every application runs the same plugin build, even if the jar is rebuilt meanwhile (a
     # jar replaced under a running driver fails its class loading).
     jar = snapshot_jar(out_dir)
-    log(f"plugin: {jar['path']} (copy of {jar['source']}, {jar['bytes']:,} bytes, built {jar['built']})")
+    bench_jar = snapshot_jar(out_dir, bench=True)
+    for what, j in (("plugin", jar), ("benchmark jar", bench_jar)):
+        log(f"{what}: {j['path']} (copy of {j['source']}, {j['bytes']:,} bytes, built {j['built']})")
 
     sim = {"skipped": "--no-sim"} if args.no_sim else run_sim(args, out_dir, log)
     if sim.get("error"):
@@ -437,7 +441,7 @@ def main(args) -> int:
                                 "queries": args.queries, "gap_s": args.gap},
                        "sort": {"rows": rows, "parts": sort_parts},
                        "spark_conf": spark_conf("eagle", tb, run_dir, ROOT, eagle=eagle, extra=extra)}
-                cfg["spark_conf"]["spark.jars"] = cfg["spark_conf"]["spark.driver.extraClassPath"] = jar["path"]
+                cfg["spark_conf"].update(jar_conf(jar["path"], bench_jar["path"]))
                 steps.start(f"{net} / {delay}")
                 log(f"  {net} / {delay} ({i + 1}/{len(delays)}): "
                     + ", ".join(f"{k}={v}" for k, v in sorted(
@@ -479,7 +483,7 @@ def main(args) -> int:
                             "delays": delays, "networks": networks,
                             "dds_max_wait_ms": args.dds_max_wait_ms or 10000,
                             "order": {n: order_for(i, delays) for i, n in enumerate(networks)},
-                            "plugin_jar": jar},
+                            "plugin_jar": jar, "bench_jar": bench_jar},
                "runs": runs, "summary": summarise(runs, networks, delays), "sim": sim}
     harness.write_results(args.out, results)
     for net, row in results["summary"]["networks"].items():

@@ -21,7 +21,7 @@ from . import harness, stats, trace
 from .harness import (DRIVERS, ROOT, Testbed, log, run_driver, spark_home, testbed_json,
                       wait_idle, write_results)
 from .progress import Steps
-from .schedulers import SCHEDULERS, find_jar, spark_conf
+from .schedulers import SCHEDULERS, find_bench_jar, find_jar, spark_conf
 
 # ---------------------------------------------------------------- options
 
@@ -322,9 +322,10 @@ def main(argv=None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     os.environ.setdefault("SPARK_HOME", spark_home())
     os.environ["SPARK_SCALA_VERSION"] = "2.13"
-    if not find_jar(ROOT):
-        raise SystemExit("no build/libs/eagle-spark-*.jar: run `bash scripts/build.sh` "
-                         "(the eagle scheduler and the replay's sleep job are in it)")
+    if not find_jar(ROOT) or not find_bench_jar(ROOT):
+        raise SystemExit("no build/libs/eagle-spark-<version>.jar or eagle-spark-bench-<version>.jar: "
+                         "run `bash scripts/build.sh` (the eagle scheduler is in the first, the "
+                         "replay's sleep job in the second)")
     os.makedirs(args.out, exist_ok=True)
     if args.scenario == "dds":     # Dynamic Delay Scheduling: its own testbeds and runs (bench/dds.py)
         from . import dds
