@@ -32,18 +32,25 @@ def eta(done: int, total: int, elapsed: float) -> str:
 class Steps:
     """``steps = Steps(len(items), log, "application")``; ``steps.start(label)`` before each
     step logs ``application 2/3: <label> (1/3 done, 4m10s elapsed, ETA 8m20s)``;
-    ``steps.finish()`` after the last one logs the total."""
+    ``steps.finish()`` after the last one logs the total. With ``every`` (seconds), a start
+    is logged only when that long has passed since the last line (the first always is), so
+    that many quick steps do not flood the log."""
 
-    def __init__(self, total: int, log, what: str, clock=time.time):
-        self.total, self.log, self.what, self.clock = total, log, what, clock
+    def __init__(self, total: int, log, what: str, every: float = 0.0, clock=time.time):
+        self.total, self.log, self.what, self.every, self.clock = total, log, what, every, clock
         self.t0 = clock()
         self.started = 0
+        self.last = None
 
     def start(self, label: str) -> None:
         done = self.started
         self.started += 1
+        now = self.clock()
+        if self.last is not None and now - self.last < self.every:
+            return
+        self.last = now
         self.log(f"{self.what} {self.started}/{self.total}: {label} "
-                 f"({eta(done, self.total, self.clock() - self.t0)})")
+                 f"({eta(done, self.total, now - self.t0)})")
 
     def finish(self) -> None:
         self.log(f"{self.what}s: {eta(self.total, self.total, self.clock() - self.t0)}")

@@ -37,7 +37,7 @@ def ensure_data(root: str, sf: float, parts: int, log=print) -> str:
     os.makedirs(d)
     log(f"generating TPC-H SF {sf:g} parquet in {parts} parts to {d}")
     t = time.time()
-    steps = Steps(len(TABLES), log, "table")
+    steps = Steps(len(TABLES), log, "table", every=10)
     for table in TABLES:
         steps.start(table)
         # nation and region are tiny; one file each.
@@ -68,7 +68,7 @@ def duckdb_answers(d: str, sf: float, log=print) -> dict:
     for t in TABLES:
         con.execute(f"CREATE VIEW {t} AS SELECT * FROM read_parquet('{os.path.join(d, t)}/*.parquet')")
     out = {}
-    steps = Steps(22, log, "DuckDB reference answer")
+    steps = Steps(22, log, "DuckDB reference answer", every=10)
     for q in range(1, 23):
         steps.start(f"Q{q}")
         t0 = time.time()

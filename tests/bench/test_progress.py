@@ -28,3 +28,14 @@ def test_steps_log_each_start_with_elapsed_and_eta():
         "application 3/3: eagle (2/3 done, 3m00s elapsed, ETA 1m30s)",
         "applications: 3/3 done, 4m30s elapsed",
     ]
+
+
+def test_steps_with_a_minimum_interval_skip_quick_starts():
+    now = [0.0]
+    lines = []
+    s = progress.Steps(5, lines.append, "query", every=10, clock=lambda: now[0])
+    for dt in (0, 4, 4, 4, 20):      # starts at 0, 4, 8, 12, 32 s
+        now[0] += dt
+        s.start(f"at {now[0]:g}")
+    assert [l.split(":")[0] for l in lines] == ["query 1/5", "query 4/5", "query 5/5"], lines
+    assert lines[1] == "query 4/5: at 12 (3/5 done, 12s elapsed, ETA 8s)"

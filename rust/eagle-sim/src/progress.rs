@@ -128,7 +128,7 @@ impl Progress {
                 if elapsed < self.grace {
                     return;
                 }
-                let step = if self.total == 0 { 10 } else { done.min(self.total) * 10 / self.total };
+                let step = (done.min(self.total) * 10).checked_div(self.total).unwrap_or(10);
                 let due = self.last_line.elapsed() >= LINE_EVERY;
                 if self.last_step.is_none_or(|s| step > s) || due {
                     self.last_step = Some(step);
