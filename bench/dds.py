@@ -16,15 +16,15 @@ Inside each application (workload ``dds`` of :mod:`bench.driver`, code here):
 
 1. setup (not timed): the TPC-H tables are read and cached on the executors (memory, then
    disk) and registered as views, so that the queries' scans read cached blocks and have
-   PROCESS_LOCAL preferences; the sort input (:func:`bench.driver.sort_input`) is cached too,
+   PROCESS_LOCAL preferences; the sort input (:func:`bench.jobs.sort_input`) is cached too,
    and its checksum taken;
 2. ``tpch``: the queries arrive one every ``--gap`` seconds, each from its own thread
-   (:func:`bench.driver.query_stream`; concurrency keeps local slots busy, so waits matter),
+   (:func:`bench.jobs.query_stream`; concurrency keeps local slots busy, so waits matter),
    every answer checked against DuckDB; wall time = first submission to last completion;
-3. ``sort``: the integer sort of the cached input (:func:`bench.driver.timed_sort`), checked
-   by reading the output back (:func:`bench.driver.sort_checks`).
+3. ``sort``: the integer sort of the cached input (:func:`bench.jobs.timed_sort`), checked
+   by reading the output back (:func:`bench.jobs.sort_checks`).
 
-The phases run one after the other, and bench.driver's helpers label the queries' jobs
+The phases run one after the other, and bench.jobs' helpers label the queries' jobs
 ``bench.class=short`` and the sort's ``long`` (checks ``check``, setup ``setup``): so the event
 log's locality mix per class is the mix per workload (:data:`PHASE_CLASS`).
 
@@ -47,7 +47,7 @@ DELAYS = ("fixed-0s", "fixed-3s", "dynamic")
 NETWORKS = ("fast", "congested")
 WORKLOADS = ("tpch", "sort")
 LEVELS = ("PROCESS_LOCAL", "NODE_LOCAL", "NO_PREF", "RACK_LOCAL", "ANY")
-# bench.class of each workload's jobs (set by bench.driver.query_stream / timed_sort).
+# bench.class of each workload's jobs (set by bench.jobs.query_stream / timed_sort).
 PHASE_CLASS = {"tpch": "short", "sort": "long"}
 # The order of the first profile; profile i runs it rotated left by i.
 BASE_ORDER = ("fixed-3s", "dynamic", "fixed-0s")
@@ -101,7 +101,7 @@ def add_arguments(p) -> None:
 def setup(spark, data: str, rows: int, parts: int):
     """Not timed. Reads every TPC-H table, caches it on the executors (memory, then disk),
     materialises the cache and registers the cached DataFrame as the table's view; builds and
-    caches the sort input (:func:`bench.driver.sort_input`) and takes its checksum. The tables
+    caches the sort input (:func:`bench.jobs.sort_input`) and takes its checksum. The tables
     and the sort input are prepared from a few threads at once (mostly small jobs, whose
     driver-side planning would otherwise run one after the other). Returns (table row counts,
     sort input DataFrame, checksum)."""
@@ -109,7 +109,7 @@ def setup(spark, data: str, rows: int, parts: int):
 
     from pyspark import StorageLevel
 
-    from .driver import input_checksum, set_props, sort_input
+    from .jobs import input_checksum, set_props, sort_input
     from .tpch_queries import TABLES
     sc = spark.sparkContext
 
@@ -134,7 +134,7 @@ def setup(spark, data: str, rows: int, parts: int):
 
 def run_dds(spark, cfg: dict) -> dict:
     """Setup (cache the tables and the sort input), then the TPC-H stream, then the sort."""
-    from .driver import log, query_stream, set_props, sort_checks, timed_sort
+    from .jobs import log, query_stream, set_props, sort_checks, timed_sort
     sc = spark.sparkContext
     sched = cfg["scheduler"]
     t_cfg = cfg["tpch"]
@@ -339,12 +339,14 @@ def group_alive(pgid: int) -> bool:
     return False
 
 
-def snapshot_jar(out_dir: str) -> dict:
-    """Copies build/libs/eagle-spark-*.jar to ``out_dir/plugin/`` for this invocation."""
-    from .schedulers import find_jar
-    src = find_jar(ROOT)
+def snapshot_jar(out_dir: str, bench: bool = False) -> dict:
+    """Copies build/libs/eagle-spark-<version>.jar (``bench``: eagle-spark-bench-<version>.jar,
+    SleepJob for the driver's warm-up) to ``out_dir/plugin/`` for this invocation."""
+    from .schedulers import find_bench_jar, find_jar
+    src = (find_bench_jar if bench else find_jar)(ROOT)
     if not src:
-        raise SystemExit("no build/libs/eagle-spark-*.jar: run `bash scripts/build.sh`")
+        raise SystemExit(f"no build/libs/eagle-spark-{'bench-' if bench else ''}<version>.jar: "
+                         "run `bash scripts/build.sh`")
     d = os.path.join(out_dir, "plugin")
     os.makedirs(d, exist_ok=True)
     dst = os.path.join(d, os.path.basename(src))
@@ -366,9 +368,10 @@ def snapshot_jar(out_dir: str) -> dict:
 def main(args) -> int:
     """``scripts/bench dds``: the runs, results.json, report.html. Exit 1 when any run is
     incorrect (or the simulator failed)."""
-    from . import run, tpch
-    from .schedulers import spark_conf
-    log = run.log
+    from . import harness, tpch
+    from .progress import Steps
+    from .schedulers import jar_conf, spark_conf
+    log = harness.log
     networks = [n.strip() for n in args.networks.split(",") if n.strip()]
     delays = [d.strip() for d in args.delays.split(",") if d.strip()]
     for n in networks:
@@ -382,7 +385,9 @@ def main(args) -> int:
     # Every application runs the same plugin build, even if the jar is rebuilt meanwhile (a
     # jar replaced under a running driver fails its class loading).
     jar = snapshot_jar(out_dir)
-    log(f"plugin: {jar['path']} (copy of {jar['source']}, {jar['bytes']:,} bytes, built {jar['built']})")
+    bench_jar = snapshot_jar(out_dir, bench=True)
+    for what, j in (("plugin", jar), ("benchmark jar", bench_jar)):
+        log(f"{what}: {j['path']} (copy of {j['source']}, {j['bytes']:,} bytes, built {j['built']})")
 
     sim = {"skipped": "--no-sim"} if args.no_sim else run_sim(args, out_dir, log)
     if sim.get("error"):
@@ -400,7 +405,7 @@ def main(args) -> int:
 
     def on_signal(signum, _frame):
         log(f"signal {signum}: tearing down")
-        for proc in run.DRIVERS:
+        for proc in harness.DRIVERS:
             if proc.poll() is None:
                 try:
                     os.killpg(proc.pid, signal.SIGTERM)
@@ -414,18 +419,19 @@ def main(args) -> int:
 
     runs, testbeds = [], {}
     tb = None
+    steps = Steps(len(networks) * len(delays), log, "application")
     for pi, net in enumerate(networks):
         args.network = net
-        run.wait_idle(args)
-        tbed = run.Testbed(args)
+        harness.wait_idle(args)
+        tbed = harness.Testbed(args)
         try:
             tb = tbed.up()
-            testbeds[net] = run.testbed_json(tb)
+            testbeds[net] = harness.testbed_json(tb)
             sort_parts = max(2 * tb["slots"], int(args.sort_gb * 1e9 / 32e6))
             log(f"testbed: {tb['mode']}, master {tb['master']}, {tb['hosts']} hosts, {tb['slots']} slots, "
                 f"network {tb['network']}")
             for i, delay in enumerate(order_for(pi, delays)):
-                run.wait_idle(args, run.TESTBED_STATE)
+                harness.wait_idle(args, harness.TESTBED_STATE)
                 run_dir = os.path.join(out_dir, "runs", f"{net}-{delay}")
                 shutil.rmtree(run_dir, ignore_errors=True)
                 os.makedirs(run_dir)
@@ -435,12 +441,13 @@ def main(args) -> int:
                                 "queries": args.queries, "gap_s": args.gap},
                        "sort": {"rows": rows, "parts": sort_parts},
                        "spark_conf": spark_conf("eagle", tb, run_dir, ROOT, eagle=eagle, extra=extra)}
-                cfg["spark_conf"]["spark.jars"] = cfg["spark_conf"]["spark.driver.extraClassPath"] = jar["path"]
+                cfg["spark_conf"].update(jar_conf(jar["path"], bench_jar["path"]))
+                steps.start(f"{net} / {delay}")
                 log(f"  {net} / {delay} ({i + 1}/{len(delays)}): "
                     + ", ".join(f"{k}={v}" for k, v in sorted(
                         {**{'spark.scheduler.eagle.' + k: v for k, v in eagle.items()}, **extra}.items())))
-                res = run.run_driver(run_dir, cfg, timeout=600 if args.quick else 3600)
-                wait_group_gone(run.DRIVERS[-1].pid)
+                res = harness.run_driver(run_dir, cfg, timeout=600 if args.quick else 3600)
+                wait_group_gone(harness.DRIVERS[-1].pid)
                 summary = None
                 spath = os.path.join(run_dir, "eagle-summary.json")
                 if os.path.exists(spath):
@@ -464,6 +471,7 @@ def main(args) -> int:
         finally:
             tbed.down()
 
+    steps.finish()
     tb_json = dict(testbeds.get(networks[0]) or {}) if testbeds else {}
     if tb_json:
         tb_json["network"] = ",".join(networks)
@@ -475,9 +483,9 @@ def main(args) -> int:
                             "delays": delays, "networks": networks,
                             "dds_max_wait_ms": args.dds_max_wait_ms or 10000,
                             "order": {n: order_for(i, delays) for i, n in enumerate(networks)},
-                            "plugin_jar": jar},
+                            "plugin_jar": jar, "bench_jar": bench_jar},
                "runs": runs, "summary": summarise(runs, networks, delays), "sim": sim}
-    run.write_results(args.out, results)
+    harness.write_results(args.out, results)
     for net, row in results["summary"]["networks"].items():
         tot = ", ".join(f"{k} {v:.1f}s" if v is not None else f"{k} -" for k, v in row["total_seconds"].items())
         log(f"{net}: total (tpch + sort) {tot}; dynamic/fixed-3s {row['ratio_dynamic_vs_fixed_3s']}, "

@@ -12,27 +12,16 @@ import argparse
 import atexit
 import json
 import os
-import shlex
 import shutil
 import signal
 import subprocess
 import sys
-import time
 
-from . import stats, trace
-from .schedulers import SCHEDULERS, find_jar, spark_conf
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-T0 = time.time()
-TESTBED_STATE = None
-DRIVERS = []      # driver processes started, stopped on a signal
-SHARED_CPU = []   # times at which a run started next to other Spark processes
-
-
-def log(msg: str) -> None:
-    el = time.time() - T0
-    print(f"[bench {int(el) // 60:02d}:{int(el) % 60:02d}] {msg}", flush=True)
-
+from . import harness, stats, trace
+from .harness import (DRIVERS, ROOT, Testbed, log, run_driver, spark_home, testbed_json,
+                      wait_idle, write_results)
+from .progress import Steps
+from .schedulers import SCHEDULERS, find_bench_jar, find_jar, spark_conf
 
 # ---------------------------------------------------------------- options
 
@@ -93,163 +82,7 @@ def parse_args(argv):
     return a
 
 
-# ---------------------------------------------------------------- testbed
-
-class Testbed:
-    def __init__(self, args):
-        global TESTBED_STATE
-        self.args = args
-        self.state = TESTBED_STATE = os.path.join(args.out, "testbed")
-        self.up_done = False
-        self.env = {}
-
-    def _cmd(self, action):
-        a = self.args
-        cmd = ["bash", os.path.join(ROOT, "scripts", "testbed.sh"), action,
-               "--workers", str(a.workers), "--cores", str(a.cores), "--memory", a.worker_memory,
-               "--network", a.network, "--rate", a.rate, "--state", self.state]
-        if a.local:
-            cmd.append("--local")
-        return cmd
-
-    def up(self):
-        os.makedirs(self.state, exist_ok=True)
-        log(f"testbed up: {self.args.workers} hosts x {self.args.cores} cores, network {self.args.network}")
-        self.up_done = True        # so that a partial bring-up is torn down too
-        r = subprocess.run(self._cmd("up"), stdout=subprocess.PIPE, text=True)
-        if r.returncode != 0:
-            raise SystemExit(f"testbed failed to come up (exit {r.returncode}); see {self.state}/logs")
-        self.env = read_env(os.path.join(self.state, "testbed.env"))
-        if self.env.get("TB_MODE") != "netns":
-            log(self.env.get("TB_NOTE", "fallback to local-cluster"))
-        return self.info()
-
-    def info(self):
-        e = self.env
-        return {"mode": e["TB_MODE"], "master": e["TB_MASTER"], "driver_host": e["TB_DRIVER_HOST"],
-                "hosts": int(e["TB_HOSTS"]), "cores": int(e["TB_CORES"]), "slots": int(e["TB_SLOTS"]),
-                "network": e["TB_NETWORK"], "note": e.get("TB_NOTE", ""),
-                "executor_memory": self.args.executor_memory,
-                "worker_memory": e.get("TB_WORKER_MEMORY")}
-
-    def down(self):
-        if not self.up_done:
-            return
-        self.up_done = False
-        log("testbed down")
-        subprocess.run(self._cmd("down"), stdout=subprocess.DEVNULL)
-
-
-def read_env(path):
-    env = {}
-    with open(path) as f:
-        for line in f:
-            line = line.strip()
-            if "=" in line and not line.startswith("#"):
-                k, v = line.split("=", 1)
-                env[k] = shlex.split(v)[0] if v.strip() else ""
-    return env
-
-
-def own_pids(state):
-    """The testbed's own processes: its pid file and whatever runs in its namespaces."""
-    pids = set()
-    try:
-        with open(os.path.join(state, "pids")) as f:
-            pids |= {l.split()[0] for l in f if l.strip()}
-    except OSError:
-        pass
-    r = subprocess.run(["ip", "netns", "list"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    for line in r.stdout.splitlines():
-        ns = line.split()[0] if line.split() else ""
-        if ns.startswith("eb-w"):
-            q = subprocess.run(["ip", "netns", "pids", ns], stdout=subprocess.PIPE,
-                               stderr=subprocess.DEVNULL, text=True)
-            pids |= set(q.stdout.split())
-    return pids
-
-
-def wait_idle(args, state=None):
-    """Do not share the machine with another Spark cluster: wait while one runs (ours, the
-    testbed's master and workers, do not count)."""
-    if args.no_wait_idle:
-        return
-    said = 0.0
-    t0 = time.time()
-    while True:
-        r = subprocess.run(["pgrep", "-f", "org.apache.spark"], stdout=subprocess.PIPE, text=True)
-        mine = own_pids(state) if state else set()
-        pids = [p for p in r.stdout.split() if p and int(p) != os.getpid() and p not in mine]
-        if not pids:
-            return
-        if time.time() - t0 > args.max_idle_wait:
-            log(f"WARNING: other Spark processes still running after {args.max_idle_wait:.0f}s "
-                f"(pids {' '.join(pids)}); going on, results share the CPU with them")
-            SHARED_CPU.append(time.strftime("%H:%M:%S"))
-            return
-        if time.time() - said > 60:
-            log(f"waiting: other Spark processes are running (pids {' '.join(pids)}); "
-                "--no-wait-idle to skip")
-            said = time.time()
-        time.sleep(5)
-
-
 # ---------------------------------------------------------------- runs
-
-def run_driver(run_dir: str, cfg: dict, timeout: float) -> dict:
-    os.makedirs(run_dir, exist_ok=True)
-    cfg_path = os.path.join(run_dir, "config.json")
-    with open(cfg_path, "w") as f:
-        json.dump(cfg, f, indent=1)
-    env = dict(os.environ)
-    env.setdefault("SPARK_HOME", spark_home())
-    env["SPARK_SCALA_VERSION"] = "2.13"
-    env["PYSPARK_PIN_THREAD"] = "true"
-    env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
-    if cfg["testbed"].get("mode") == "netns":
-        env["SPARK_LOCAL_IP"] = cfg["testbed"]["driver_host"]
-        env["SPARK_LOCAL_HOSTNAME"] = cfg["testbed"]["driver_host"]
-    log_path = os.path.join(run_dir, "driver.log")
-    with open(log_path, "w") as logf:
-        proc = subprocess.Popen([sys.executable, "-m", "bench.driver", cfg_path], cwd=ROOT, env=env,
-                                stdout=logf, stderr=subprocess.STDOUT, start_new_session=True)
-        DRIVERS.append(proc)
-        # Echo the driver's own progress lines.
-        pos = 0
-        t0 = time.time()
-        while proc.poll() is None:
-            time.sleep(1)
-            pos = echo_progress(log_path, pos)
-            if time.time() - t0 > timeout:
-                log(f"run exceeded {timeout:.0f}s: stopping driver pid {proc.pid}")
-                os.killpg(proc.pid, signal.SIGTERM)
-                try:
-                    proc.wait(30)
-                except subprocess.TimeoutExpired:
-                    os.killpg(proc.pid, signal.SIGKILL)
-        echo_progress(log_path, pos)
-    res_path = os.path.join(run_dir, "result.json")
-    if not os.path.exists(res_path):
-        return {"ok": False, "error": f"driver exited {proc.returncode} without a result; see {log_path}"}
-    with open(res_path) as f:
-        return json.load(f)
-
-
-def echo_progress(path, pos):
-    with open(path, errors="replace") as f:
-        f.seek(pos)
-        chunk = f.read()
-        pos = f.tell()
-    for line in chunk.splitlines():
-        if line.startswith("[driver"):
-            print("    " + line, flush=True)
-    return pos
-
-
-def spark_home():
-    return os.environ.get("SPARK_HOME") or os.path.join(
-        ROOT, ".venv", "lib", "python3.11", "site-packages", "pyspark")
-
 
 def shared_dir():
     try:
@@ -310,9 +143,11 @@ def scenario_replay(args, tb, out_dir):
                 f"{m['tasks']} tasks, task scale {m['task_scale']:.4f}, mean inter-arrival "
                 f"{m['mean_interarrival_s'] * 1000:.0f} ms, load {m['nominal_load']:.2f}")
     runs, adaptive = [], None
+    steps = Steps(len(args.schedulers), log, "application")
     for sched in args.schedulers:
         # One application per scheduler replays every plan in turn, draining in between.
-        wait_idle(args, TESTBED_STATE)
+        steps.start(f"{sched}, {len(plans)} replays")
+        wait_idle(args, harness.TESTBED_STATE)
         run_dir = os.path.join(out_dir, "runs", sched)
         shutil.rmtree(run_dir, ignore_errors=True)
         os.makedirs(run_dir)
@@ -334,6 +169,7 @@ def scenario_replay(args, tb, out_dir):
             r = runs[-1]
             log(f"  {sched} {p['tag']}: short p50/p90/p99 = {fmt(r['short'])} | long = {fmt(r['long'])} | "
                 f"wall {r['wall_seconds'] or 0:.1f}s{'' if r['correct'] else ' | FAILED: ' + str(r.get('error'))}")
+    steps.finish()
     results = {"scenario": "replay", "testbed": testbed_json(tb), "trace": os.path.basename(path),
                "cutoff_s": cutoff, "runs": runs, "summary": replay_summary(runs, args),
                "adaptive": adaptive}
@@ -407,11 +243,6 @@ def fmt(s):
     return "/".join(f"{s[k]:.2f}" for k in ("p50", "p90", "p99")) + f" s (n={s['count']})"
 
 
-def testbed_json(tb):
-    return {"hosts": tb["hosts"], "slots": tb["slots"], "network": tb["network"], "mode": tb["mode"],
-            "cores_per_host": tb["cores"], "note": tb["note"]}
-
-
 def scenario_tpch_sort(args, tb, out_root, want):
     """One application per scheduler: (sort alone if "sort" wanted) then the 22 queries as an
     interactive stream while the sort runs as the batch job. Writes the tpch and/or sort results."""
@@ -424,8 +255,10 @@ def scenario_tpch_sort(args, tb, out_root, want):
     log(f"TPC-H SF {args.sf:g} ({args.parts} files per table); sort {rows:,} integers "
         f"({args.sort_gb:g} GB) in {sort_parts} partitions")
     tp_runs, sort_runs, adaptive = [], [], None
+    steps = Steps(len(args.schedulers), log, "application")
     for sched in args.schedulers:
-        wait_idle(args, TESTBED_STATE)
+        steps.start(sched)
+        wait_idle(args, harness.TESTBED_STATE)
         run_dir = os.path.join(out_root, "tpch" if "sort" not in want else "sort", "runs", sched)
         shutil.rmtree(run_dir, ignore_errors=True)
         os.makedirs(run_dir)
@@ -472,6 +305,7 @@ def scenario_tpch_sort(args, tb, out_root, want):
                               "latencies": {"short": sl, "long": ll}})
             log(f"  {sched}: sort alone {sa.get('p50') or 0:.1f}s, under the TPC-H stream "
                 f"{r['batch_seconds'] or 0:.1f}s ({res.get('sort_check')})")
+    steps.finish()
     meta = {"sf": args.sf, "parts": args.parts, "queries": args.queries, "sort_rows": rows, "sort_gb": args.sort_gb,
             "sort_partitions": sort_parts, "lead_s": args.lead, "gap_s": args.gap}
     out = {}
@@ -484,25 +318,14 @@ def scenario_tpch_sort(args, tb, out_root, want):
     return out
 
 
-def write_results(out_root, results):
-    from . import report
-    d = os.path.join(out_root, results["scenario"])
-    os.makedirs(d, exist_ok=True)
-    if SHARED_CPU:
-        results["warnings"] = [f"runs started next to other Spark processes at {', '.join(SHARED_CPU)}"]
-    with open(os.path.join(d, "results.json"), "w") as f:
-        json.dump(results, f, indent=1)
-    html = report.write_report(d, results)
-    log(f"wrote {os.path.join(d, 'results.json')} and {html}")
-
-
 def main(argv=None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     os.environ.setdefault("SPARK_HOME", spark_home())
     os.environ["SPARK_SCALA_VERSION"] = "2.13"
-    if not find_jar(ROOT):
-        raise SystemExit("no build/libs/eagle-spark-*.jar: run `bash scripts/build.sh` "
-                         "(the eagle scheduler and the replay's sleep job are in it)")
+    if not find_jar(ROOT) or not find_bench_jar(ROOT):
+        raise SystemExit("no build/libs/eagle-spark-<version>.jar or eagle-spark-bench-<version>.jar: "
+                         "run `bash scripts/build.sh` (the eagle scheduler is in the first, the "
+                         "replay's sleep job in the second)")
     os.makedirs(args.out, exist_ok=True)
     if args.scenario == "dds":     # Dynamic Delay Scheduling: its own testbeds and runs (bench/dds.py)
         from . import dds

@@ -10,9 +10,10 @@
   properties the workload defines (the replay passes the trace's estimate; TPC-H and the sort
   pass the class).
 
-Every scheduler gets the plugin jar on ``spark.jars`` and ``spark.driver.extraClassPath``: the
-replay's sleep job (``SleepJob``) lives in it. On a stock master the jar changes nothing, as
-its cluster manager only claims ``spark-eagle:`` URLs.
+Every scheduler gets the plugin jar and the benchmark jar (``eagle-spark-bench-<version>.jar``,
+where the replay's sleep job ``SleepJob`` lives: benchmark code stays out of the plugin jar)
+on ``spark.jars`` and ``spark.driver.extraClassPath``. On a stock master the plugin jar changes
+nothing, as its cluster manager only claims ``spark-eagle:`` URLs.
 """
 from __future__ import annotations
 
@@ -24,8 +25,22 @@ POOL = {"short": "interactive", "long": "batch"}
 
 
 def find_jar(root: str) -> str | None:
-    jars = sorted(glob.glob(os.path.join(root, "build", "libs", "eagle-spark-*.jar")))
+    """build/libs/eagle-spark-<version>.jar, the plugin (not the benchmark jar next to it)."""
+    jars = sorted(glob.glob(os.path.join(root, "build", "libs", "eagle-spark-[0-9]*.jar")))
     return jars[-1] if jars else None
+
+
+def find_bench_jar(root: str) -> str | None:
+    """build/libs/eagle-spark-bench-<version>.jar: SleepJob (and the plugin benchmarks' mains)."""
+    jars = sorted(glob.glob(os.path.join(root, "build", "libs", "eagle-spark-bench-*.jar")))
+    return jars[-1] if jars else None
+
+
+def jar_conf(jar: str, bench_jar: str) -> dict:
+    """``spark.jars`` (shipped to the executors) and ``spark.driver.extraClassPath`` (the
+    cluster manager is looked up before ``spark.jars`` are added) for both jars."""
+    return {"spark.jars": f"{jar},{bench_jar}",
+            "spark.driver.extraClassPath": os.pathsep.join([jar, bench_jar])}
 
 
 def fair_allocation_xml(slots: int) -> str:
@@ -76,11 +91,11 @@ def spark_conf(scheduler: str, testbed: dict, run_dir: str, root: str,
     }
     if testbed.get("mode") == "local-cluster":
         conf.pop("spark.driver.bindAddress")
-    jar = find_jar(root)
-    if not jar:
-        raise SystemExit("no build/libs/eagle-spark-*.jar: run bash scripts/build.sh first")
-    conf["spark.jars"] = jar
-    conf["spark.driver.extraClassPath"] = jar
+    jar, bench_jar = find_jar(root), find_bench_jar(root)
+    if not jar or not bench_jar:
+        raise SystemExit("no build/libs/eagle-spark-<version>.jar or eagle-spark-bench-<version>.jar: "
+                         "run bash scripts/build.sh first")
+    conf.update(jar_conf(jar, bench_jar))
     if scheduler == "fair":
         xml = os.path.join(run_dir, "fairscheduler.xml")
         with open(xml, "w") as f:

@@ -9,6 +9,7 @@ import sys
 import time
 
 from . import check
+from .progress import Steps
 from .tpch_queries import ORDER_KEYS, DESC_KEYS, TABLES, query
 
 
@@ -36,7 +37,9 @@ def ensure_data(root: str, sf: float, parts: int, log=print) -> str:
     os.makedirs(d)
     log(f"generating TPC-H SF {sf:g} parquet in {parts} parts to {d}")
     t = time.time()
+    steps = Steps(len(TABLES), log, "table", every=10)
     for table in TABLES:
+        steps.start(table)
         # nation and region are tiny; one file each.
         p = 1 if table in ("nation", "region") else parts
         cmd = [tpchgen_binary(), "parquet", "-s", f"{sf:g}", "--tables", table,
@@ -65,7 +68,9 @@ def duckdb_answers(d: str, sf: float, log=print) -> dict:
     for t in TABLES:
         con.execute(f"CREATE VIEW {t} AS SELECT * FROM read_parquet('{os.path.join(d, t)}/*.parquet')")
     out = {}
+    steps = Steps(22, log, "DuckDB reference answer", every=10)
     for q in range(1, 23):
+        steps.start(f"Q{q}")
         t0 = time.time()
         rows = con.execute(query(q, sf)).fetchall()
         out[q] = {"rows": check.norm_rows(rows), "seconds": round(time.time() - t0, 3)}

@@ -28,9 +28,10 @@ from pyspark.sql import SparkSession  # noqa: E402
 
 
 def plugin_jar():
-    jars = sorted(glob.glob(os.path.join(ROOT, "build/libs/eagle-spark-*.jar")), key=os.path.getmtime)
+    # eagle-spark-<version>.jar only: build/libs also holds eagle-spark-bench-<version>.jar.
+    jars = sorted(glob.glob(os.path.join(ROOT, "build/libs/eagle-spark-[0-9]*.jar")), key=os.path.getmtime)
     if not jars:
-        pytest.exit("build/libs/eagle-spark-*.jar is missing: run scripts/build.sh", returncode=2)
+        pytest.exit("build/libs/eagle-spark-<version>.jar is missing: run scripts/build.sh", returncode=2)
     return jars[-1]
 
 

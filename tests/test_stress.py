@@ -1,6 +1,6 @@
 """Reliability at small sizes (issue 11): stop with tasks in flight, and a short soak.
 
-Both run `scripts/stress` (EagleStress in the plugin jar) in its own JVM, so a crash of the
+Both run `scripts/stress` (EagleStress, in the benchmark jar next to the plugin jar) in its own JVM, so a crash of the
 driver (SIGSEGV, glibc abort on a corrupted heap) fails the test instead of the session.
 `scripts/stress stopcycles 200` and `scripts/stress soak` are the full-size benchmarks.
 """

@@ -1,234 +1,300 @@
-//! The `eagle-sim` command line (std only, no argument-parsing crate).
+//! The `eagle-sim` command line ([`clap`], derive API).
 //!
 //! ```text
-//! eagle-sim run --trace PATH --system {sparrow,hawk,eagle,dlwl,clwl,eagle-adaptive} --nodes N
+//! eagle-sim [--quiet] run --trace PATH --system {sparrow,hawk,eagle,dlwl,clwl,eagle-adaptive} --nodes N
 //!               [--cutoff SECONDS] [--small-partition PCT] [--big-partition PCT]
 //!               [--seed S] [--heartbeat S] [--estimate mean|under:X|over:X]
 //!               [--slots K] [--jobs-out PATH] [--json]
 //!               [--locality fixed:S|dynamic[:INIT:MIN:MAX[:WINDOW]]
 //!                [--replication R] [--penalty S] [--congestion START:END:FACTOR]]
-//! eagle-sim gen --like TRACE --jobs N --nodes N --load L [--seed S] --out PATH
+//! eagle-sim [--quiet] gen --like TRACE --jobs N --nodes N --load L [--seed S] --out PATH
+//! eagle-sim help [run|gen]      (or run --help, gen --help)
 //! ```
 //!
 //! Defaults come from the trace family, detected from the file name ("GOOG" →
 //! Google, else Yahoo; see [`crate::trace::Family`]); each flag overrides one value.
+//! Both commands show their progress on stderr ([`crate::progress`]) unless `--quiet`.
 //! Exit status: 0 on success, 1 when the run fails (bad trace, engine error),
-//! 2 on a bad command line.
+//! 2 on a bad command line (clap's error, naming the flag).
 
 use crate::gen::{self, GenConfig};
+use crate::progress::{Mode, Progress};
 use crate::report::Report;
-use crate::sim::{self, DelayMode, Estimate, LocalitySpec, SimConfig};
+use crate::sim::{self, DelayMode, Estimate, LocalitySpec, Observer, SimConfig};
 use crate::trace::{Family, Trace};
-use eagle_core::System;
-use std::collections::HashMap;
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+use clap::error::ErrorKind;
+use clap::{Args, CommandFactory, Parser, Subcommand};
+use eagle_core::{System, Time};
 use std::io::{BufWriter, Write};
-use std::str::FromStr;
 use std::time::Instant;
 
-pub const USAGE: &str = "\
-usage:
-  eagle-sim run --trace PATH --system {sparrow,hawk,eagle,dlwl,clwl,eagle-adaptive} --nodes N
-                [--cutoff SECONDS] [--small-partition PCT] [--big-partition PCT]
-                [--seed S] [--heartbeat S] [--estimate mean|under:X|over:X]
-                [--slots K] [--jobs-out PATH] [--json]
-      Replays a Hawk/Eagle trace (plain or .xz). Defaults follow the trace family
-      detected from the file name: GOOG* -> cutoff 1129.532, partitions 100/83,
-      heartbeat 3; otherwise Yahoo: cutoff 90.5811, partitions 100/98, heartbeat 8.
-      Sparrow's big partition is 100 unless --big-partition is given. Seed 1.
-      --jobs-out writes one line per job: trace line order (1-based), submission
-      time, short|long (report cutoff), running time.
-      Locality mode (Dynamic Delay Scheduling experiments): --locality turns it on.
-      Each task's input block sits on R random nodes (--replication, default 3);
-      short jobs probe one replica per task; a task that runs elsewhere pays
-      --penalty seconds (default 2), times FACTOR between START and END seconds
-      after the first submission (--congestion). Stages wait for a node-local
-      slot for a fixed time (fixed:S) or adaptively (dynamic, defaults 3:0:10:2).
-  eagle-sim gen --like TRACE --jobs N --nodes N --load L [--seed S] --out PATH
-      Writes a synthetic trace: jobs resampled from TRACE, Poisson arrivals at
-      load L (offered task-seconds per second per node).
-";
+/// Trace-driven simulator of the Eagle/Hawk/Sparrow schedulers (drives eagle-core).
+#[derive(Parser, Debug)]
+#[command(name = "eagle-sim", version, subcommand_required = true, arg_required_else_help = false)]
+pub struct Cli {
+    /// No progress output on stderr
+    ///
+    /// Without it, a command that runs for more than a second shows its progress on
+    /// stderr: a bar when stderr is a terminal, else a plain line every 10 % (and at
+    /// least every 30 s). Errors and `gen`'s summary line are printed either way.
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+    #[command(subcommand)]
+    pub command: Command,
+}
 
-/// A command-line mistake (exit status 2).
-#[derive(Debug)]
-struct Usage(String);
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Replays a Hawk/Eagle trace under one scheduler; prints a table, or JSON with --json.
+    Run(RunArgs),
+    /// Writes a synthetic trace: jobs resampled from a real one, Poisson arrivals at a load.
+    Gen(GenArgs),
+}
+
+/// `run`'s flags. `None` keeps the trace family's default.
+#[derive(Args, Debug)]
+#[command(allow_negative_numbers = true, after_help = "\
+Defaults follow the trace family detected from the file name: GOOG* -> cutoff 1129.532,
+partitions 100/83, heartbeat 3; otherwise Yahoo: cutoff 90.5811, partitions 100/98,
+heartbeat 8. Sparrow's big partition is 100 unless --big-partition is given.
+
+Locality mode (Dynamic Delay Scheduling experiments): --locality turns it on. Each task's
+input block sits on R random nodes (--replication); short jobs probe one replica per task;
+a task that runs elsewhere pays --penalty seconds, times FACTOR between START and END
+seconds after the first submission (--congestion). Stages wait for a node-local slot for a
+fixed time (fixed:S) or adaptively (dynamic, defaults 3:0:10:2).
+
+Exit status: 0 on success, 1 when the run fails (bad trace, engine error), 2 on a bad
+command line.")]
+pub struct RunArgs {
+    /// Trace file, plain or .xz (`submit ntasks mean d1 ... dn` per line)
+    #[arg(long, value_name = "PATH")]
+    pub trace: String,
+    /// Scheduler to simulate
+    #[arg(long, value_name = "SYSTEM", ignore_case = true, value_parser = system_parser())]
+    pub system: System,
+    /// Worker nodes (>= 1)
+    #[arg(long, value_name = "N", value_parser = at_least_one)]
+    pub nodes: u32,
+    /// Short/long cutoff, seconds (scheduling and report) [default: by trace family]
+    #[arg(long, value_name = "SECONDS", value_parser = finite)]
+    pub cutoff: Option<f64>,
+    /// Percent of nodes where short tasks may run [default: by trace family]
+    #[arg(long, value_name = "PCT", value_parser = finite)]
+    pub small_partition: Option<f64>,
+    /// Percent of nodes where long tasks may run [default: by trace family]
+    #[arg(long, value_name = "PCT", value_parser = finite)]
+    pub big_partition: Option<f64>,
+    /// Seed of every random choice [default: 1]
+    #[arg(long, value_name = "S")]
+    pub seed: Option<u64>,
+    /// DLWL/CLWL heartbeat period, seconds [default: by trace family]
+    #[arg(long, value_name = "S", value_parser = finite)]
+    pub heartbeat: Option<f64>,
+    /// Task-duration estimates: mean, under:X (0<=X<=1) or over:X (X>=1) [default: mean]
+    #[arg(long, value_name = "MODE")]
+    pub estimate: Option<Estimate>,
+    /// Task slots per node [default: 1]
+    #[arg(long, value_name = "K", value_parser = at_least_one)]
+    pub slots: Option<u32>,
+    /// Also write one line per job: trace line (1-based), submission time, short|long
+    /// (report cutoff), running time
+    #[arg(long, value_name = "PATH")]
+    pub jobs_out: Option<String>,
+    /// Print one JSON object instead of the table
+    #[arg(long)]
+    pub json: bool,
+    /// Locality mode: fixed:SECONDS or dynamic[:INITIAL:MIN:MAX[:WINDOW]]
+    #[arg(long, value_name = "MODE")]
+    pub locality: Option<DelayMode>,
+    /// Locality mode: replicas of each task's input block [default: 3]
+    #[arg(long, value_name = "R", requires = "locality", value_parser = at_least_one)]
+    pub replication: Option<u32>,
+    /// Locality mode: seconds a task pays when it runs away from its block [default: 2]
+    #[arg(long, value_name = "S", requires = "locality", value_parser = non_negative)]
+    pub penalty: Option<f64>,
+    /// Locality mode: the penalty is multiplied by FACTOR from START to END seconds after
+    /// the first submission
+    #[arg(long, value_name = "START:END:FACTOR", requires = "locality", value_parser = congestion)]
+    pub congestion: Option<Congestion>,
+}
+
+/// `gen`'s flags.
+#[derive(Args, Debug)]
+#[command(allow_negative_numbers = true, after_help = "\
+The jobs are drawn uniformly from TRACE; arrivals are Poisson at the rate that offers L
+task-seconds per second per node on N nodes. A summary line goes to stderr.")]
+pub struct GenArgs {
+    /// Source trace (plain or .xz) whose jobs are resampled
+    #[arg(long, value_name = "TRACE")]
+    pub like: String,
+    /// Jobs to write
+    #[arg(long, value_name = "N")]
+    pub jobs: u64,
+    /// Nodes the load is computed for (>= 1)
+    #[arg(long, value_name = "N", value_parser = at_least_one)]
+    pub nodes: u32,
+    /// Offered load (task-seconds per second per node, > 0)
+    #[arg(long, value_name = "L", value_parser = positive)]
+    pub load: f64,
+    /// Seed of the resampling and the arrivals
+    #[arg(long, value_name = "S", default_value_t = 1)]
+    pub seed: u64,
+    /// Output trace file
+    #[arg(long, value_name = "PATH")]
+    pub out: String,
+}
+
+/// `--congestion START:END:FACTOR`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Congestion(pub f64, pub f64, pub f64);
+
+fn system_parser() -> impl TypedValueParser<Value = System> {
+    PossibleValuesParser::new(System::ALL.map(System::name)).map(|s| s.parse::<System>().expect("a possible value"))
+}
+
+fn at_least_one(s: &str) -> Result<u32, String> {
+    match s.parse::<u32>() {
+        Ok(0) => Err("must be at least 1".into()),
+        Ok(v) => Ok(v),
+        Err(e) => Err(format!("{e} (expected an integer >= 1)")),
+    }
+}
+
+fn finite(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() => Ok(v),
+        Ok(_) => Err("must be a finite number".into()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+fn non_negative(s: &str) -> Result<f64, String> {
+    finite(s).and_then(|v| if v >= 0.0 { Ok(v) } else { Err("must be >= 0".into()) })
+}
+
+fn positive(s: &str) -> Result<f64, String> {
+    finite(s).and_then(|v| if v > 0.0 { Ok(v) } else { Err("must be > 0".into()) })
+}
+
+fn congestion(s: &str) -> Result<Congestion, String> {
+    let parts: Vec<f64> = s.split(':').map(|x| x.parse::<f64>()).collect::<Result<_, _>>().map_err(|_| "expected START:END:FACTOR (numbers)".to_string())?;
+    match parts[..] {
+        [a, b, k] if a.is_finite() && b.is_finite() && b >= a && k.is_finite() && k >= 0.0 => Ok(Congestion(a, b, k)),
+        _ => Err("expected START:END:FACTOR with END >= START and FACTOR >= 0".into()),
+    }
+}
+
+/// A bad command line found after parsing (a combination clap does not check), as a
+/// clap error of `sub` (exit status 2, with its usage line).
+fn usage_error(sub: &str, msg: String) -> clap::Error {
+    let mut cmd = Cli::command();
+    cmd.build();
+    cmd.find_subcommand_mut(sub).expect("known subcommand").error(ErrorKind::ValueValidation, msg)
+}
+
+/// How a command failed.
+enum Failure {
+    /// Bad command line (exit 2).
+    Usage(clap::Error),
+    /// The run failed (exit 1).
+    Run(String),
+}
 
 /// Runs the command line `args` (without the program name); returns the exit status.
 pub fn main(args: Vec<String>) -> i32 {
-    let result = match args.first().map(String::as_str) {
-        Some("run") => cmd_run(&args[1..]),
-        Some("gen") => cmd_gen(&args[1..]),
-        Some("-h" | "--help" | "help") => {
-            print!("{USAGE}");
-            return 0;
+    let cli = match Cli::try_parse_from(std::iter::once("eagle-sim".to_string()).chain(args)) {
+        Ok(cli) => cli,
+        Err(e) => {
+            // --help / --version print to stdout and exit 0; errors to stderr, exit 2.
+            let _ = e.print();
+            return e.exit_code();
         }
-        Some(other) => Err(Err(Usage(format!("unknown command '{other}'")))),
-        None => Err(Err(Usage("missing command".into()))),
+    };
+    let mode = Mode::detect(cli.quiet);
+    let result = match cli.command {
+        Command::Run(a) => cmd_run(a, mode),
+        Command::Gen(a) => cmd_gen(a, mode),
     };
     match result {
         Ok(()) => 0,
-        Err(Ok(msg)) => {
+        Err(Failure::Run(msg)) => {
             eprintln!("eagle-sim: error: {msg}");
             1
         }
-        Err(Err(Usage(msg))) => {
-            eprintln!("eagle-sim: {msg}\n{USAGE}");
-            2
+        Err(Failure::Usage(e)) => {
+            let _ = e.print();
+            e.exit_code()
         }
     }
 }
 
-/// `Err(Ok(msg))`: the run failed; `Err(Err(usage))`: bad command line.
-type CmdResult = Result<(), Result<String, Usage>>;
+/// The `run` command's progress: jobs completed.
+struct JobProgress(Progress);
 
-fn usage<T>(msg: String) -> Result<T, Result<String, Usage>> {
-    Err(Err(Usage(msg)))
-}
-
-/// `--name value`, `--name=value` and bare `--switch` flags.
-struct Flags {
-    values: HashMap<String, String>,
-    switches: Vec<String>,
-}
-
-impl Flags {
-    fn parse(args: &[String], valued: &[&str], switches: &[&str]) -> Result<Flags, Usage> {
-        let mut f = Flags { values: HashMap::new(), switches: Vec::new() };
-        let mut it = args.iter();
-        while let Some(a) = it.next() {
-            let Some(name) = a.strip_prefix("--") else {
-                return Err(Usage(format!("unexpected argument '{a}'")));
-            };
-            let (name, inline) = match name.split_once('=') {
-                Some((n, v)) => (n, Some(v.to_string())),
-                None => (name, None),
-            };
-            if switches.contains(&name) {
-                if inline.is_some() {
-                    return Err(Usage(format!("--{name} takes no value")));
-                }
-                f.switches.push(name.to_string());
-            } else if valued.contains(&name) {
-                let v = match inline {
-                    Some(v) => v,
-                    None => it.next().cloned().ok_or_else(|| Usage(format!("--{name} needs a value")))?,
-                };
-                if f.values.insert(name.to_string(), v).is_some() {
-                    return Err(Usage(format!("--{name} given twice")));
-                }
-            } else {
-                return Err(Usage(format!("unknown flag --{name}")));
-            }
-        }
-        Ok(f)
-    }
-    fn has(&self, name: &str) -> bool {
-        self.switches.iter().any(|s| s == name)
-    }
-    fn get<T: FromStr>(&self, name: &str) -> Result<Option<T>, Usage>
-    where
-        T::Err: std::fmt::Display,
-    {
-        match self.values.get(name) {
-            None => Ok(None),
-            Some(v) => v.parse().map(Some).map_err(|e| Usage(format!("--{name} '{v}': {e}"))),
-        }
-    }
-    fn required<T: FromStr>(&self, name: &str) -> Result<T, Usage>
-    where
-        T::Err: std::fmt::Display,
-    {
-        self.get(name)?.ok_or_else(|| Usage(format!("missing --{name}")))
+impl Observer for JobProgress {
+    #[inline]
+    fn on_job_done(&mut self, _now: Time, completed: usize) {
+        self.0.set(completed as u64);
     }
 }
 
-fn cmd_run(args: &[String]) -> CmdResult {
-    let started = Instant::now();
-    let f = Flags::parse(
-        args,
-        &["trace", "system", "nodes", "cutoff", "small-partition", "big-partition", "seed", "heartbeat", "estimate", "slots", "jobs-out", "locality", "replication", "penalty", "congestion"],
-        &["json"],
-    )
-    .map_err(Err)?;
-    let path: String = f.required("trace").map_err(Err)?;
-    let system: System = f.required("system").map_err(Err)?;
-    let nodes: u32 = f.required("nodes").map_err(Err)?;
-    if nodes == 0 {
-        return usage("--nodes must be at least 1".into());
-    }
-    let mut cfg = SimConfig::for_family(system, nodes, Family::detect(&path));
-    let num = |name: &str| -> Result<Option<f64>, Result<String, Usage>> {
-        match f.get::<f64>(name).map_err(Err)? {
-            Some(v) if !v.is_finite() => usage(format!("--{name} must be a finite number")),
-            v => Ok(v),
-        }
-    };
-    if let Some(v) = num("cutoff")? {
+/// `run`'s simulation configuration from its flags (`None` flags keep the family's value).
+pub fn sim_config(a: &RunArgs) -> Result<SimConfig, String> {
+    let mut cfg = SimConfig::for_family(a.system, a.nodes, Family::detect(&a.trace));
+    if let Some(v) = a.cutoff {
         cfg.cutoff = v;
     }
-    if let Some(v) = num("small-partition")? {
+    if let Some(v) = a.small_partition {
         cfg.small_partition_pct = v;
     }
-    if let Some(v) = num("big-partition")? {
+    if let Some(v) = a.big_partition {
         cfg.big_partition_pct = v;
     }
-    if let Some(v) = num("heartbeat")? {
+    if let Some(v) = a.heartbeat {
         cfg.heartbeat = v;
     }
-    if let Some(v) = f.get("seed").map_err(Err)? {
+    if let Some(v) = a.seed {
         cfg.seed = v;
     }
-    if let Some(v) = f.get::<Estimate>("estimate").map_err(Err)? {
+    if let Some(v) = a.estimate {
         cfg.estimate = v;
     }
-    if let Some(v) = f.get::<u32>("slots").map_err(Err)? {
-        if v == 0 {
-            return usage("--slots must be at least 1".into());
-        }
+    if let Some(v) = a.slots {
         cfg.slots = v;
     }
-    match f.get::<DelayMode>("locality").map_err(Err)? {
-        Some(delay) => {
-            let replication = f.get::<u32>("replication").map_err(Err)?.unwrap_or(3);
-            if replication == 0 {
-                return usage("--replication must be at least 1".into());
-            }
-            let penalty = num("penalty")?.unwrap_or(2.0);
-            if penalty < 0.0 {
-                return usage("--penalty must be >= 0".into());
-            }
-            let congestion = match f.get::<String>("congestion").map_err(Err)? {
-                None => None,
-                Some(v) => {
-                    let parts: Vec<f64> = v.split(':').filter_map(|x| x.parse().ok()).collect();
-                    match parts[..] {
-                        [a, b, k] if a.is_finite() && b >= a && k.is_finite() && k >= 0.0 => Some((a, b, k)),
-                        _ => return usage(format!("--congestion '{v}': expected START:END:FACTOR with END >= START")),
-                    }
-                }
-            };
-            cfg.locality = Some(LocalitySpec { delay, replication, penalty, congestion });
-        }
-        None => {
-            for flag in ["replication", "penalty", "congestion"] {
-                if f.values.contains_key(flag) {
-                    return usage(format!("--{flag} needs --locality"));
-                }
-            }
-        }
+    if let Some(delay) = a.locality {
+        cfg.locality = Some(LocalitySpec {
+            delay,
+            replication: a.replication.unwrap_or(3),
+            penalty: a.penalty.unwrap_or(2.0),
+            congestion: a.congestion.map(|Congestion(s, e, k)| (s, e, k)),
+        });
     }
-    cfg.engine_config().validate().map_err(|e| Err(Usage(format!("bad configuration: {e}"))))?;
+    cfg.engine_config().validate().map_err(|e| format!("bad configuration: {e}"))?;
+    Ok(cfg)
+}
+
+fn cmd_run(a: RunArgs, mode: Mode) -> Result<(), Failure> {
+    let started = Instant::now();
+    let cfg = sim_config(&a).map_err(|e| Failure::Usage(usage_error("run", e)))?;
+    let path = &a.trace;
 
     let t = Instant::now();
-    let trace = Trace::load(&path).map_err(|e| Ok(e.to_string()))?;
+    let trace = Trace::load(path).map_err(|e| Failure::Run(e.to_string()))?;
     let parse_seconds = t.elapsed().as_secs_f64();
-    let outcome = sim::run(&trace, &cfg).map_err(Ok)?;
-    if let Some(jobs_out) = f.get::<String>("jobs-out").map_err(Err)? {
-        write_jobs(&jobs_out, &trace, &cfg, &outcome.running_times).map_err(|e| Ok(format!("{jobs_out}: {e}")))?;
+    let mut progress = JobProgress(Progress::new(mode, format!("eagle-sim run {}", cfg.system), "jobs", trace.len() as u64));
+    let outcome = sim::run_observed(&trace, &cfg, &mut progress);
+    progress.0.finish(outcome.as_ref().map_or(0, |_| trace.len() as u64));
+    let outcome = outcome.map_err(Failure::Run)?;
+    if let Some(jobs_out) = &a.jobs_out {
+        write_jobs(jobs_out, &trace, &cfg, &outcome.running_times).map_err(|e| Failure::Run(format!("{jobs_out}: {e}")))?;
     }
-    let report = Report::new(&cfg, &path, trace.len(), trace.tasks(), &outcome, parse_seconds, started.elapsed().as_secs_f64());
-    let text = if f.has("json") { report.to_json() + "\n" } else { report.to_table() };
+    let report = Report::new(&cfg, path, trace.len(), trace.tasks(), &outcome, parse_seconds, started.elapsed().as_secs_f64());
+    let text = if a.json { report.to_json() + "\n" } else { report.to_table() };
     let mut stdout = std::io::stdout().lock();
-    stdout.write_all(text.as_bytes()).map_err(|e| Ok(format!("writing stdout: {e}")))?;
+    stdout.write_all(text.as_bytes()).map_err(|e| Failure::Run(format!("writing stdout: {e}")))?;
     Ok(())
 }
 
@@ -243,22 +309,15 @@ fn write_jobs(path: &str, trace: &Trace, cfg: &SimConfig, running_times: &[f64])
     w.flush()
 }
 
-fn cmd_gen(args: &[String]) -> CmdResult {
-    let f = Flags::parse(args, &["like", "jobs", "nodes", "load", "seed", "out"], &[]).map_err(Err)?;
-    let like: String = f.required("like").map_err(Err)?;
-    let out: String = f.required("out").map_err(Err)?;
-    let cfg = GenConfig {
-        jobs: f.required("jobs").map_err(Err)?,
-        nodes: f.required("nodes").map_err(Err)?,
-        load: f.required("load").map_err(Err)?,
-        seed: f.get("seed").map_err(Err)?.unwrap_or(1),
-    };
-    if cfg.nodes == 0 || !(cfg.load > 0.0 && cfg.load.is_finite()) {
-        return usage("--nodes must be >= 1 and --load a number > 0".into());
-    }
-    let source = Trace::load(&like).map_err(|e| Ok(e.to_string()))?;
-    let file = std::fs::File::create(&out).map_err(|e| Ok(format!("{out}: cannot create: {e}")))?;
-    let s = gen::generate(&source, &cfg, BufWriter::with_capacity(1 << 20, file)).map_err(|e| Ok(format!("{out}: {e}")))?;
+fn cmd_gen(a: GenArgs, mode: Mode) -> Result<(), Failure> {
+    let cfg = GenConfig { jobs: a.jobs, nodes: a.nodes, load: a.load, seed: a.seed };
+    let out = &a.out;
+    let source = Trace::load(&a.like).map_err(|e| Failure::Run(e.to_string()))?;
+    let file = std::fs::File::create(out).map_err(|e| Failure::Run(format!("{out}: cannot create: {e}")))?;
+    let mut progress = Progress::new(mode, "eagle-sim gen", "jobs", cfg.jobs);
+    let s = gen::generate_with(&source, &cfg, BufWriter::with_capacity(1 << 20, file), |n| progress.set(n));
+    progress.finish(s.as_ref().map_or(0, |s| s.jobs));
+    let s = s.map_err(|e| Failure::Run(format!("{out}: {e}")))?;
     eprintln!(
         "eagle-sim gen: wrote {} jobs, {} tasks to {out}; arrivals {:.4} jobs/s until t={:.0} s; offered load {:.3} on {} nodes",
         s.jobs,
@@ -269,4 +328,54 @@ fn cmd_gen(args: &[String]) -> CmdResult {
         cfg.nodes
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(std::iter::once("eagle-sim").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn the_derive_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn flags_keep_their_values_and_defaults() {
+        let Cli { quiet, command: Command::Run(a) } =
+            parse(&["run", "--trace", "x/GOOG_s.tr", "--system", "Eagle", "--nodes=20", "--seed", "7", "--json", "--estimate", "over:1.5", "-q"]).unwrap()
+        else {
+            panic!("run")
+        };
+        assert!(quiet && a.json);
+        let cfg = sim_config(&a).unwrap();
+        let mut want = SimConfig::for_family(System::Eagle, 20, Family::Google);
+        want.seed = 7;
+        want.estimate = "over:1.5".parse().unwrap();
+        assert_eq!(cfg, want);
+        // No flag: the Yahoo family's values, seed 1, one slot, no locality.
+        let Cli { command: Command::Run(a), .. } = parse(&["run", "--trace", "t.tr", "--system", "sparrow", "--nodes", "5"]).unwrap() else {
+            panic!("run")
+        };
+        assert_eq!(sim_config(&a).unwrap(), SimConfig::for_family(System::Sparrow, 5, Family::Yahoo));
+        let Cli { command: Command::Gen(g), .. } = parse(&["gen", "--like", "a", "--jobs", "9", "--nodes", "3", "--load", "0.5", "--out", "b"]).unwrap() else {
+            panic!("gen")
+        };
+        assert_eq!((g.jobs, g.nodes, g.load, g.seed), (9, 3, 0.5, 1));
+    }
+
+    #[test]
+    fn locality_flags_fill_the_spec() {
+        let Cli { command: Command::Run(a), .. } = parse(&[
+            "run", "--trace", "t.tr", "--system", "eagle", "--nodes", "5", "--locality", "dynamic", "--penalty", "0.5", "--congestion", "10:20:4",
+        ])
+        .unwrap() else {
+            panic!("run")
+        };
+        let l = sim_config(&a).unwrap().locality.unwrap();
+        assert_eq!((l.replication, l.penalty, l.congestion), (3, 0.5, Some((10.0, 20.0, 4.0))));
+    }
 }

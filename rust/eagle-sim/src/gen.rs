@@ -52,7 +52,12 @@ impl GenSummary {
 }
 
 /// Writes `cfg.jobs` jobs resampled from `source` to `w`.
-pub fn generate<W: Write>(source: &Trace, cfg: &GenConfig, mut w: W) -> io::Result<GenSummary> {
+pub fn generate<W: Write>(source: &Trace, cfg: &GenConfig, w: W) -> io::Result<GenSummary> {
+    generate_with(source, cfg, w, |_| {})
+}
+
+/// As [`generate`], calling `written(n)` after the n-th job (progress).
+pub fn generate_with<W: Write>(source: &Trace, cfg: &GenConfig, mut w: W, mut written: impl FnMut(u64)) -> io::Result<GenSummary> {
     if source.is_empty() {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{}: the source trace has no jobs", source.name)));
     }
@@ -83,6 +88,7 @@ pub fn generate<W: Write>(source: &Trace, cfg: &GenConfig, mut w: W) -> io::Resu
         sum.jobs += 1;
         sum.tasks += job.durations.len() as u64;
         sum.last_submit = t;
+        written(sum.jobs);
     }
     w.flush()?;
     Ok(sum)

@@ -237,6 +237,9 @@ pub trait Observer {
     fn on_launch(&mut self, _engine: &Engine, _now: Time, _node: NodeId, _job: JobId, _task: u32, _start: Time) {}
     /// A task of `job` on `node` ended and the engine was told.
     fn on_task_end(&mut self, _engine: &Engine, _now: Time, _node: NodeId, _job: JobId) {}
+    /// The last task of a job ended: `completed` of the trace's jobs are done
+    /// (the command line's progress).
+    fn on_job_done(&mut self, _now: Time, _completed: usize) {}
 }
 
 /// Watches nothing.
@@ -447,7 +450,8 @@ pub fn run_with<O: Observer>(trace: &Trace, cfg: &SimConfig, engine_config: Conf
                     let j = job.0 as usize;
                     p.finished[j] += 1;
                     makespan_end = makespan_end.max(now);
-                    if p.finished[j] == trace.job(j).tasks() {
+                    let job_done = p.finished[j] == trace.job(j).tasks();
+                    if job_done {
                         p.running_time[j] = now - trace.submit(j);
                         p.completed += 1;
                         if let Some(l) = loc.as_mut() {
@@ -456,6 +460,9 @@ pub fn run_with<O: Observer>(trace: &Trace, cfg: &SimConfig, engine_config: Conf
                         }
                     }
                     obs.on_task_end(&engine, now, node, job);
+                    if job_done {
+                        obs.on_job_done(now, p.completed);
+                    }
                 }
                 Kind::Timer(msg) => engine.deliver(now, msg, &mut out),
             }

@@ -85,29 +85,123 @@ fn eagle_sim(args: &[&str]) -> std::process::Output {
 }
 
 #[test]
-fn bad_flags_exit_non_zero_with_a_message() {
+fn bad_flags_exit_two_with_a_message_naming_the_flag() {
     let trace = temp_trace("ok.tr", "1 1 5 5\n");
     let tr = trace.to_str().unwrap();
-    let cases: Vec<(Vec<&str>, &str)> = vec![
-        (vec![], "missing command"),
-        (vec!["frobnicate"], "unknown command"),
-        (vec!["run", "--system", "eagle", "--nodes", "10"], "missing --trace"),
-        (vec!["run", "--trace", tr, "--system", "yarn", "--nodes", "10"], "unknown system 'yarn'"),
-        (vec!["run", "--trace", tr, "--system", "eagle", "--nodes", "ten"], "--nodes 'ten'"),
-        (vec!["run", "--trace", tr, "--system", "eagle", "--nodes", "0"], "--nodes must be at least 1"),
-        (vec!["run", "--trace", tr, "--system", "eagle", "--nodes", "10", "--bogus"], "unknown flag --bogus"),
-        (vec!["run", "--trace", tr, "--system", "eagle", "--nodes", "10", "--estimate", "over:0.5"], "bad estimate"),
-        (vec!["run", "--trace", tr, "--system", "eagle", "--nodes", "10", "--big-partition", "120"], "big_partition_pct"),
-        (vec!["run", "--trace", tr, "--system", "eagle", "--nodes", "10", "--seed"], "--seed needs a value"),
-        (vec!["run", "--trace", tr, "--system", "eagle", "--nodes", "1", "--nodes", "2"], "given twice"),
-        (vec!["gen", "--like", tr, "--jobs", "5", "--nodes", "10", "--out", "/dev/null"], "missing --load"),
+    let run = |extra: &[&'static str]| -> Vec<String> {
+        let mut v: Vec<String> = ["run", "--trace", tr, "--system", "eagle", "--nodes", "10"].iter().map(|s| s.to_string()).collect();
+        v.extend(extra.iter().map(|s| s.to_string()));
+        v
+    };
+    let s = |v: &[&str]| -> Vec<String> { v.iter().map(|s| s.to_string()).collect() };
+    let cases: Vec<(Vec<String>, Vec<&str>)> = vec![
+        (s(&[]), vec!["requires a subcommand", "run", "gen"]),
+        (s(&["frobnicate"]), vec!["unrecognized subcommand 'frobnicate'"]),
+        (s(&["run", "--system", "eagle", "--nodes", "10"]), vec!["required arguments were not provided", "--trace <PATH>"]),
+        (s(&["run", "--trace", tr, "--system", "yarn", "--nodes", "10"]), vec!["invalid value 'yarn' for '--system <SYSTEM>'", "possible values: sparrow, hawk, eagle, dlwl, clwl, eagle-adaptive"]),
+        (s(&["run", "--trace", tr, "--system", "eagle", "--nodes", "ten"]), vec!["invalid value 'ten' for '--nodes <N>'"]),
+        (s(&["run", "--trace", tr, "--system", "eagle", "--nodes", "0"]), vec!["invalid value '0' for '--nodes <N>': must be at least 1"]),
+        (run(&["--bogus"]), vec!["unexpected argument '--bogus'"]),
+        (run(&["--estimate", "over:0.5"]), vec!["invalid value 'over:0.5' for '--estimate <MODE>'", "bad estimate"]),
+        (run(&["--cutoff", "inf"]), vec!["invalid value 'inf' for '--cutoff <SECONDS>': must be a finite number"]),
+        (run(&["--slots", "-1"]), vec!["--slots <K>"]),
+        (run(&["--big-partition", "120"]), vec!["big_partition_pct"]),
+        (run(&["--seed"]), vec!["a value is required for '--seed <S>'"]),
+        (run(&["--nodes", "2"]), vec!["'--nodes <N>' cannot be used multiple times"]),
+        (run(&["--json=yes"]), vec!["--json"]),
+        (run(&["--penalty", "1"]), vec!["required arguments were not provided", "--locality <MODE>"]),
+        (run(&["--locality", "fixed:1", "--penalty", "-1"]), vec!["for '--penalty <S>': must be >= 0"]),
+        (run(&["--locality", "fixed:1", "--congestion", "5:1:2"]), vec!["for '--congestion <START:END:FACTOR>'"]),
+        (run(&["--locality", "sometimes"]), vec!["for '--locality <MODE>'"]),
+        (s(&["gen", "--like", tr, "--jobs", "5", "--nodes", "10", "--out", "/dev/null"]), vec!["required arguments were not provided", "--load <L>"]),
+        (s(&["gen", "--like", tr, "--jobs", "5", "--nodes", "10", "--load", "0", "--out", "/dev/null"]), vec!["invalid value '0' for '--load <L>': must be > 0"]),
     ];
-    for (args, want) in cases {
+    for (args, wants) in cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let out = eagle_sim(&args);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-        assert!(err.contains(want), "{args:?}: stderr {err:?} should contain {want:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        for want in wants {
+            assert!(err.contains(want), "{args:?}: stderr {err:?} should contain {want:?}");
+        }
     }
+}
+
+#[test]
+fn every_subcommand_has_its_own_help() {
+    let run_flags = [
+        "--trace <PATH>", "--system <SYSTEM>", "--nodes <N>", "--cutoff", "--small-partition", "--big-partition", "--seed", "--heartbeat",
+        "--estimate", "--slots", "--jobs-out", "--json", "--locality", "--replication", "--penalty", "--congestion", "--quiet",
+    ];
+    let gen_flags = ["--like <TRACE>", "--jobs <N>", "--nodes <N>", "--load <L>", "--seed", "--out <PATH>", "--quiet"];
+    for args in [&["run", "--help"][..], &["run", "-h"], &["help", "run"]] {
+        let out = eagle_sim(args);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(text.contains("Usage: eagle-sim run"), "{args:?}: {text}");
+        for f in run_flags {
+            assert!(text.contains(f), "{args:?}: run help lacks {f}: {text}");
+        }
+        assert!(!text.contains("--like"), "{args:?}: run help shows gen's flags: {text}");
+    }
+    for args in [&["gen", "--help"][..], &["help", "gen"]] {
+        let out = eagle_sim(args);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        assert!(text.contains("Usage: eagle-sim gen"), "{args:?}: {text}");
+        for f in gen_flags {
+            assert!(text.contains(f), "{args:?}: gen help lacks {f}: {text}");
+        }
+        assert!(!text.contains("--trace"), "{args:?}: gen help shows run's flags: {text}");
+    }
+    let out = eagle_sim(&["--help"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(text.contains("run") && text.contains("gen") && text.contains("Replays a Hawk/Eagle trace"), "{text}");
+}
+
+#[test]
+fn progress_lines_on_a_pipe_and_none_with_quiet() {
+    // stderr is a pipe here: plain lines, not a bar. EAGLE_SIM_PROGRESS_AFTER_MS=0 shows
+    // them from the start (by default a run shorter than a second shows nothing).
+    let src = temp_trace("progress_src.tr", "0 1 1 1\n");
+    let big = src.with_file_name("progress_big.tr");
+    let gen = eagle_sim(&["gen", "--like", src.to_str().unwrap(), "--jobs", "6000", "--nodes", "200", "--load", "0.5", "--out", big.to_str().unwrap()]);
+    assert!(gen.status.success(), "{}", String::from_utf8_lossy(&gen.stderr));
+    let args = ["run", "--trace", big.to_str().unwrap(), "--system", "sparrow", "--nodes", "200", "--json"];
+    let run = |args: &[&str], after_ms: Option<&str>| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_eagle-sim"));
+        c.args(args).env_remove("EAGLE_SIM_PROGRESS_AFTER_MS");
+        if let Some(ms) = after_ms {
+            c.env("EAGLE_SIM_PROGRESS_AFTER_MS", ms);
+        }
+        let out = c.output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("stdout stays one JSON object");
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let err = run(&args, Some("0"));
+    let pcts: Vec<&str> = err.lines().filter_map(|l| l.strip_prefix("eagle-sim run sparrow: ")).map(|l| l.split(' ').next().unwrap()).collect();
+    assert_eq!(pcts, ["0%", "10%", "20%", "30%", "40%", "50%", "60%", "70%", "80%", "90%", "100%"], "{err}");
+    assert!(err.contains("100% (6000/6000 jobs), ") && err.contains(" s elapsed, ETA "), "{err}");
+    // The same for gen (jobs written).
+    let gen = Command::new(env!("CARGO_BIN_EXE_eagle-sim"))
+        .args(["gen", "--like", src.to_str().unwrap(), "--jobs", "6000", "--nodes", "200", "--load", "0.5", "--out", big.to_str().unwrap()])
+        .env("EAGLE_SIM_PROGRESS_AFTER_MS", "0")
+        .output()
+        .unwrap();
+    let gerr = String::from_utf8_lossy(&gen.stderr);
+    assert_eq!(gerr.lines().filter(|l| l.starts_with("eagle-sim gen: ") && l.contains("% (")).count(), 11, "{gerr}");
+    // --quiet (before or after the subcommand: a global flag) prints nothing.
+    let mut quiet = args.to_vec();
+    quiet.insert(0, "--quiet");
+    assert_eq!(run(&quiet, Some("0")), "");
+    let mut quiet = args.to_vec();
+    quiet.push("-q");
+    assert_eq!(run(&quiet, Some("0")), "");
+    // Default grace period: a sub-second run stays silent.
+    assert_eq!(run(&args, None), "");
 }
 
 #[test]
