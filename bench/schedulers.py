@@ -24,7 +24,7 @@ POOL = {"short": "interactive", "long": "batch"}
 
 
 def find_jar(root: str) -> str | None:
-    jars = sorted(glob.glob(os.path.join(root, "build", "libs", "eagle-spark-*.jar")))
+    jars = sorted(glob.glob(os.path.join(root, "build", "libs", "eagle-spark-[0-9]*.jar")))
     return jars[-1] if jars else None
 
 

@@ -27,7 +27,7 @@ CLUSTER = os.environ.get("DEMO_CLUSTER", "local-cluster[2,2,1024]")
 LONG_TASKS, LONG_S = 12, 3.0
 SHORT_JOBS, SHORT_TASKS, SHORT_S, GAP_S = 6, 2, 0.3, 0.7
 
-JAR = sorted(glob.glob(os.path.join(ROOT, "build/libs/eagle-spark-*.jar")), key=os.path.getmtime)[-1]
+JAR = sorted(glob.glob(os.path.join(ROOT, "build/libs/eagle-spark-[0-9]*.jar")), key=os.path.getmtime)[-1]
 SparkContext._ensure_initialized(conf=SparkConf(loadDefaults=False).set("spark.driver.extraClassPath", JAR))
 
 

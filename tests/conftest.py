@@ -28,7 +28,7 @@ from pyspark.sql import SparkSession  # noqa: E402
 
 
 def plugin_jar():
-    jars = sorted(glob.glob(os.path.join(ROOT, "build/libs/eagle-spark-*.jar")), key=os.path.getmtime)
+    jars = sorted(glob.glob(os.path.join(ROOT, "build/libs/eagle-spark-[0-9]*.jar")), key=os.path.getmtime)
     if not jars:
         pytest.exit("build/libs/eagle-spark-*.jar is missing: run scripts/build.sh", returncode=2)
     return jars[-1]
