@@ -223,3 +223,24 @@ def test_unclaimed_inner_master_in_shared_jvm():
     assert "no cluster manager claims the inner master 'mesos://host:5050'" in msg, msg
     assert YARN in msg and K8S in msg
     assert "local-cluster[workers,cores,memoryMb]" in msg
+
+
+def test_stage_level_profiles_follow_the_inner_master():
+    # Spark allows a task-only resource profile without dynamic allocation on YARN,
+    # Kubernetes and standalone only, judging by spark.master. Under spark-eagle:local[1]
+    # Spark refuses it; once the plugin has told Spark that the inner master is `yarn` (what
+    # createTaskScheduler does for spark-eagle:yarn), Spark accepts it.
+    from pyspark.resource import ResourceProfileBuilder, TaskResourceRequests
+
+    with spark("spark-eagle:local[1]") as (s, _):
+        sc = s.sparkContext
+        jsc = sc._jsc.sc()
+        rp = ResourceProfileBuilder().require(TaskResourceRequests().cpus(1)).build
+        jrp = rp._java_resource_profile
+        assert jrp.getClass().getSimpleName() == "TaskResourceProfile"
+        rpm = jsc.resourceProfileManager()
+        with pytest.raises(Exception) as info:
+            rpm.isSupported(jrp)
+        assert "TaskResourceProfiles are only supported for Standalone, Yarn and Kubernetes" in str(info.value)
+        sc._jvm.org.apache.spark.scheduler.eagle.InnerMaster.useInnerMasterProfiles(jsc, "yarn")
+        assert rpm.isSupported(jrp) is True

@@ -44,6 +44,7 @@ private[spark] class EagleClusterManager extends ExternalClusterManager with Log
         new EagleTaskScheduler(sc, failures.getOrElse(maxFailures), isLocal = true, eagle, masterURL)
       case External(inner) =>
         val manager = InnerMaster.claimant(masterURL, inner)
+        logInfo(s"Eagle: inner master '$inner' is served by ${manager.getClass.getName}")
         InnerMaster.useInnerMasterProfiles(sc, inner)
         manager.createTaskScheduler(sc, inner) match {
           case own: TaskSchedulerImpl =>
