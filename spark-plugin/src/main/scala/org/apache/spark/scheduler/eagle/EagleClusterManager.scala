@@ -48,8 +48,14 @@ private[spark] class EagleClusterManager extends ExternalClusterManager with Log
         InnerMaster.useInnerMasterProfiles(sc, inner)
         manager.createTaskScheduler(sc, inner) match {
           case own: TaskSchedulerImpl =>
-            new EagleTaskScheduler(sc, own.maxTaskFailures, InnerMaster.isLocal(own), eagle, masterURL,
-              Some(InnerScheduler(manager, inner, own)))
+            try {
+              new EagleTaskScheduler(sc, own.maxTaskFailures, InnerMaster.isLocal(own), eagle,
+                masterURL, Some(InnerScheduler(manager, inner, own)))
+            } catch {
+              case NonFatal(e) =>
+                Try(own.stop()) // its timers: nobody else will stop it
+                throw e
+            }
           case other =>
             Try(other.stop())
             throw new SparkException(s"Eagle master URL '$masterURL': ${manager.getClass.getName} " +
