@@ -28,7 +28,7 @@ from pyspark.sql import SparkSession  # noqa: E402
 
 
 def plugin_jar():
-    # eagle-spark-<version>.jar only: build/libs also holds eagle-spark-bench-<version>.jar.
+    # eagle-spark-<version>.jar only: build/libs also holds the -bench- and -tests- jars.
     jars = sorted(glob.glob(os.path.join(ROOT, "build/libs/eagle-spark-[0-9]*.jar")), key=os.path.getmtime)
     if not jars:
         pytest.exit("build/libs/eagle-spark-<version>.jar is missing: run scripts/build.sh", returncode=2)

@@ -33,9 +33,11 @@ def test_job_property_as_conf_key_explains_local_properties():
     assert "spark.scheduler.eagle.job.class" in msg and "setLocalProperty" in msg
 
 
-def test_unsupported_inner_master_is_named():
-    msg = start_fails("spark-eagle:yarn", {})
-    assert "spark-eagle:yarn" in msg
+def test_malformed_builtin_inner_master_is_named():
+    # (an inner master that no built-in form and no external cluster manager serves: see
+    # test_inner_master.py)
+    msg = start_fails("spark-eagle:local[two]", {})
+    assert "spark-eagle:local[two]" in msg and "inner master 'local[two]' is not one of" in msg, msg
 
 
 def test_py4j_error_type():

@@ -3,26 +3,30 @@
  */
 package org.apache.spark.scheduler.eagle
 
-import scala.collection.mutable
+import scala.util.Try
 import scala.util.control.NonFatal
 
 import org.apache.spark.{SparkContext, SparkException}
 import org.apache.spark.deploy.LocalSparkCluster
 import org.apache.spark.internal.{config, Logging}
-import org.apache.spark.resource.{ResourceProfile, ResourceProfileManager}
-import org.apache.spark.scheduler.{ExternalClusterManager, SchedulerBackend, TaskScheduler}
+import org.apache.spark.scheduler.{ExternalClusterManager, SchedulerBackend, TaskScheduler, TaskSchedulerImpl}
 import org.apache.spark.scheduler.cluster.StandaloneSchedulerBackend
 import org.apache.spark.scheduler.local.LocalSchedulerBackend
 
 /**
  * Serves masters `spark-eagle:<inner>` (registered in
- * `META-INF/services/org.apache.spark.scheduler.ExternalClusterManager`).
- *
- * `<inner>` is any of `local`, `local[N]`, `local[*]`, `local[N,F]`,
- * `local-cluster[workers,coresPerWorker,memoryPerWorkerMb]` or
- * `spark://host:port[,host:port]`; the stock backend for it is wrapped unchanged and the
- * task scheduler is an [[EagleTaskScheduler]]. (`spark-submit` only accepts masters that
- * start with spark/k8s/local/yarn, hence the `spark-` prefix.)
+ * `META-INF/services/org.apache.spark.scheduler.ExternalClusterManager`); the task scheduler
+ * is always an [[EagleTaskScheduler]], the backend is the one `<inner>` would get:
+ *  - `local`, `local[N]`, `local[*]`, `local[N,F]`,
+ *    `local-cluster[workers,coresPerWorker,memoryPerWorkerMb]` and
+ *    `spark://host:port[,host:port]`, which Spark serves itself (no external cluster
+ *    manager exists for them): built here as `SparkContext.createTaskScheduler` does;
+ *  - any other `<inner>` (`yarn`, `k8s://...`, a third party's): the external cluster
+ *    manager that claims it (see [[InnerMaster.claimant]]) builds its own backend around the
+ *    Eagle scheduler and initializes it; the scheduler it built for itself is kept for rack
+ *    resolution and its start hook (see [[InnerScheduler]]).
+ * (`spark-submit` only accepts masters that start with spark/k8s/local/yarn, hence the
+ * `spark-` prefix; it treats `spark-eagle:` masters as standalone ones.)
  *
  * Unlike stock local masters, `spark-eagle:local[N]` honours `spark.task.maxFailures`
  * (default 4), so a failing task is retried as on a cluster; `local[N,F]` sets F explicitly.
@@ -38,41 +42,29 @@ private[spark] class EagleClusterManager extends ExternalClusterManager with Log
     parse(masterURL) match {
       case Local(_, failures) =>
         new EagleTaskScheduler(sc, failures.getOrElse(maxFailures), isLocal = true, eagle, masterURL)
+      case External(inner) =>
+        val manager = InnerMaster.claimant(masterURL, inner)
+        logInfo(s"Eagle: inner master '$inner' is served by ${manager.getClass.getName}")
+        InnerMaster.useInnerMasterProfiles(sc, inner)
+        manager.createTaskScheduler(sc, inner) match {
+          case own: TaskSchedulerImpl =>
+            try {
+              new EagleTaskScheduler(sc, own.maxTaskFailures, InnerMaster.isLocal(own), eagle,
+                masterURL, Some(InnerScheduler(manager, inner, own)))
+            } catch {
+              case NonFatal(e) =>
+                Try(own.stop()) // its timers: nobody else will stop it
+                throw e
+            }
+          case other =>
+            Try(other.stop())
+            throw new SparkException(s"Eagle master URL '$masterURL': ${manager.getClass.getName} " +
+              s"serves '$inner' with its own task scheduler ${other.getClass.getName}, which is not " +
+              "a TaskSchedulerImpl: Eagle cannot take its place")
+        }
       case _ =>
-        useStandaloneDefaultProfile(sc, masterURL.substring(Prefix.length).trim)
+        InnerMaster.useInnerMasterProfiles(sc, masterURL.substring(Prefix.length).trim)
         new EagleTaskScheduler(sc, maxFailures, isLocal = false, eagle, masterURL)
-    }
-  }
-
-  /**
-   * Spark derives the default resource profile from the master URL before any cluster
-   * manager runs: for masters starting with `spark://` or `local-cluster` an unset
-   * `spark.executor.cores` means "all the worker's cores", for any other master it means 1.
-   * Our `spark-eagle:` prefix would thus give standalone executors a single core each.
-   * Rebuild the default profile as Spark does for the inner master and put it in place of
-   * the one the ResourceProfileManager cached (private fields, hence reflection). If that
-   * fails, say how to get the same effect by configuration.
-   */
-  private def useStandaloneDefaultProfile(sc: SparkContext, inner: String): Unit = {
-    if (sc.conf.contains(config.EXECUTOR_CORES.key)) return // explicit: both agree already
-    try {
-      val fresh = ResourceProfile.reInitDefaultProfile(sc.conf.clone.set("spark.master", inner))
-      val rpm = sc.resourceProfileManager
-      def field(name: String) = {
-        val f = classOf[ResourceProfileManager].getDeclaredField(name)
-        f.setAccessible(true)
-        f
-      }
-      field("defaultProfile").set(rpm, fresh)
-      field("isStandaloneOrLocalCluster").setBoolean(rpm, true)
-      field("resourceProfileIdToResourceProfile").get(rpm)
-        .asInstanceOf[mutable.HashMap[Int, ResourceProfile]]
-        .put(ResourceProfile.DEFAULT_RESOURCE_PROFILE_ID, fresh)
-    } catch {
-      case NonFatal(e) =>
-        logWarning(s"Eagle: could not give '$inner' executors Spark's standalone default of all " +
-          s"worker cores (${e.getMessage}); executors get 1 core unless you set " +
-          s"${config.EXECUTOR_CORES.key}")
     }
   }
 
@@ -98,11 +90,40 @@ private[spark] class EagleClusterManager extends ExternalClusterManager with Log
         backend
       case Standalone(urls) =>
         new StandaloneSchedulerBackend(sched, sc, urls)
+      case External(_) =>
+        val inner = innerOf(sched, masterURL)
+        try inner.manager.createSchedulerBackend(sc, inner.url, sched) catch {
+          case NonFatal(e) =>
+            // SparkContext never sees this scheduler: stop its engine and threads here.
+            Try(sched.discard())
+            e match {
+              case _: ClassCastException =>
+                throw new SparkException(s"Eagle master URL '$masterURL': the backend of " +
+                  s"${inner.manager.getClass.getName} for '${inner.url}' requires that manager's " +
+                  s"own task scheduler class (${inner.scheduler.getClass.getName}); Eagle cannot " +
+                  s"take its place (${e.getMessage})", e)
+              case _ => throw e
+            }
+        }
     }
   }
 
-  override def initialize(scheduler: TaskScheduler, backend: SchedulerBackend): Unit =
-    scheduler.asInstanceOf[EagleTaskScheduler].initialize(backend)
+  override def initialize(scheduler: TaskScheduler, backend: SchedulerBackend): Unit = {
+    val sched = scheduler.asInstanceOf[EagleTaskScheduler]
+    sched.inner match {
+      case Some(inner) =>
+        // The manager's own initialize (YARN's and Kubernetes' call TaskSchedulerImpl.initialize);
+        // one that does something else must still leave the Eagle scheduler initialized.
+        inner.manager.initialize(sched, backend)
+        if (sched.backend == null) sched.initialize(backend)
+      case None =>
+        sched.initialize(backend)
+    }
+  }
+
+  private def innerOf(sched: EagleTaskScheduler, masterURL: String): InnerScheduler =
+    sched.inner.getOrElse(throw new SparkException(
+      s"Eagle master URL '$masterURL': the scheduler was created without its inner cluster manager"))
 }
 
 private[spark] object EagleClusterManager {
@@ -112,6 +133,8 @@ private[spark] object EagleClusterManager {
   case class Local(threads: Int, maxFailures: Option[Int]) extends Inner
   case class LocalCluster(workers: Int, coresPerWorker: Int, memoryMb: Int) extends Inner
   case class Standalone(masterUrls: Array[String]) extends Inner
+  /** Served by the external cluster manager that claims it (YARN, Kubernetes, ...). */
+  case class External(url: String) extends Inner
 
   private val LocalN = """local\[([0-9]+|\*)\]""".r
   private val LocalNF = """local\[([0-9]+|\*)\s*,\s*([0-9]+)\]""".r
@@ -134,10 +157,14 @@ private[spark] object EagleClusterManager {
       case LocalNF(n, f) => Local(threads(n, masterURL), Some(f.toInt))
       case LocalClusterRe(w, c, m) => LocalCluster(w.toInt, c.toInt, m.toInt)
       case SparkRe(hosts) if hosts.nonEmpty => Standalone(hosts.split(",").map("spark://" + _.trim))
-      case other =>
+      case "" =>
+        throw new SparkException(s"Eagle master URL '$masterURL' has no inner master: " +
+          s"expected one of ${InnerMaster.BuiltIn}, or a master an external cluster manager " +
+          "serves (yarn, k8s://https://host:port, ...)")
+      case other if other.startsWith("local") || other.startsWith("spark://") =>
         throw new SparkException(s"Could not parse Eagle master URL '$masterURL': inner master " +
-          s"'$other' is not one of local, local[N], local[*], local[N,F], " +
-          "local-cluster[workers,cores,memoryMb], spark://host:port[,host:port]")
+          s"'$other' is not one of ${InnerMaster.BuiltIn}")
+      case other => External(other)
     }
   }
 }

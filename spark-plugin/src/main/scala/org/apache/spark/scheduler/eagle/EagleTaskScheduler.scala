@@ -43,13 +43,18 @@ import org.apache.spark.scheduler._
  * behaviour for the rest of the application.
  *
  * The JSON run summary and the history file are written when the SparkContext stops.
+ *
+ * Under an external cluster manager (`spark-eagle:yarn`, `spark-eagle:k8s://...`), `inner`
+ * holds the scheduler that manager built for itself: rack resolution and the start hook are
+ * its (see [[InnerScheduler]]); everything else is this class.
  */
 private[spark] class EagleTaskScheduler(
     sc: SparkContext,
     maxTaskFailures: Int,
     isLocal: Boolean,
     val eagleConf: EagleConf,
-    val masterUrl: String)
+    val masterUrl: String,
+    val inner: Option[InnerScheduler] = None)
   extends TaskSchedulerImpl(sc, maxTaskFailures, isLocal) {
 
   private val startNanos = System.nanoTime()
@@ -418,6 +423,26 @@ private[spark] class EagleTaskScheduler(
     }
   }
 
+  // ---- the inner cluster manager's scheduler ----------------------------------------------
+
+  /** The inner manager's racks (e.g. YARN's topology), used for RACK_LOCAL and `hostsByRack`. */
+  override def getRacksForHosts(hosts: Seq[String]): Seq[Option[String]] = inner match {
+    case Some(i) => i.scheduler.getRacksForHosts(hosts)
+    case None => super.getRacksForHosts(hosts)
+  }
+
+  /**
+   * The inner manager's start hook (YARN cluster mode's signals the ApplicationMaster that the
+   * SparkContext exists, then waits for the backend as the stock hook does). It waits on
+   * `backend`, so the inner scheduler is given ours for that; [[stop]] takes it back.
+   */
+  override def postStartHook(): Unit = inner match {
+    case Some(i) =>
+      i.scheduler.backend = backend
+      i.scheduler.postStartHook()
+    case None => super.postStartHook()
+  }
+
   // ---- failure without fallback ----------------------------------------------------------
 
   private def abortIfHardFailed(): Unit = {
@@ -459,8 +484,27 @@ private[spark] class EagleTaskScheduler(
         case NonFatal(e) => logWarning(s"Eagle: could not write the run summary: ${e.getMessage}", e)
       } finally {
         engine.close()
+        stopInner(exitCode)
       }
     }
+  }
+
+  /**
+   * For a start that failed before SparkContext got this scheduler (its backend could not be
+   * built): the engine, the threads and the inner scheduler go, no summary is written.
+   */
+  private[eagle] def discard(): Unit = {
+    reviver.shutdownNow()
+    try super.stop(0) finally {
+      engine.close()
+      stopInner(0)
+    }
+  }
+
+  /** The inner scheduler's timers and thread pools (never its backend: that one is ours). */
+  private def stopInner(exitCode: Int): Unit = inner.foreach { i =>
+    i.scheduler.backend = null
+    Try(i.scheduler.stop(exitCode))
   }
 
   /** Slots the engine counts busy (running or planned), or -1 without a healthy engine. */
