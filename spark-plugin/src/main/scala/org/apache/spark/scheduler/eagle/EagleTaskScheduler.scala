@@ -69,6 +69,9 @@ private[spark] class EagleTaskScheduler(
   private[eagle] val summary = new EagleSummary(eagleConf, masterUrl)
   sc.addSparkListener(summary)
 
+  /** Metrics, Eagle events and the Spark UI tab (see EagleObserver); never throws. */
+  private[eagle] val observer = new EagleObserver(sc, eagleConf, engine, summary, masterUrl, () => nowMs)
+
   // All state below is guarded by `this` (the TaskSchedulerImpl lock).
   private val nodeOf = new mutable.HashMap[String, Int]
   private val tsmByJob = new mutable.HashMap[Int, EagleTaskSetManager]
@@ -149,7 +152,14 @@ private[spark] class EagleTaskScheduler(
       Array(-1L, -1L, -1L)
     }
     summary.taskSetSubmitted(taskSet, stageName, signature, job, hintClass, hintEstimateMs, info)
+    observer.taskSetSubmitted(taskSet, stageName, job, info)
     tsm
+  }
+
+  /** The SparkContext is up (listener bus, UI, metrics system): start observing. */
+  override def postStartHook(): Unit = {
+    super.postStartHook()
+    observer.start()
   }
 
   override def submitTasks(taskSet: TaskSet): Unit = {
@@ -168,7 +178,7 @@ private[spark] class EagleTaskScheduler(
         // The interval history lives with the engine's job: fetch it before removeJob (only
         // when a summary will be written: it is kept for nothing else).
         val history =
-          if (eagleConf.ddsEnabled && eagleConf.summaryPath.isDefined) {
+          if (eagleConf.ddsEnabled && (eagleConf.summaryPath.isDefined || observer.wantsDelayHistory)) {
             engine.call("delayHistory")(_.delayHistory(_, m.eagleJob))
           } else {
             None
@@ -177,8 +187,10 @@ private[spark] class EagleTaskScheduler(
         engine.call("counters")(_.counters(_)).foreach(summary.setCounters)
         summary.taskSetEnded(m.taskSet, info)
         summary.taskSetLocality(m.taskSet, m.launchesByLevel, history)
+        observer.taskSetEnded(m.taskSet, m.eagleJob, info, m.launchesByLevel, history)
       case m: EagleTaskSetManager =>
         summary.taskSetLocality(m.taskSet, m.launchesByLevel, None)
+        observer.taskSetEnded(m.taskSet, m.eagleJob, None, m.launchesByLevel, None)
       case _ =>
     }
   }
@@ -444,6 +456,8 @@ private[spark] class EagleTaskScheduler(
       super.stop(exitCode)
     } finally {
       try {
+        // Final Eagle events and metrics removal, while the engine is still open.
+        observer.stop()
         if (engine.active) {
           engine.call("counters")(_.counters(_)).foreach(summary.setCounters)
           engine.call("adaptiveHistory")(_.adaptiveHistory(_)).foreach(summary.setAdaptive)
