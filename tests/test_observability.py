@@ -10,7 +10,6 @@ import glob
 import json
 import os
 import re
-import shutil
 import socket
 import subprocess
 import threading
@@ -129,6 +128,7 @@ def run(tmp_path_factory):
             return g if g.get("decisions", 0) >= launched else None
 
         res["prometheus"] = wait_for("eagle gauges in /metrics/prometheus", prom, timeout=30)
+        (d / "prometheus.txt").write_text(fetch(ui + "/metrics/prometheus/"))
         res["metrics_json"] = json.loads(fetch(ui + "/metrics/json/"))
         # JMX (JmxSink): through a typed proxy, as py4j cannot call the MBeanServer's class.
         jvm = sc._jvm
@@ -344,6 +344,28 @@ def test_fallback_shows_in_metrics_and_tab_and_jobs_still_complete(tmp_path):
         assert [v["value"] for k, v in gauges.items() if k.endswith("driver.eagle.fallback")] == [1]
 
 
+def test_paper_policy_events_have_no_reservation_and_the_fixed_cutoff(tmp_path):
+    events = tmp_path / "events"
+    events.mkdir()
+    conf = {
+        "spark.scheduler.eagle.policy": "paper",
+        "spark.eventLog.enabled": "true",
+        "spark.eventLog.dir": "file://" + str(events),
+        "spark.eventLog.compress": "false",
+    }
+    with spark("spark-eagle:local[2]", conf, summary_path=tmp_path / "s.json") as (s, r):
+        assert s.sparkContext.parallelize(range(100), 4).sum() == sum(range(100))
+    log = read_event_log(events)
+    (started,) = eagle_events(log, "EagleSchedulerStarted")
+    assert started["policy"] == "paper"
+    res = eagle_events(log, "EagleReservationChanged")
+    assert [(e["reservedSlots"], e["cutoffMs"]) for e in res] == [(-1, 10000)], "posted once: nothing changes"
+    (final,) = [e for e in eagle_events(log, "EagleCountersSnapshot") if e["atStop"]]
+    c = dict(zip(final["names"], final["values"]))
+    assert c["probesPlaced"] == r["summary"]["counters"]["probesPlaced"] > 0, "paper places probes"
+    assert c["decisions"] >= len(spark_events(log, "TaskStart")) == 4
+
+
 # ---- History Server -------------------------------------------------------------------------
 
 
@@ -355,16 +377,21 @@ def free_port():
 
 @pytest.fixture(scope="module")
 def history_server(run):
-    java = shutil.which("java") or os.path.join(os.environ.get("JAVA_HOME", ""), "bin", "java")
+    # As the README says to run it (start-history-server.sh runs the same class through
+    # spark-class, in the background): the jar through SPARK_DAEMON_CLASSPATH.
     spark_home = os.environ["SPARK_HOME"]
     port = free_port()
     log = open(run["d"] / "history-server.log", "w")
-    cmd = [java, "-Xmx512m", "-cp", os.path.join(spark_home, "jars", "*") + os.pathsep + JAR,
-           "-Dspark.history.fs.logDirectory=file://" + str(run["events"]),
-           "-Dspark.history.ui.port=%d" % port,
-           "-Dspark.history.fs.update.interval=1s",
-           "org.apache.spark.deploy.history.HistoryServer"]
-    p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
+    env = dict(os.environ)
+    env["SPARK_DAEMON_CLASSPATH"] = JAR
+    env["SPARK_DAEMON_MEMORY"] = "512m"
+    env["SPARK_HISTORY_OPTS"] = " ".join([
+        "-Dspark.history.fs.logDirectory=file://" + str(run["events"]),
+        "-Dspark.history.ui.port=%d" % port,
+        "-Dspark.history.fs.update.interval=1s"])
+    env.pop("SPARK_CONF_DIR", None)
+    cmd = [os.path.join(spark_home, "bin", "spark-class"), "org.apache.spark.deploy.history.HistoryServer"]
+    p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
     try:
         yield "http://127.0.0.1:%d" % port, p
     finally:

@@ -111,7 +111,7 @@ private[eagle] class EagleObserver(
 
   // ---- start / stop ---------------------------------------------------------------------
 
-  private var metrics: Option[EagleMetricsSource] = None
+  @volatile private var metrics: Option[EagleMetricsSource] = None
   @volatile private var stopped = false
   private val reporter = Executors.newSingleThreadScheduledExecutor(new ThreadFactory {
     override def newThread(r: Runnable): Thread = {
@@ -122,7 +122,7 @@ private[eagle] class EagleObserver(
   })
 
   /** Task sets end with their interval history fetched only when someone will look at it. */
-  def wantsDelayHistory: Boolean =
+  lazy val wantsDelayHistory: Boolean =
     sc.conf.getBoolean("spark.eventLog.enabled", defaultValue = false) || sc.ui.isDefined
 
   /** Once the SparkContext is up (`postStartHook`): UI tab, start event, metrics, reporter. */

@@ -42,7 +42,9 @@ import org.apache.spark.scheduler._
  * engine is dropped (one error logged) and every override below falls through to the stock
  * behaviour for the rest of the application.
  *
- * The JSON run summary and the history file are written when the SparkContext stops.
+ * The JSON run summary and the history file are written when the SparkContext stops; while
+ * it runs, [[EagleObserver]] shows what the engine does (the `eagle` metrics source, Eagle
+ * events on the listener bus, the Eagle tab of the Spark UI).
  */
 private[spark] class EagleTaskScheduler(
     sc: SparkContext,

@@ -144,9 +144,9 @@ private[spark] object EagleRender {
 
     val config = app.toSeq.flatMap { a =>
       <div id="eagle-config">
-        <h4>Configuration</h4>
+        <h4>Configuration (as validated; the keys are under spark.scheduler.eagle.)</h4>
         {table(Seq("key", "value"), a.configKeys.toSeq.zip(a.configValues.toSeq).map { case (k, v) =>
-          Seq(cell(s"spark.scheduler.eagle.$k"), cell(str(v))) }, "eagle-config-table")}
+          Seq(cell(k), cell(str(v))) }, "eagle-config-table")}
       </div>
     }
 
