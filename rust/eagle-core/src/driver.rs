@@ -39,6 +39,33 @@ pub struct AdaptivePoint {
     pub cutoff: Option<f64>,
 }
 
+/// What the driver is doing now (metrics, the Spark UI tab): read-only, O(live jobs).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DriverStatus {
+    /// Slots reserved for short work (adaptive; `None` under the paper policy or before the
+    /// first decision).
+    pub reservation: Option<u32>,
+    /// The short/long cutoff in force (seconds); `None` while no split is known.
+    pub cutoff: Option<f64>,
+    /// Slots taken (planned or running) and all slots, across live nodes.
+    pub busy_slots: u64,
+    pub total_slots: u64,
+    /// Live jobs (submitted, not removed) by the class they are scheduled as now.
+    pub short_jobs: u32,
+    pub long_jobs: u32,
+    /// Dynamic Delay Scheduling, per adapting level (process, node, rack): the mean and the
+    /// largest current interval (seconds) over the live jobs; `None` without delay
+    /// scheduling or without a live job.
+    pub delay_mean: [Option<f64>; 3],
+    pub delay_max: [Option<f64>; 3],
+    /// The application's learned intervals per adapting level (seconds; where a new stage
+    /// starts with `inherit`); `None` without delay scheduling.
+    pub delay_learned: Option<[f64; 3]>,
+}
+
+/// The levels whose wait adapts, in the order of [`DriverStatus`]'s delay arrays.
+pub const STATUS_LEVELS: [Level; 3] = [Level::ProcessLocal, Level::NodeLocal, Level::RackLocal];
+
 /// How many [`AdaptivePoint`]s the driver keeps (the oldest are dropped).
 pub const ADAPTIVE_HISTORY_CAP: usize = 2048;
 
@@ -491,6 +518,42 @@ impl Driver {
         for &(_, mean, _) in entries {
             self.learn(0.0, mean);
         }
+    }
+
+    /// What the driver is doing now (see [`DriverStatus`]). Read-only.
+    pub fn status(&self) -> DriverStatus {
+        let mut st = DriverStatus {
+            reservation: self.engine.reservation(),
+            cutoff: self.cutoff(),
+            busy_slots: self.engine.busy_slots(),
+            total_slots: self.engine.total_slots(),
+            ..DriverStatus::default()
+        };
+        let mut sum = [0.0f64; 3];
+        let mut max = [f64::NEG_INFINITY; 3];
+        let mut with_delay = 0u32;
+        for (&id, m) in &self.meta {
+            match self.engine.job(JobId(id)).map(|j| j.class) {
+                Some(Class::Long) => st.long_jobs += 1,
+                Some(Class::Short) => st.short_jobs += 1,
+                None => {}
+            }
+            if let Some(d) = m.delay.as_ref() {
+                with_delay += 1;
+                for (i, &l) in STATUS_LEVELS.iter().enumerate() {
+                    sum[i] += d.interval(l);
+                    max[i] = max[i].max(d.interval(l));
+                }
+            }
+        }
+        if with_delay > 0 {
+            for i in 0..3 {
+                st.delay_mean[i] = Some(sum[i] / with_delay as f64);
+                st.delay_max[i] = Some(max[i]);
+            }
+        }
+        st.delay_learned = self.learned.as_ref().map(|l| STATUS_LEVELS.map(|lv| l.current()[lv as usize]));
+        st
     }
 
     /// Bounds the history to `n` signatures (least recently used evicted first).

@@ -44,7 +44,7 @@ pub mod steal;
 pub mod types;
 
 pub use config::{Config, System};
-pub use driver::{AdaptivePoint, Driver, DriverConfig, PolicyKind};
+pub use driver::{AdaptivePoint, Driver, DriverConfig, DriverStatus, PolicyKind};
 pub use estimate::EstimateSource;
 pub use engine::{Counters, Engine, JobSpec, JobView, NodeView};
 pub use types::{Class, JobId, Msg, NodeId, Output, Time};

@@ -656,6 +656,23 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_adaptiveHist
     .resolve_with::<ThrowEagle, _>(|| "adaptiveHistory")
 }
 
+/// `status(handle): Array[Long]` — the counters ([`state::COUNTER_NAMES`]) then what the
+/// engine is doing now ([`state::STATUS_NAMES`]). Read-only, for metrics and the UI: it is
+/// not counted as a call (neither in `nativeCalls` nor by the `failAfterCalls` test hook),
+/// so observing the engine never changes what it does.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_status<'l>(
+    mut env: EnvUnowned<'l>,
+    _this: JObject<'l>,
+    h: jlong,
+) -> JLongArray<'l> {
+    env.with_env(|env| -> Res<JLongArray<'l>> {
+        let v = ENGINES.with(h, |st| st.status()).map_err(BridgeError::Handle)?;
+        longs_out(env, &v)
+    })
+    .resolve_with::<ThrowEagle, _>(|| "status")
+}
+
 /// `noop(handle): Long` — returns its argument; measures the bare JNI call cost.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_noop<'l>(

@@ -55,6 +55,30 @@ pub const COUNTER_NAMES: [&str; 13] = [
     "nativeCalls",
 ];
 
+/// Names of the `status(handle): Array[Long]` slots that follow the [`COUNTER_NAMES`]
+/// ones (the array is the counters, then these). Times in whole milliseconds; -1 for
+/// "none" (no reservation under `policy=paper`, no cutoff while no split is known, no
+/// interval without delay scheduling or without a live task set). The `dds*Wait*` slots
+/// are the mean and the largest current interval over the live task sets, per level; the
+/// `ddsLearned*` ones the application's learned intervals.
+pub const STATUS_NAMES: [&str; 15] = [
+    "reservedSlots",
+    "cutoffMs",
+    "busySlots",
+    "totalSlots",
+    "shortTaskSets",
+    "longTaskSets",
+    "ddsProcessWaitMeanMs",
+    "ddsProcessWaitMaxMs",
+    "ddsNodeWaitMeanMs",
+    "ddsNodeWaitMaxMs",
+    "ddsRackWaitMeanMs",
+    "ddsRackWaitMaxMs",
+    "ddsLearnedProcessWaitMs",
+    "ddsLearnedNodeWaitMs",
+    "ddsLearnedRackWaitMs",
+];
+
 /// Seeds travel as `f64`; integers above 2^53 would not survive the trip.
 const MAX_EXACT_F64_INT: f64 = 9_007_199_254_740_992.0;
 
@@ -377,6 +401,31 @@ impl State {
     }
 }
 
+impl State {
+    /// The `status(handle)` layout: [`COUNTER_NAMES`] then [`STATUS_NAMES`]. Read-only.
+    pub fn status(&self) -> Vec<i64> {
+        let st = self.driver.status();
+        let ms = |v: Option<f64>| v.map_or(-1, s_to_ms);
+        let big = |v: u64| v.min(i64::MAX as u64) as i64;
+        let mut v = self.counters();
+        v.extend([
+            st.reservation.map_or(-1, i64::from),
+            ms(st.cutoff),
+            big(st.busy_slots),
+            big(st.total_slots),
+            i64::from(st.short_jobs),
+            i64::from(st.long_jobs),
+        ]);
+        for i in 0..3 {
+            v.extend([ms(st.delay_mean[i]), ms(st.delay_max[i])]);
+        }
+        for i in 0..3 {
+            v.push(ms(st.delay_learned.map(|l| l[i])));
+        }
+        v
+    }
+}
+
 /// One history entry as stored on disk.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -683,6 +732,27 @@ mod tests {
         let left: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(left.len(), 1, "no temporary file left behind: {left:?}");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn status_is_the_counters_then_the_status_slots() {
+        let mut st = State::new(&good()).unwrap();
+        let v = st.status();
+        assert_eq!(v.len(), COUNTER_NAMES.len() + STATUS_NAMES.len());
+        let at = |name: &str| v[COUNTER_NAMES.len() + STATUS_NAMES.iter().position(|n| *n == name).unwrap()];
+        assert_eq!(at("ddsProcessWaitMeanMs"), -1, "no delay scheduling");
+        assert_eq!(at("ddsLearnedRackWaitMs"), -1);
+        let n = st.driver.add_node(0.0, 3);
+        let j = st.driver.submit(0.0, 5, Some(Class::Long), Some(2.0), 7);
+        let calls = st.calls();
+        assert_eq!(st.driver.offer(0.0, n, 3, &[]), vec![j; 3]);
+        let v = st.status();
+        let at = |name: &str| v[COUNTER_NAMES.len() + STATUS_NAMES.iter().position(|n| *n == name).unwrap()];
+        assert_eq!((at("busySlots"), at("totalSlots")), (3, 3));
+        assert_eq!((at("shortTaskSets"), at("longTaskSets")), (0, 1));
+        assert_eq!(v[0], st.counters()[0], "decisions first, as in counters()");
+        assert!(v[0] >= 3);
+        assert_eq!(st.calls(), calls, "reading the status is not a counted call");
     }
 
     #[test]

@@ -79,6 +79,29 @@ private[eagle] final class EagleEngine(conf: EagleConf) extends Logging {
     }
   }
 
+  @volatile private var observeFailures = 0L
+
+  /**
+   * A read-only native call made only to observe the engine (metrics, the UI): like `call`,
+   * but a failure is logged (the first one as a warning, later ones at debug) and never
+   * turns into the fallback. Never throws.
+   */
+  def observe[T](what: String)(f: (Native, Long) => T): Option[T] = {
+    if (!active) return None
+    try {
+      Some(f(native, handle))
+    } catch {
+      case e: Throwable if NonFatal(e) || e.isInstanceOf[LinkageError] =>
+        observeFailures += 1
+        if (observeFailures == 1 && !e.isInstanceOf[EagleEngineClosedException]) {
+          logWarning(s"Eagle: could not read the engine's status ('$what') for metrics/UI: ${e.getMessage}")
+        } else {
+          logDebug(s"Eagle: native call '$what' (observation) failed: ${e.getMessage}")
+        }
+        None
+    }
+  }
+
   private def fail(what: String, e: Throwable): Unit = synchronized {
     if (failure.isEmpty) {
       failure = Some(e)

@@ -70,6 +70,9 @@ private[eagle] class EagleSummary(conf: EagleConf, master: String) extends Spark
 
   def reviveRequested(): Unit = synchronized { plugin("reviveRequests") += 1 }
 
+  /** The plugin-side counters (names and values), as the summary's `plugin` object. */
+  def pluginCounters: Seq[(String, Long)] = synchronized { plugin.toList }
+
   private def source(code: Long): String =
     if (code >= 0 && code < Native.EstimateSources.size) Native.EstimateSources(code.toInt) else null
 

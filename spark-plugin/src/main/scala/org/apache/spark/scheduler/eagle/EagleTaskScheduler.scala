@@ -42,7 +42,9 @@ import org.apache.spark.scheduler._
  * engine is dropped (one error logged) and every override below falls through to the stock
  * behaviour for the rest of the application.
  *
- * The JSON run summary and the history file are written when the SparkContext stops.
+ * The JSON run summary and the history file are written when the SparkContext stops; while
+ * it runs, [[EagleObserver]] shows what the engine does (the `eagle` metrics source, Eagle
+ * events on the listener bus, the Eagle tab of the Spark UI).
  *
  * Under an external cluster manager (`spark-eagle:yarn`, `spark-eagle:k8s://...`), `inner`
  * holds the scheduler that manager built for itself: rack resolution and the start hook are
@@ -73,6 +75,9 @@ private[spark] class EagleTaskScheduler(
 
   private[eagle] val summary = new EagleSummary(eagleConf, masterUrl)
   sc.addSparkListener(summary)
+
+  /** Metrics, Eagle events and the Spark UI tab (see EagleObserver); never throws. */
+  private[eagle] val observer = new EagleObserver(sc, eagleConf, engine, summary, masterUrl, () => nowMs)
 
   // All state below is guarded by `this` (the TaskSchedulerImpl lock).
   private val nodeOf = new mutable.HashMap[String, Int]
@@ -154,9 +159,11 @@ private[spark] class EagleTaskScheduler(
       Array(-1L, -1L, -1L)
     }
     summary.taskSetSubmitted(taskSet, stageName, signature, job, hintClass, hintEstimateMs, info)
+    observer.taskSetSubmitted(taskSet, stageName, job, info)
     tsm
   }
 
+  /** The SparkContext is up (listener bus, UI, metrics system): start observing. */
   override def submitTasks(taskSet: TaskSet): Unit = {
     super.submitTasks(taskSet)
     abortIfHardFailed()
@@ -173,7 +180,7 @@ private[spark] class EagleTaskScheduler(
         // The interval history lives with the engine's job: fetch it before removeJob (only
         // when a summary will be written: it is kept for nothing else).
         val history =
-          if (eagleConf.ddsEnabled && eagleConf.summaryPath.isDefined) {
+          if (eagleConf.ddsEnabled && (eagleConf.summaryPath.isDefined || observer.wantsDelayHistory)) {
             engine.call("delayHistory")(_.delayHistory(_, m.eagleJob))
           } else {
             None
@@ -182,8 +189,10 @@ private[spark] class EagleTaskScheduler(
         engine.call("counters")(_.counters(_)).foreach(summary.setCounters)
         summary.taskSetEnded(m.taskSet, info)
         summary.taskSetLocality(m.taskSet, m.launchesByLevel, history)
+        observer.taskSetEnded(m.taskSet, m.eagleJob, info, m.launchesByLevel, history)
       case m: EagleTaskSetManager =>
         summary.taskSetLocality(m.taskSet, m.launchesByLevel, None)
+        observer.taskSetEnded(m.taskSet, m.eagleJob, None, m.launchesByLevel, None)
       case _ =>
     }
   }
@@ -436,11 +445,14 @@ private[spark] class EagleTaskScheduler(
    * SparkContext exists, then waits for the backend as the stock hook does). It waits on
    * `backend`, so the inner scheduler is given ours for that; [[stop]] takes it back.
    */
-  override def postStartHook(): Unit = inner match {
-    case Some(i) =>
-      i.scheduler.backend = backend
-      i.scheduler.postStartHook()
-    case None => super.postStartHook()
+  override def postStartHook(): Unit = {
+    inner match {
+      case Some(i) =>
+        i.scheduler.backend = backend
+        i.scheduler.postStartHook()
+      case None => super.postStartHook()
+    }
+    observer.start()
   }
 
   // ---- failure without fallback ----------------------------------------------------------
@@ -469,6 +481,8 @@ private[spark] class EagleTaskScheduler(
       super.stop(exitCode)
     } finally {
       try {
+        // Final Eagle events and metrics removal, while the engine is still open.
+        observer.stop()
         if (engine.active) {
           engine.call("counters")(_.counters(_)).foreach(summary.setCounters)
           engine.call("adaptiveHistory")(_.adaptiveHistory(_)).foreach(summary.setAdaptive)

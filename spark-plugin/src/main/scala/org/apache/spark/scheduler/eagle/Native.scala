@@ -152,6 +152,13 @@ private[eagle] class Native {
    */
   @native def delayHistory(handle: Long, job: Int): Array[Double]
 
+  /**
+   * What the engine is doing now, for metrics and the UI: [[Native.CounterNames]] followed by
+   * [[Native.StatusNames]] (ms; -1 for none). Read-only, and not counted as a call (neither
+   * in `nativeCalls` nor by the `failAfterCalls` test hook).
+   */
+  @native def status(handle: Long): Array[Long]
+
   /** Returns `handle`; does nothing else. Measures the bare cost of a JNI call. */
   @native def noop(handle: Long): Long
 }
@@ -176,6 +183,13 @@ private[eagle] object Native {
     "decisions", "probesPlaced", "probesRejectedSss", "probesBehindLong",
     "shortTasksAfterHol", "rescheduledProbes", "fallbackProbes", "stolenProbes",
     "srptBypasses", "emptyFetches", "backfills", "declines", "nativeCalls")
+
+  /** The slots of `status(handle)` after the counters; mirrors `STATUS_NAMES` in rust/eagle-jni/src/state.rs. */
+  val StatusNames: Seq[String] = Seq(
+    "reservedSlots", "cutoffMs", "busySlots", "totalSlots", "shortTaskSets", "longTaskSets",
+    "ddsProcessWaitMeanMs", "ddsProcessWaitMaxMs", "ddsNodeWaitMeanMs", "ddsNodeWaitMaxMs",
+    "ddsRackWaitMeanMs", "ddsRackWaitMaxMs",
+    "ddsLearnedProcessWaitMs", "ddsLearnedNodeWaitMs", "ddsLearnedRackWaitMs")
 
   val EstimateSources: Seq[String] = Seq("hint", "history", "runningMean", "default")
 
