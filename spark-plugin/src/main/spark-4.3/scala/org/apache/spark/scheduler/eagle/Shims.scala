@@ -5,7 +5,7 @@ package org.apache.spark.scheduler.eagle
 
 /**
  * The `private[spark]` scheduler API where Spark 4.3 differs from the common source: cpus
- * are fractional (`WorkerOffer.cores`, `CPUS_PER_TASK`, task cpus are `BigDecimal`s);
+ * are fractional (SPARK-58192: `WorkerOffer.cores`, `CPUS_PER_TASK`, task cpus are `BigDecimal`s);
  * resources assigned to a task are amounts per address, as in 4.0.
  */
 private[eagle] object Shims {
@@ -16,11 +16,12 @@ private[eagle] object Shims {
   type Cpus = BigDecimal
   val NoCpus: Cpus = BigDecimal(0)
 
-  /** Tasks of `perTask` cpus that fit in `cores`. */
-  def fits(cores: Cpus, perTask: Cpus): Int =
-    (cores / perTask).setScale(0, BigDecimal.RoundingMode.FLOOR).toInt
+  /** Tasks of `perTask` cpus that fit in `cores`: exact floor division, as Spark's slot math. */
+  def fits(cores: Cpus, perTask: Cpus): Int = (cores quot perTask).toInt
 
-  /** Slots of `perTask` cpus one task of `cpus` takes (at least 1). */
-  def width(cpus: Cpus, perTask: Cpus): Int =
-    math.max(1, (cpus / perTask).setScale(0, BigDecimal.RoundingMode.CEILING).toInt)
+  /** Slots of `perTask` cpus one task of `cpus` takes (at least 1): exact ceiling division. */
+  def width(cpus: Cpus, perTask: Cpus): Int = {
+    val q = cpus quot perTask
+    math.max(1, (if (q * perTask < cpus) q + 1 else q).toInt)
+  }
 }
