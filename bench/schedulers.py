@@ -25,8 +25,13 @@ POOL = {"short": "interactive", "long": "batch"}
 
 
 def find_jar(root: str) -> str | None:
-    """build/libs/eagle-spark-<version>.jar, the plugin (not the benchmark jar next to it)."""
-    jars = sorted(glob.glob(os.path.join(root, "build", "libs", "eagle-spark-[0-9]*.jar")))
+    """The plugin jar of the Spark line of this python's pyspark (eagle-spark-<line>_<scala>-*.jar)."""
+    try:
+        import pyspark
+        line = ".".join(pyspark.__version__.split(".")[:2])
+    except ImportError:
+        line = "*"
+    jars = sorted(glob.glob(os.path.join(root, "build", "libs", f"eagle-spark-{line}_*-*.jar")), key=os.path.getmtime)
     return jars[-1] if jars else None
 
 

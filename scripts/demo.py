@@ -17,7 +17,9 @@ import pyspark
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 os.environ.setdefault("SPARK_HOME", os.path.dirname(pyspark.__file__))
-os.environ["SPARK_SCALA_VERSION"] = "2.13"
+# the Spark line (major.minor) of this pyspark picks the jar; its Scala version launches executors
+LINE = ".".join(pyspark.__version__.split(".")[:2])
+os.environ["SPARK_SCALA_VERSION"] = "2.12" if LINE.startswith("3.") else "2.13"
 os.environ["PYSPARK_PYTHON"] = sys.executable
 
 from pyspark import SparkConf, SparkContext  # noqa: E402
@@ -27,7 +29,10 @@ CLUSTER = os.environ.get("DEMO_CLUSTER", "local-cluster[2,2,1024]")
 LONG_TASKS, LONG_S = 12, 3.0
 SHORT_JOBS, SHORT_TASKS, SHORT_S, GAP_S = 6, 2, 0.3, 0.7
 
-JAR = sorted(glob.glob(os.path.join(ROOT, "build/libs/eagle-spark-[0-9]*.jar")), key=os.path.getmtime)[-1]
+JARS = sorted(glob.glob(os.path.join(ROOT, f"build/libs/eagle-spark-{LINE}_*-*.jar")), key=os.path.getmtime)
+if not JARS:
+    sys.exit(f"no build/libs/eagle-spark-{LINE}_*.jar for Spark {pyspark.__version__}: run scripts/build.sh")
+JAR = JARS[-1]
 SparkContext._ensure_initialized(conf=SparkConf(loadDefaults=False).set("spark.driver.extraClassPath", JAR))
 
 

@@ -2,7 +2,11 @@
 # Idempotent set-up for a fresh Debian machine: installs what is missing, then builds the jar.
 #   apt: gradle (4.4.1, runs Scala through JavaExec), junit4, xz-utils, a JDK, gcc, python3-venv
 #   rustup: a stable Rust toolchain when cargo is missing
-#   .venv: pyspark==4.0.1 (sdist only, ~35 s build), pytest, tpchgen-cli, duckdb, matplotlib
+#   .venv: pyspark of the default Spark line (4.3.0; sdist only, ~35 s build), pytest,
+#          tpchgen-cli, duckdb, matplotlib, pyarrow
+#   EAGLE_SPARK_LINES="3.5 4.0": also .venv-spark-3.5, .venv-spark-4.0 (that line's pinned
+#          pyspark and pytest; versions in spark-plugin/spark-lines.properties), for
+#          scripts/build.sh --spark <line> and the smoke tests. Every line runs on JDK 17.
 # Set EAGLE_SETUP_NO_BUILD=1 to skip the final build.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -35,21 +39,40 @@ if ! command -v cargo >/dev/null 2>&1; then
 fi
 
 PY=${PYTHON:-python3}
-if [ ! -x .venv/bin/python ]; then
-  log "creating .venv"
-  "$PY" -m venv .venv
-fi
-VPY=.venv/bin/python
-want=(pyspark==4.0.1 pytest tpchgen-cli duckdb matplotlib pyarrow)
-missing=()
-for spec in "${want[@]}"; do
-  name=${spec%%==*}
-  "$VPY" -m pip show -q "$name" >/dev/null 2>&1 || missing+=("$spec")
+. scripts/env.sh
+
+# venv_with <dir> <pip spec>...: creates the venv if missing and installs what is missing or
+# of another version (a pinned pyspark replaces the one installed before).
+venv_with() {
+  local dir=$1; shift
+  if [ ! -x "$dir/bin/python" ]; then
+    log "creating ${dir#"$ROOT"/}"
+    "$PY" -m venv "$dir"
+  fi
+  local missing=() spec name want have
+  for spec in "$@"; do
+    name=${spec%%==*}
+    want=""; [ "$name" != "$spec" ] && want=${spec#*==}
+    have=$("$dir/bin/python" -m pip show "$name" 2>/dev/null | sed -n 's/^Version: //p')
+    if [ -z "$have" ] || { [ -n "$want" ] && [ "$have" != "$want" ]; }; then missing+=("$spec"); fi
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    log "pip install ${missing[*]} into ${dir#"$ROOT"/} (pyspark builds from its sdist, about 35 s)"
+    "$dir/bin/python" -m pip install -q --disable-pip-version-check "${missing[@]}"
+  fi
+}
+
+default_line=$(eagle_default_line)
+venv_with "$ROOT/.venv" "pyspark==$(eagle_line_field "$default_line" 1)" pytest tpchgen-cli duckdb matplotlib pyarrow
+for line in ${EAGLE_SPARK_LINES:-}; do
+  [ "$line" = "$default_line" ] && continue
+  v=$(eagle_line_field "$line" 1)
+  if [ -z "$v" ]; then
+    log "EAGLE_SPARK_LINES: unknown Spark line '$line' (one of $(eagle_all_lines | tr '\n' ' '))"
+    exit 2
+  fi
+  venv_with "$(eagle_venv "$line")" "pyspark==$v" pytest
 done
-if [ ${#missing[@]} -gt 0 ]; then
-  log "pip install ${missing[*]} (pyspark builds from its sdist, about 35 s)"
-  "$VPY" -m pip install -q --disable-pip-version-check "${missing[@]}"
-fi
 
 if [ "${EAGLE_SETUP_NO_BUILD:-0}" != 1 ]; then
   log "building the jar"

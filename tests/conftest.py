@@ -1,15 +1,18 @@
 """Shared helpers for the Spark integration tests.
 
-Every test session runs real Spark 4.0.1 (the pyspark package in .venv) with real
+Every test session runs real Spark (the pyspark package of the running python: .venv's 4.3
+for the full suite, .venv-spark-<line>'s for the smoke tests of other lines) with real
 executors: `spark-eagle:local[4]` runs tasks in the driver JVM, and
 `spark-eagle:local-cluster[2,2,1024]` starts a standalone master, two workers and two
-executor JVMs. One PySpark process keeps one JVM, so the plugin jar is put on the driver
-class path of the very first session; later sessions (stock or eagle) reuse that JVM.
+executor JVMs. One PySpark process keeps one JVM, so the plugin jar of this Spark line
+(build/libs/eagle-spark-<line>_<scala>-*.jar) is put on the driver class path of the very
+first session; later sessions (stock or eagle) reuse that JVM.
 """
 import contextlib
 import glob
 import json
 import os
+import re
 import sys
 import time
 
@@ -18,8 +21,26 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 import pyspark  # noqa: E402
 
-os.environ.setdefault("SPARK_HOME", os.path.dirname(pyspark.__file__))
-os.environ["SPARK_SCALA_VERSION"] = "2.13"  # local-cluster executors are launched from SPARK_HOME
+# "major.minor" of the Spark under test: the jar must be built for this line.
+SPARK_LINE = ".".join(pyspark.__version__.split(".")[:2])
+_PYSPARK_HOME = os.path.dirname(pyspark.__file__)
+
+
+def _home_line(home):
+    """(line, scala) of a Spark distribution, from its spark-core jar name, or None."""
+    for j in glob.glob(os.path.join(home, "jars", "spark-core_*.jar")):
+        m = re.match(r"spark-core_([0-9.]+)-([0-9]+)\.([0-9]+)\.", os.path.basename(j))
+        if m:
+            return f"{m.group(2)}.{m.group(3)}", m.group(1)
+    return None
+
+
+# SPARK_HOME launches the local-cluster executors: it must be this pyspark's line.
+if _home_line(os.environ.get("SPARK_HOME", "")) is None or \
+        _home_line(os.environ["SPARK_HOME"])[0] != SPARK_LINE:
+    os.environ["SPARK_HOME"] = _PYSPARK_HOME
+SCALA_VERSION = _home_line(os.environ["SPARK_HOME"])[1]
+os.environ["SPARK_SCALA_VERSION"] = SCALA_VERSION  # local-cluster executors are launched from SPARK_HOME
 os.environ["PYSPARK_PYTHON"] = sys.executable
 os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
 
@@ -27,12 +48,25 @@ from pyspark import SparkConf, SparkContext  # noqa: E402
 from pyspark.sql import SparkSession  # noqa: E402
 
 
+def line_jars(line):
+    """This checkout's jars for a Spark line, newest last."""
+    return sorted(glob.glob(os.path.join(ROOT, f"build/libs/eagle-spark-{line}_*-*.jar")), key=os.path.getmtime)
+
+
 def plugin_jar():
-    # eagle-spark-<version>.jar only: build/libs also holds the -bench- and -tests- jars.
-    jars = sorted(glob.glob(os.path.join(ROOT, "build/libs/eagle-spark-[0-9]*.jar")), key=os.path.getmtime)
+    jars = line_jars(SPARK_LINE)
     if not jars:
-        pytest.exit("build/libs/eagle-spark-<version>.jar is missing: run scripts/build.sh", returncode=2)
+        with open(os.path.join(ROOT, "spark-plugin/spark-lines.properties")) as f:
+            default = re.search(r"(?m)^default=(\S+)", f.read()).group(1)
+        hint = "" if SPARK_LINE == default else f" --spark {SPARK_LINE}"
+        pytest.exit(f"build/libs/eagle-spark-{SPARK_LINE}_*.jar (for Spark {pyspark.__version__}) is "
+                    f"missing: run scripts/build.sh{hint}", returncode=2)
     return jars[-1]
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "smoke: the integration tests also run on the other Spark lines (scripts/test.sh)")
 
 
 JAR = plugin_jar()

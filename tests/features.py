@@ -166,12 +166,21 @@ def cancel_job_group(sc, timeout=60):
 
 def max_failures_exhausted(sc, timeout=90):
     """Partition 1 always fails: the job fails once spark.task.maxFailures attempts failed.
-    Returns (error text, result of the next job)."""
+    Returns (error text, attempts of partition 1, result of the next job). The attempts are
+    counted with a marker file each (Spark 4.3's PySpark error text no longer carries
+    "failed N times")."""
+    import tempfile
+
+    marks = tempfile.mkdtemp(prefix="eagle-maxfail-")
 
     def always_fails(it):
+        import os as _os
+
         from pyspark import TaskContext
 
-        if TaskContext.get().partitionId() == 1:
+        tc = TaskContext.get()
+        if tc.partitionId() == 1:
+            open(_os.path.join(marks, f"attempt-{tc.attemptNumber()}"), "w").close()
             raise RuntimeError("always-failing task")
         return it
 
@@ -182,8 +191,9 @@ def max_failures_exhausted(sc, timeout=90):
         raise
     except Exception as e:  # noqa: BLE001
         err = str(e)
+    attempts = len(os.listdir(marks))
     nxt = bounded(sc, lambda: sc.parallelize(range(100), 4).sum(), timeout)
-    return err, nxt
+    return err, attempts, nxt
 
 
 def fails_on_one_executor(sc, job_class=None, timeout=120):

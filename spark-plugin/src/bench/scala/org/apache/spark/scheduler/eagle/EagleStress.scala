@@ -72,7 +72,7 @@ private[spark] object EagleStress {
           Thread.sleep(120000L)
           System.err.println(s"stopcycles: cycle $cycle hangs; thread dump:")
           Thread.getAllStackTraces.forEach { (t, st) =>
-            System.err.println(s"\"${t.getName}\" ${t.getState}")
+            System.err.println("\"" + t.getName + "\" " + t.getState) // (Scala 2.12: no \" inside s"")
             st.foreach(f => System.err.println(s"    at $f"))
           }
           println(json("cycle" -> cycle, "result" -> "hang"))

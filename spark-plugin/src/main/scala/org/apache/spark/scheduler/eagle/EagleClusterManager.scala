@@ -34,7 +34,12 @@ import org.apache.spark.scheduler.local.LocalSchedulerBackend
 private[spark] class EagleClusterManager extends ExternalClusterManager with Logging {
   import EagleClusterManager._
 
-  override def canCreate(masterURL: String): Boolean = masterURL.startsWith(Prefix)
+  /** Ours: `spark-eagle:` masters, in the Spark line the jar was built for (else it throws). */
+  override def canCreate(masterURL: String): Boolean = {
+    val ours = masterURL.startsWith(Prefix)
+    if (ours) EagleVersionGuard.check()
+    ours
+  }
 
   override def createTaskScheduler(sc: SparkContext, masterURL: String): TaskScheduler = {
     val eagle = EagleConf.fromSparkConf(sc.conf)
@@ -127,7 +132,8 @@ private[spark] class EagleClusterManager extends ExternalClusterManager with Log
 }
 
 private[spark] object EagleClusterManager {
-  val Prefix = "spark-eagle:"
+  /** A constant, inlined into canCreate: no Scala code runs before the version guard. */
+  final val Prefix = "spark-eagle:"
 
   sealed trait Inner
   case class Local(threads: Int, maxFailures: Option[Int]) extends Inner

@@ -262,7 +262,7 @@ private[spark] class EagleTaskScheduler(
       nodeOf.remove(exec).foreach(node => engine.call("removeNode")(_.removeNode(_, now, node)))
     }
     for (o <- offers if !nodeOf.contains(o.executorId)) {
-      val slots = o.cores / CPUS_PER_TASK
+      val slots = Shims.fits(o.cores, CPUS_PER_TASK)
       if (slots > 0) {
         engine.call("addNode")(_.addNode(_, now, slots)).foreach(n => nodeOf(o.executorId) = n)
       }
@@ -304,7 +304,7 @@ private[spark] class EagleTaskScheduler(
       // running attempt, which Spark refuses, can go to another host now).
       val usedCpus = result.flatten.groupBy(_.executorId).map { case (e, ts) => e -> ts.map(_.cpus).sum }
       val retry = offers
-        .map(o => o.copy(cores = o.cores - usedCpus.getOrElse(o.executorId, 0)))
+        .map(o => o.copy(cores = o.cores - usedCpus.getOrElse(o.executorId, Shims.NoCpus)))
         .filter(_.cores >= CPUS_PER_TASK)
       val usableIds = usable.iterator.map(_.executorId).toSet
       plan(retry.filter(o => usableIds.contains(o.executorId)), now, declined)
@@ -317,7 +317,7 @@ private[spark] class EagleTaskScheduler(
       }
     }
     allowance.clear()
-    val freeSlots = offers.map(_.cores / CPUS_PER_TASK).sum - result.map(_.size).sum
+    val freeSlots = offers.map(o => Shims.fits(o.cores, CPUS_PER_TASK)).sum - result.map(_.size).sum
     if (log.isDebugEnabled) {
       logDebug(s"Eagle round: offers ${offers.map(o => s"${o.executorId}:${o.cores}").mkString(",")} " +
         s"planned $planned launched ${result.map(_.size).sum} declined $declined " +
@@ -357,7 +357,7 @@ private[spark] class EagleTaskScheduler(
    * plan, as are those in `exclude` (they declined a slot there this round).
    */
   private def plan(offers: Seq[WorkerOffer], now: Long, exclude: Map[String, Set[Int]]): Unit = {
-    for (o <- offers; free = o.cores / CPUS_PER_TASK if free > 0; node <- nodeOf.get(o.executorId)) {
+    for (o <- offers; free = Shims.fits(o.cores, CPUS_PER_TASK) if free > 0; node <- nodeOf.get(o.executorId)) {
       val cannot = tsmByJob.collect { case (j, t) if !t.canUse(o) => j }
       val ex = (exclude.getOrElse(o.executorId, Set.empty[Int]) ++ cannot).toArray
       engine.call("offer")(_.offer(_, now, node, free, ex)).foreach { jobs =>
@@ -535,7 +535,7 @@ private[spark] object EagleTaskScheduler {
   def slotWidth(sched: TaskSchedulerImpl, taskSet: TaskSet): Int = {
     val cpus = org.apache.spark.resource.ResourceProfile.getTaskCpusOrDefaultForProfile(
       sched.sc.resourceProfileManager.resourceProfileFromId(taskSet.resourceProfileId), sched.sc.conf)
-    math.max(1, (cpus + sched.CPUS_PER_TASK - 1) / sched.CPUS_PER_TASK)
+    Shims.width(cpus, sched.CPUS_PER_TASK)
   }
 
   /** FNV-1a, 64 bits, over UTF-8: stable across JVMs and runs (unlike String.hashCode mixing). */

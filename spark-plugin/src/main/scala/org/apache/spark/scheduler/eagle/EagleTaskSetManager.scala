@@ -84,8 +84,8 @@ private[eagle] class EagleTaskSetManager(
       execId: String,
       host: String,
       maxLocality: TaskLocality.TaskLocality,
-      taskCpus: Int,
-      taskResourceAssignments: Map[String, Map[String, Long]])
+      taskCpus: Shims.Cpus,
+      taskResourceAssignments: Shims.TaskResources)
     : (Option[TaskDescription], Boolean, Int) = {
     syncWaits()
     if (eagleJob < 0 || isBarrier || !eagleSched.planActive) {
@@ -100,7 +100,7 @@ private[eagle] class EagleTaskSetManager(
   }
 
   /** Cores one task of this task set takes: its resource profile's cpus per task. */
-  private[eagle] val taskCpus: Int = ResourceProfile.getTaskCpusOrDefaultForProfile(
+  private[eagle] val taskCpus: Shims.Cpus = ResourceProfile.getTaskCpusOrDefaultForProfile(
     eagleSched.sc.resourceProfileManager.resourceProfileFromId(taskSet.resourceProfileId),
     eagleSched.sc.conf)
 
@@ -137,8 +137,8 @@ private[eagle] class EagleTaskSetManager(
       execId: String,
       host: String,
       maxLocality: TaskLocality.TaskLocality,
-      taskCpus: Int,
-      taskResourceAssignments: Map[String, Map[String, Long]])
+      taskCpus: Shims.Cpus,
+      taskResourceAssignments: Shims.TaskResources)
     : (Option[TaskDescription], Boolean, Int) = {
     var cap = maxLocality
     if (ddsOn && maxLocality != TaskLocality.NO_PREF && myLocalityLevels.length > 1) {
