@@ -6,13 +6,12 @@ package org.apache.spark.scheduler.eagle.ui
 import scala.util.control.NonFatal
 import scala.xml.Node
 
-// The one version-sensitive import of the plugin: Spark 4 serves its UI with the Jakarta
-// servlet API, Spark 3.5 with javax.servlet (same class, other package). A build for 3.5
-// changes this line only.
-import jakarta.servlet.http.HttpServletRequest
 import org.json4s.{JObject, JString, JValue}
 
 import org.apache.spark.internal.Logging
+// Spark 4 serves its UI with the Jakarta servlet API, Spark 3.5 with javax.servlet: the
+// line's Shims say which.
+import org.apache.spark.scheduler.eagle.Shims.HttpServletRequest
 import org.apache.spark.scheduler.eagle.events.EagleLiveStatus
 import org.apache.spark.ui.{SparkUI, SparkUITab, UIUtils, WebUIPage}
 

@@ -22,4 +22,7 @@ private[eagle] object Shims {
 
   /** Slots of `perTask` cpus one task of `cpus` takes (at least 1). */
   def width(cpus: Cpus, perTask: Cpus): Int = math.max(1, (cpus + perTask - 1) / perTask)
+
+  /** The servlet request of the Spark UI's pages (javax servlet API in this line). */
+  type HttpServletRequest = javax.servlet.http.HttpServletRequest
 }

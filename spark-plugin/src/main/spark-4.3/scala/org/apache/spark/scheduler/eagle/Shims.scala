@@ -24,4 +24,7 @@ private[eagle] object Shims {
     val q = cpus quot perTask
     math.max(1, (if (q * perTask < cpus) q + 1 else q).toInt)
   }
+
+  /** The servlet request of the Spark UI's pages (Jakarta servlet API in this line). */
+  type HttpServletRequest = jakarta.servlet.http.HttpServletRequest
 }
