@@ -53,7 +53,8 @@ venv_with() {
   for spec in "$@"; do
     name=${spec%%==*}
     want=""; [ "$name" != "$spec" ] && want=${spec#*==}
-    have=$("$dir/bin/python" -m pip show "$name" 2>/dev/null | sed -n 's/^Version: //p')
+    # (pip show fails for a package not installed: with pipefail that must not end the script)
+    have=$("$dir/bin/python" -m pip show "$name" 2>/dev/null | sed -n 's/^Version: //p' || true)
     if [ -z "$have" ] || { [ -n "$want" ] && [ "$have" != "$want" ]; }; then missing+=("$spec"); fi
   done
   if [ ${#missing[@]} -gt 0 ]; then
