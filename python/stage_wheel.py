@@ -58,21 +58,15 @@ def spark_line(spark_home):
 
 
 def plugin_jars(root, version):
-    """[(path, name in the wheel)]: every eagle-spark-<line>_<scala>-<version>.jar, plus the
-    single-line eagle-spark-<version>.jar named after $SPARK_HOME's line unless a jar of that
-    line and Scala is already there."""
+    """[(path, name in the wheel)]: every eagle-spark-<line>_<scala>-<version>.jar (the
+    benchmark and test-only jars next to them stay out)."""
     libs = os.path.join(root, "build", "libs")
     pattern = re.compile(r"eagle-spark-(\d+\.\d+_\d+\.\d+)-%s\.jar" % re.escape(version))
     jars = [(j, os.path.basename(j)) for j in sorted(glob.glob(os.path.join(libs, "eagle-spark-*.jar")))
             if pattern.fullmatch(os.path.basename(j))]
-    single = os.path.join(libs, "eagle-spark-%s.jar" % version)
-    if os.path.exists(single):
-        name = "eagle-spark-%s_%s-%s.jar" % (spark_line(os.environ.get("SPARK_HOME")) + (version,))
-        if name not in [n for _, n in jars]:
-            jars.append((single, name))
     if not jars:
-        die("no plugin jar of version %s in %s (eagle-spark-<line>_<scala>-%s.jar or eagle-spark-%s.jar): "
-            "run scripts/build.sh" % (version, libs, version, version))
+        die("no plugin jar of version %s in %s (eagle-spark-<line>_<scala>-%s.jar): "
+            "run scripts/build.sh --all" % (version, libs, version))
     return jars
 
 

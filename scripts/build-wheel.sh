@@ -3,8 +3,8 @@
 # jar(s) of scripts/build.sh as package data (version from Cargo.toml).
 #
 #   bash scripts/build-wheel.sh [--no-build] [--out DIR]
-#     --no-build   use the jars already in build/libs (default: run scripts/build.sh first,
-#                  which is incremental)
+#     --no-build   use the jars already in build/libs (default: run scripts/build.sh --all
+#                  first, which builds every Spark line, creating their venvs if missing)
 #     --out DIR    where the wheel goes (default: dist/)
 #
 # The wheel is built by pip with hatchling (fetched from PyPI into pip's isolated build
@@ -28,7 +28,7 @@ PY="${PYTHON:-$ROOT/.venv/bin/python}"
 [ -x "$PY" ] || PY=python3
 . scripts/env.sh   # SPARK_HOME: the Spark a single-line jar was compiled against
 if [ "$build" = 1 ]; then
-  bash scripts/build.sh >/dev/null
+  bash scripts/build.sh --all >/dev/null
 fi
 stage="$(mktemp -d "${TMPDIR:-/tmp}/eagle-wheel.XXXXXX")"
 trap 'rm -rf "$stage"' EXIT

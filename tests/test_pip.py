@@ -13,6 +13,7 @@ import sys
 import zipfile
 
 import pytest
+import pyspark
 from pyspark import SparkConf, SparkContext
 
 from conftest import ROOT
@@ -194,8 +195,9 @@ def test_jar_selection_by_line_and_scala(installed, tmp_path):
                                  "Install a pyspark of one of those lines, or an eagle-spark built for Spark 4.0.")
     with pytest.raises(_jars.NoMatchingJarError, match="Spark 3.5.0 with Scala 2.11"):
         pick("3.5.0", "2.11")
-    # the installed pyspark (4.0 with Scala 2.13, from .venv) picks its own line
-    assert os.path.basename(installed.jar_path()).startswith("eagle-spark-4.0_2.13-")
+    # the installed pyspark (from .venv) picks its own line
+    line = ".".join(pyspark.__version__.split(".")[:2])
+    assert os.path.basename(installed.jar_path()).startswith("eagle-spark-%s_2.1" % line)
 
 
 def test_configure_appends_and_rejects_unknown_keys(installed):
@@ -220,11 +222,10 @@ def test_configure_appends_and_rejects_unknown_keys(installed):
         installed.configure({"spark.master": "local"})
 
 
-def test_staging_takes_every_line_and_names_the_single_jar_after_spark_home(tmp_path):
+def test_staging_takes_every_line_of_the_version_and_nothing_else(tmp_path):
     """python/stage_wheel.py on a repository with a version matrix in build/libs: every
-    eagle-spark-<line>_<scala>-<version>.jar of Cargo.toml's version goes in as it is; the
-    single-line eagle-spark-<version>.jar is named after $SPARK_HOME's Spark (4.0, Scala 2.13
-    here) unless that line's jar is there; other versions stay out."""
+    eagle-spark-<line>_<scala>-<version>.jar of Cargo.toml's version goes in as it is; other
+    versions, and the benchmark and test-only jars, stay out."""
     import shutil
 
     repo, conf = tmp_path / "repo", "spark-plugin/src/main/scala/org/apache/spark/scheduler/eagle/EagleConf.scala"
@@ -233,8 +234,7 @@ def test_staging_takes_every_line_and_names_the_single_jar_after_spark_home(tmp_
     shutil.copy(os.path.join(ROOT, "Cargo.toml"), repo)
     shutil.copy(os.path.join(ROOT, conf), repo / conf)
     shutil.copytree(os.path.join(ROOT, "python"), repo / "python")
-    (jar,) = glob.glob(os.path.join(ROOT, "build/libs/eagle-spark-%s.jar" % VERSION)) or \
-        glob.glob(os.path.join(ROOT, "build/libs/eagle-spark-4.0_2.13-%s.jar" % VERSION))
+    jar = sorted(glob.glob(os.path.join(ROOT, "build/libs/eagle-spark-[0-9]*_*-%s.jar" % VERSION)))[-1]
 
     def stage(*names):
         for n in names:
@@ -242,19 +242,14 @@ def test_staging_takes_every_line_and_names_the_single_jar_after_spark_home(tmp_
         out = tmp_path / ("stage%d" % len(os.listdir(tmp_path)))
         out.mkdir()
         subprocess.run([sys.executable, str(repo / "python/stage_wheel.py"), str(repo), str(out)], check=True)
-        return sorted(os.listdir(out / "src/eagle_spark/jars"))
+        return out, sorted(os.listdir(out / "src/eagle_spark/jars"))
 
-    assert stage("eagle-spark-%s.jar", "eagle-spark-3.5_2.12-%s.jar", "eagle-spark-4.3_2.13-%s.jar",
-                 "eagle-spark-3.5_2.12-0.0.1.jar", "eagle-spark-0.0.1.jar") == [
-        "eagle-spark-%s_%s-%s.jar" % (line, scala, VERSION) for line, scala in
-        (("3.5", "2.12"), ("4.0", "2.13"), ("4.3", "2.13"))]
-    # a matrix jar of the same line wins over the single-line jar
-    small = repo / "build/libs" / ("eagle-spark-4.0_2.13-%s.jar" % VERSION)
-    with zipfile.ZipFile(small, "w") as z:
-        z.writestr("META-INF/services/org.apache.spark.scheduler.ExternalClusterManager", "x")
-    assert len(stage()) == 3
-    staged = sorted(glob.glob(str(tmp_path / "stage*/src/eagle_spark/jars/eagle-spark-4.0_2.13-*.jar")))
-    assert open(staged[-1], "rb").read() == small.read_bytes()
+    out, names = stage("eagle-spark-3.5_2.12-%s.jar", "eagle-spark-4.3_2.13-%s.jar", "eagle-spark-3.5_2.12-0.0.1.jar",
+                       "eagle-spark-0.0.1.jar", "eagle-spark-bench-%s.jar", "eagle-spark-tests-%s.jar")
+    assert names == ["eagle-spark-%s_%s-%s.jar" % (line, scala, VERSION) for line, scala in
+                     (("3.5", "2.12"), ("4.3", "2.13"))]
+    staged = out / "src/eagle_spark/jars" / ("eagle-spark-4.3_2.13-%s.jar" % VERSION)
+    assert staged.read_bytes() == open(jar, "rb").read()
 
 
 def test_configure_after_a_jvm_without_the_plugin_says_so(wheel):
