@@ -57,6 +57,11 @@ pub struct AdaptiveParams {
     pub base_fraction: f64,
     /// Seconds without a short arrival after which the reservation may drop to zero.
     pub idle: f64,
+    /// While long work waits for a slot, short work starts tasks only while it holds fewer
+    /// than `max(R, floor((1 − long_share) × slots))`: long work keeps this share of the
+    /// cluster under a short stream that alone would fill it (0 turns it off). Short work
+    /// always keeps its reservation `R`, whatever this share.
+    pub long_share: f64,
     /// Starvation deadline floor: a job with waiting tasks gets priority once it has
     /// launched nothing for `max(starvation_factor × estimate, min_wait)` seconds.
     pub min_wait: f64,
@@ -64,7 +69,7 @@ pub struct AdaptiveParams {
 
 impl Default for AdaptiveParams {
     fn default() -> Self {
-        AdaptiveParams { window: 60.0, buckets: 12, headroom: 1.0, max_fraction: 0.5, base_fraction: 0.1, idle: 30.0, min_wait: 1.0 }
+        AdaptiveParams { window: 60.0, buckets: 12, headroom: 1.0, max_fraction: 0.5, base_fraction: 0.1, long_share: 0.5, idle: 30.0, min_wait: 1.0 }
     }
 }
 
@@ -85,6 +90,9 @@ impl AdaptiveParams {
         }
         if !(0.0..=1.0).contains(&self.base_fraction) {
             return Err(format!("adaptive base_fraction must be within [0, 1], got {}", self.base_fraction));
+        }
+        if !(0.0..=1.0).contains(&self.long_share) {
+            return Err(format!("adaptive long_share must be within [0, 1], got {}", self.long_share));
         }
         if !(1..=1000).contains(&self.buckets) {
             return Err(format!("adaptive buckets must be within [1, 1000], got {}", self.buckets));
@@ -187,9 +195,22 @@ impl Reservation {
         self.running = (self.running as i64 + delta as i64).max(0) as u32;
     }
 
+    /// Slots busy with short work on average over the window (the mean of the bucket
+    /// averages, without the burstiness term).
+    pub fn observed_mean(&self, now: f64) -> f64 {
+        self.demand_terms(now).0
+    }
+
     /// Slots busy with short work over the window: the mean, plus one standard deviation
     /// of the bucket averages (the burstiness observed).
     pub fn observed_demand(&self, now: f64) -> f64 {
+        let (mean, sd) = self.demand_terms(now);
+        mean + sd
+    }
+
+    /// The mean of the bucket averages of slots busy with short work, and their standard
+    /// deviation.
+    fn demand_terms(&self, now: f64) -> (f64, f64) {
         // Called on every decision: two passes over the buckets, no allocation.
         let n = self.buckets.len();
         let avg = |i: usize, b: f64| -> Option<f64> {
@@ -206,11 +227,11 @@ impl Reservation {
             }
         }
         if k == 0.0 {
-            return self.running as f64;
+            return (self.running as f64, 0.0);
         }
         let mean = sum / k;
         let var = self.buckets.iter().enumerate().filter_map(|(i, &b)| avg(i, b)).map(|a| (a - mean) * (a - mean)).sum::<f64>() / k;
-        mean + var.sqrt()
+        (mean, var.sqrt())
     }
 
     /// The reservation at `now`, given the short tasks waiting, the live slots, and the
@@ -245,7 +266,7 @@ mod tests {
     use super::*;
 
     fn p() -> AdaptiveParams {
-        AdaptiveParams { window: 60.0, buckets: 12, headroom: 1.0, max_fraction: 0.5, base_fraction: 0.1, idle: 30.0, min_wait: 1.0 }
+        AdaptiveParams { window: 60.0, buckets: 12, headroom: 1.0, max_fraction: 0.5, base_fraction: 0.1, long_share: 0.5, idle: 30.0, min_wait: 1.0 }
     }
 
     #[test]

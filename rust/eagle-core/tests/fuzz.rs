@@ -117,6 +117,7 @@ fn sequence(seed: u64) -> u64 {
             headroom: 0.5 + r.unit() * 2.0,
             max_fraction: r.unit(),
             base_fraction: r.unit(),
+            long_share: r.unit(),
             idle: r.unit() * 30.0,
             ..AdaptiveParams::default()
         },

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Names of the `create(params: Array[Double])` slots, in order. `Native.scala`
 /// builds the array in exactly this order (see `EagleConf.toNativeParams`).
-pub const PARAM_NAMES: [&str; 17] = [
+pub const PARAM_NAMES: [&str; 18] = [
     "cutoffMs",
     "shortPartition",
     "minProbes",
@@ -31,6 +31,7 @@ pub const PARAM_NAMES: [&str; 17] = [
     "reservationMaxFraction",
     "reservationIdleMs",
     "reservationBaseFraction",
+    "longShare",
 ];
 
 /// Upper bound of `debugHoldCallMs` (a test hook; one minute is far more than any test needs).
@@ -161,6 +162,11 @@ impl Params {
                 p[16]
             } else {
                 return Err(format!("parameter reservationBaseFraction must be in [0, 1], got {}", p[16]));
+            },
+            long_share: if (0.0..=1.0).contains(&p[17]) {
+                p[17]
+            } else {
+                return Err(format!("parameter longShare must be in [0, 1], got {}", p[17]));
             },
             ..AdaptiveParams::default()
         };
@@ -547,7 +553,7 @@ mod tests {
     use super::*;
 
     fn good() -> Vec<f64> {
-        vec![10_000.0, 0.1, 20.0, 2.0, 5.0, 0.0, 1000.0, 42.0, -1.0, 10_000.0, 0.0, 1.0, 60_000.0, 1.0, 0.5, 30_000.0, 0.1]
+        vec![10_000.0, 0.1, 20.0, 2.0, 5.0, 0.0, 1000.0, 42.0, -1.0, 10_000.0, 0.0, 1.0, 60_000.0, 1.0, 0.5, 30_000.0, 0.1, 0.5]
     }
 
     #[test]
@@ -575,7 +581,7 @@ mod tests {
     #[test]
     fn rejects_wrong_length_and_names_the_bad_slot() {
         let err = Params::decode(&good()[..8]).unwrap_err();
-        assert!(err.contains("expected 17 parameters"), "{err}");
+        assert!(err.contains("expected 18 parameters"), "{err}");
         for (i, name) in PARAM_NAMES.iter().enumerate() {
             let mut p = good();
             p[i] = f64::NAN;

@@ -14,12 +14,25 @@
 //!   unlaunched task of the Spark job or SQL execution, including stages not submitted
 //!   yet (query-aware SRPT; the host reports them with
 //!   [`Policy::set_group_future`]). Ties go to the older job. A job whose tasks have
-//!   been waiting for `max(starvation_factor × its ideal time, min_wait)` seconds, where
-//!   the ideal time is `max(estimate, waiting work / slots)`, is overdue; overdue jobs
+//!   been waiting for `max(starvation_factor × its fair time, min_wait)` seconds, where
+//!   the fair time is `max(estimate, waiting work × sharing / slots)` and `sharing` the
+//!   number of jobs waiting (itself included) when it was last re-filed: the time fair
+//!   sharing would take, so under sustained overload jobs do not all turn overdue and
+//!   degrade SRPT to round robin (TPC-H under a sort did: every query progressed at
+//!   once and none finished before 120 s). Overdue jobs
 //!   go first, earliest deadline first, at full width until none of their tasks wait.
 //!   The bound is the job's, not each task's: renewing it at every launch would serve
 //!   a starved job one task per bound, a dozen seconds for a dozen tasks, while a
 //!   stream of smaller jobs holds every slot.
+//! - **Long work keeps a share.** While long work waits for a slot and short work has
+//!   held at least `cap = max(R, floor((1 − long_share) × slots))` slots on average over
+//!   the reservation window, short work starts new tasks only while it holds fewer than
+//!   `cap` (default `long_share` 0.5). A burst of short work is not held back; a
+//!   sustained stream is. The starvation deadline cannot protect a long job
+//!   behind a short stream that alone fills the cluster (its fair time grows with the
+//!   queue), so the guarantee is a share, as Eagle's general partition is for long work
+//!   (§3.1). A short task then waits at most for one running *short* task to end.
+//!   Tasks of a reclassified job move to their new class in these books.
 //! - **Late binding**: tasks are bound to slots only when a slot is free, so there is
 //!   nothing to withdraw when estimates are wrong.
 //!
@@ -73,6 +86,7 @@ pub struct Adaptive {
     /// Jobs with waiting tasks, by starvation deadline.
     deadlines: BTreeSet<(u64, u32)>,
     short_waiting: u64,
+    short_running: u64,
     long_running: u64,
     /// Sum of the estimates of the running long tasks.
     long_est_sum: f64,
@@ -95,6 +109,7 @@ impl Adaptive {
             ready_long: BTreeSet::new(),
             deadlines: BTreeSet::new(),
             short_waiting: 0,
+            short_running: 0,
             long_running: 0,
             long_est_sum: 0.0,
             free_nodes: BTreeSet::new(),
@@ -137,7 +152,12 @@ impl Adaptive {
             return;
         }
         let long = j.class.is_long();
-        let ideal = j.est.max(j.unlaunched as f64 * j.est / self.c.total.max(1) as f64);
+        // The job's time under fair sharing with the jobs waiting now (itself included):
+        // under sustained overload every job waits longer than a multiple of its time
+        // alone, and a bound that ignored the load would make every job overdue and serve
+        // them earliest-ready first (round robin), losing SRPT exactly when it matters.
+        let sharing = (self.ready_short.len() + self.ready_long.len() + 1) as f64;
+        let ideal = j.est.max(j.unlaunched as f64 * j.est * sharing / self.c.total.max(1) as f64);
         let wait = (self.cfg.starvation_factor * ideal).max(self.cfg.adaptive.min_wait);
         let unlaunched = j.unlaunched;
         let key = bits(self.group_remaining(job));
@@ -176,23 +196,43 @@ impl Adaptive {
         }
     }
 
-    /// Long tasks may start while fewer than `total − R` run.
-    fn long_allowed(&mut self, now: Time) -> bool {
+    /// Long tasks may start while fewer than `total − R` run; returns that and `R`.
+    fn long_allowed(&mut self, now: Time) -> (bool, u64) {
         // How often a slot would free if long work filled the cluster: the mean estimate of
         // the running long tasks over all slots (not over the long tasks running now, which
         // the reservation itself keeps down).
         let lr = self.long_running as f64;
         let gap = if lr > 0.0 { self.long_est_sum / lr / self.c.total.max(1) as f64 } else { 0.0 };
         let r = self.reservation.size(now, self.short_waiting, self.c.total, gap) as u64;
-        self.long_running + r < self.c.total
+        (self.long_running + r < self.c.total, r)
+    }
+
+    /// Short tasks may start unless long work waits for a slot and short work already
+    /// holds `max(R, floor((1 − long_share) × total))` slots: the starvation guarantee of
+    /// long work under a short stream that alone fills the cluster, where a deadline
+    /// scaled by the jobs sharing the cluster would never fall due.
+    ///
+    /// The share holds against a *sustained* stream only: it applies while short work has
+    /// held at least `cap` slots on average over the reservation window. A burst (one wide
+    /// short job) still takes every slot, as Eagle's short jobs do; a stream that alone
+    /// fills the cluster is held to `cap` slots on average.
+    fn short_allowed(&self, now: Time, r: u64, long_waits: bool) -> bool {
+        let share = self.reservation.params().long_share;
+        if !long_waits || share <= 0.0 {
+            return true;
+        }
+        let cap = ((((1.0 - share) * self.c.total as f64) + 1e-9).floor() as u64).max(r).max(1);
+        self.short_running < cap || self.reservation.observed_mean(now) < cap as f64
     }
 
     /// The job a free slot serves: overdue jobs first (earliest deadline), then the least
     /// group remaining work; long jobs only while the reservation allows.
     fn pick(&mut self, now: Time, exclude: &[JobId]) -> Option<u32> {
-        let long_ok = self.long_allowed(now);
+        let (long_ok, r) = self.long_allowed(now);
+        let long_waits = long_ok && self.ready_long.iter().any(|(_, j)| !exclude.contains(&JobId(*j)));
+        let short_ok = self.short_allowed(now, r, long_waits);
         let eligible = |s: &Self, j: u32| {
-            !exclude.contains(&JobId(j)) && (long_ok || !s.c.jobs[j as usize].class.is_long())
+            !exclude.contains(&JobId(j)) && if s.c.jobs[j as usize].class.is_long() { long_ok } else { short_ok }
         };
         let now_bits = bits(now);
         for &(d, j) in self.deadlines.iter() {
@@ -203,7 +243,7 @@ impl Adaptive {
                 return Some(j);
             }
         }
-        let short = self.ready_short.iter().find(|(_, j)| !exclude.contains(&JobId(*j))).copied();
+        let short = if short_ok { self.ready_short.iter().find(|(_, j)| !exclude.contains(&JobId(*j))).copied() } else { None };
         let long = if long_ok { self.ready_long.iter().find(|(_, j)| !exclude.contains(&JobId(*j))).copied() } else { None };
         let best = match (short, long) {
             (Some(s), Some(l)) => Some(s.min(l)),
@@ -238,6 +278,7 @@ impl Adaptive {
             self.long_running += 1;
             self.long_est_sum += est;
         } else {
+            self.short_running += 1;
             self.reservation.short_running(now, 1);
         }
         n.running.push(Running { job: JobId(job), long, reservation: false, marks_long: false, est });
@@ -256,6 +297,7 @@ impl Adaptive {
             self.long_running -= 1;
             self.long_est_sum = if self.long_running == 0 { 0.0 } else { (self.long_est_sum - r.est).max(0.0) };
         } else {
+            self.short_running -= 1;
             self.reservation.short_running(now, -1);
         }
         self.free_nodes.insert(ni as u32);
@@ -282,6 +324,29 @@ impl Adaptive {
             let at = now + p.window / p.buckets as f64;
             self.tick_at = Some(at);
             out.push(Output::Timer { at, msg: Msg::Tick });
+        }
+    }
+
+    /// A reclassified job's running tasks move to their new class in the slot books, so
+    /// the reservation and the long share count what runs now, not what was launched.
+    fn reclass_running(&mut self, now: Time, job: JobId, long: bool) {
+        for n in self.c.nodes.iter_mut().filter(|n| n.live) {
+            for r in n.running.iter_mut().filter(|r| r.job == job && r.long != long) {
+                r.long = long;
+                if long {
+                    n.running_long += 1;
+                    self.long_running += 1;
+                    self.long_est_sum += r.est;
+                    self.short_running -= 1;
+                    self.reservation.short_running(now, -1);
+                } else {
+                    n.running_long -= 1;
+                    self.long_running -= 1;
+                    self.long_est_sum = if self.long_running == 0 { 0.0 } else { (self.long_est_sum - r.est).max(0.0) };
+                    self.short_running += 1;
+                    self.reservation.short_running(now, 1);
+                }
+            }
         }
     }
 
@@ -337,6 +402,7 @@ impl Policy for Adaptive {
                 self.long_running -= 1;
                 self.long_est_sum = if self.long_running == 0 { 0.0 } else { (self.long_est_sum - r.est).max(0.0) };
             } else {
+                self.short_running -= 1;
                 self.reservation.short_running(now, -1);
             }
             if let Some(j) = self.c.jobs.get_mut(r.job.0 as usize) {
@@ -422,8 +488,10 @@ impl Policy for Adaptive {
 
     fn set_estimate_with(&mut self, now: Time, job: JobId, estimate: f64, class: Option<Class>, out: &mut Vec<Output>) {
         let class = class.unwrap_or_else(|| Class::from_estimate(estimate, self.cfg.cutoff));
-        if self.c.set_estimate(job, estimate, class, false).is_none() {
-            return;
+        match self.c.set_estimate(job, estimate, class, false) {
+            None => return,
+            Some(true) => self.reclass_running(now, job, class.is_long()),
+            Some(false) => {}
         }
         self.refresh_group_of(job.0);
         self.fill(now, out);

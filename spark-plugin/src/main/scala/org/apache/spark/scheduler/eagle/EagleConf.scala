@@ -47,7 +47,8 @@ private[eagle] case class EagleConf(
     reservationHeadroom: Double = 1.0,
     reservationMaxFraction: Double = 0.5,
     reservationIdleMs: Long = 30000L,
-    reservationBaseFraction: Double = 0.1) {
+    reservationBaseFraction: Double = 0.1,
+    longShare: Double = 0.5) {
 
   /** `policy=adaptive` (the default) rather than the paper's Eagle. */
   def adaptive: Boolean = policy == "adaptive"
@@ -80,7 +81,8 @@ private[eagle] case class EagleConf(
     reservationHeadroom,
     reservationMaxFraction,
     reservationIdleMs.toDouble,
-    reservationBaseFraction)
+    reservationBaseFraction,
+    longShare)
 
   /** For the summary file. */
   def asMap: Seq[(String, Any)] = Seq(
@@ -91,6 +93,7 @@ private[eagle] case class EagleConf(
     "reservation.maxFraction" -> reservationMaxFraction,
     "reservation.idleMs" -> reservationIdleMs,
     "reservation.baseFraction" -> reservationBaseFraction,
+    "longShare" -> longShare,
     "shortPartition" -> shortPartition,
     "minProbes" -> minProbes,
     "probeRatio" -> probeRatio,
@@ -155,6 +158,11 @@ private[eagle] object EagleConf {
       "adaptive: while short work is arriving, up to this fraction of all slots (floored) stays " +
         "reserved for it even when long work frees slots often, so a wave of long tasks cannot " +
         "hold every slot; in [0, 1], 0 turns the base off."),
+    Key("longShare", "0.5",
+      "adaptive: while long work waits for a slot, short work starts new tasks only while it " +
+        "holds fewer than max(reservation, floor((1 - longShare) x all slots)), so long work keeps " +
+        "this share of the cluster under a stream of short work that alone would fill it; in " +
+        "[0, 1], 0 turns it off."),
     Key("shortPartition", "0.1",
       "paper: fraction of executors reserved for short task sets, in [0, 1); at least one " +
         "when there are two or more executors."),
@@ -283,6 +291,7 @@ private[eagle] object EagleConf {
       reservationMaxFraction = double("reservation.maxFraction", x => x >= 0 && x <= 1, "a number in [0, 1]"),
       reservationIdleMs = long("reservation.idleMs", 0),
       reservationBaseFraction = double("reservation.baseFraction", x => x >= 0 && x <= 1, "a number in [0, 1]"),
+      longShare = double("longShare", x => x >= 0 && x <= 1, "a number in [0, 1]"),
       shortPartition = double("shortPartition", x => x >= 0 && x < 1, "a number in [0, 1)"),
       minProbes = long("minProbes", 1, MaxMinProbes).toInt,
       probeRatio = long("probeRatio", 1, MaxProbeRatio).toInt,

@@ -169,7 +169,7 @@ private[eagle] object Native {
     "cutoffMs", "shortPartition", "minProbes", "probeRatio", "starvationFactor",
     "defaultClass", "defaultEstimateMs", "seed", "failAfterCalls", "historyMaxEntries",
     "debugHoldCallMs", "policy", "reservationWindowMs", "reservationHeadroom",
-    "reservationMaxFraction", "reservationIdleMs", "reservationBaseFraction")
+    "reservationMaxFraction", "reservationIdleMs", "reservationBaseFraction", "longShare")
 
   /** Layout of `enableDelay(params)`; mirrors `DELAY_PARAM_NAMES` in rust/eagle-jni/src/state.rs. */
   val DelayParamNames: Seq[String] = Seq(
