@@ -1,0 +1,57 @@
+//! `eagle-central`: the long-job scheduler of cluster mode. See README
+//! "Cluster mode (preview)".
+
+use clap::Parser;
+use eagle_central::{parse_nodes, spawn, Options};
+use std::path::PathBuf;
+
+#[derive(Parser, Debug)]
+#[command(name = "eagle-central", about = "Eagle centralized long-job scheduler (cluster mode)")]
+struct Args {
+    /// Address to listen on for drivers and registering nodes.
+    #[arg(long)]
+    listen: String,
+    /// File holding the shared secret (same file on every daemon and driver).
+    #[arg(long)]
+    secret_file: PathBuf,
+    /// Node daemons to connect to: name=host:port,... (nodes started with --central register themselves).
+    #[arg(long, default_value = "")]
+    nodes: String,
+    /// Share of connected hosts kept for short work only (Eagle's short partition).
+    #[arg(long, default_value_t = 0.1)]
+    short_fraction: f64,
+    /// Keep-alive period towards the nodes (ms); under a third of their --lease-ms.
+    #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(1..))]
+    ping_ms: u64,
+}
+
+fn main() {
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("info")).init();
+    let a = Args::parse();
+    if !(0.0..1.0).contains(&a.short_fraction) {
+        eprintln!("eagle-central: --short-fraction must be in [0, 1), got {}", a.short_fraction);
+        std::process::exit(2);
+    }
+    let secret = match eagle_wire::read_secret(&a.secret_file) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("eagle-central: {e}");
+            std::process::exit(2);
+        }
+    };
+    let nodes = match parse_nodes(&a.nodes) {
+        Ok(n) => n,
+        Err(e) => {
+            eprintln!("eagle-central: {e}");
+            std::process::exit(2);
+        }
+    };
+    let opts = Options { listen: a.listen, secret, nodes, short_fraction: a.short_fraction, ping_ms: a.ping_ms };
+    match spawn(opts) {
+        Ok(h) => h.join(),
+        Err(e) => {
+            eprintln!("eagle-central: {e}");
+            std::process::exit(1);
+        }
+    }
+}
