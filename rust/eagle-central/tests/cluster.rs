@@ -201,7 +201,7 @@ fn run_cluster(policy: Policy) {
         // Wait until the central has linked both nodes.
         loop {
             c.send(&ToCentral::Status);
-            if let Some(In::Central(FromCentral::Status(s))) = d.rx.recv_timeout(Duration::from_secs(10)).ok() {
+            if let Ok(In::Central(FromCentral::Status(s))) = d.rx.recv_timeout(Duration::from_secs(10)) {
                 if s.nodes.iter().all(|n| n.connected) {
                     break;
                 }

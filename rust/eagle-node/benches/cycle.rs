@@ -54,14 +54,12 @@ fn client(addr: SocketAddr, app: String, cycles: usize) -> Vec<Duration> {
         let t0 = Instant::now();
         write_frame(&mut w, &ToNode::Probe { job: i, tasks: 1, est_ms: 1.0 }).unwrap();
         w.flush().unwrap();
-        let lease = loop {
-            match r.read::<FromNode>().unwrap() {
-                FromNode::Grant { lease, job, .. } => {
-                    assert_eq!(job, i);
-                    break lease;
-                }
-                other => panic!("unexpected {other:?}"),
+        let lease = match r.read::<FromNode>().unwrap() {
+            FromNode::Grant { lease, job, .. } => {
+                assert_eq!(job, i);
+                lease
             }
+            other => panic!("unexpected {other:?}"),
         };
         lat.push(t0.elapsed());
         write_frame(&mut w, &ToNode::Launched { lease }).unwrap();

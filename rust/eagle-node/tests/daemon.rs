@@ -77,3 +77,63 @@ fn a_malformed_frame_closes_that_connection_only() {
     assert_eq!(st.leased, 1, "only the good driver's lease is left: {st:?}");
     assert_eq!(st.apps.len(), 1);
 }
+
+fn hawk(lease_ms: u64, peers: Vec<String>) -> SocketAddr {
+    spawn(Options {
+        settings: Settings { policy: Policy::Hawk, slots: 1, lease_ms },
+        listen: "127.0.0.1:0".into(),
+        secret: SECRET.to_vec(),
+        central: None,
+        name: None,
+        advertise: None,
+        peers,
+    })
+    .unwrap()
+    .addr
+}
+
+fn client_as(addr: SocketAddr, role: Role, app: &str) -> (TcpStream, FrameReader<BufReader<TcpStream>>) {
+    let s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    connect(&mut &s, SECRET, role, app).unwrap();
+    let r = FrameReader::new(BufReader::new(s.try_clone().unwrap()));
+    (s, r)
+}
+
+#[test]
+fn hawk_an_idle_node_steals_a_probe_blocked_behind_long_work_on_its_peer() {
+    let victim = hawk(60_000, Vec::new());
+    let thief = hawk(200, vec![victim.to_string()]);
+    // The batch application's long task occupies the victim's only slot.
+    let (mut batch, mut batch_r) = client_as(victim, Role::Driver, "batch");
+    let (mut central, _central_r) = client_as(victim, Role::Central, "central");
+    let place = ToNode::Place { app: "batch".into(), job: 1, est_ms: 1e6, bitvector: Default::default() };
+    write_frame(&mut central, &place).unwrap();
+    central.flush().unwrap();
+    let FromNode::Grant { lease, long: true, .. } = batch_r.read().unwrap() else { panic!("the long task gets the slot") };
+    write_frame(&mut batch, &ToNode::Launched { lease }).unwrap();
+    batch.flush().unwrap();
+    // The interactive application probes the victim (queued behind long work) and is
+    // connected to the idle thief, which steals the probe and grants the slot.
+    let (mut at_thief, mut at_thief_r) = client_as(thief, Role::Driver, "interactive");
+    let (mut at_victim, _) = client_as(victim, Role::Driver, "interactive");
+    write_frame(&mut at_victim, &ToNode::Probe { job: 7, tasks: 1, est_ms: 1.0 }).unwrap();
+    at_victim.flush().unwrap();
+    loop {
+        write_frame(&mut at_thief, &ToNode::Ping).unwrap();
+        at_thief.flush().unwrap();
+        match at_thief_r.read::<FromNode>().unwrap() {
+            FromNode::Grant { job, long, .. } => {
+                assert_eq!((job, long), (7, false));
+                break;
+            }
+            FromNode::Pong => std::thread::sleep(Duration::from_millis(20)),
+            other => panic!("{other:?}"),
+        }
+    }
+    let st = match ask(&mut batch, &mut batch_r, &ToNode::Status) {
+        FromNode::Status(st) => st,
+        other => panic!("{other:?}"),
+    };
+    assert!(st.apps.iter().all(|a| a.probes == 0), "the probe left the victim: {st:?}");
+}

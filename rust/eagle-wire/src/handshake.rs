@@ -127,7 +127,7 @@ fn hex(bytes: &[u8]) -> String {
 
 fn unhex(s: &str, what: &str) -> Result<Vec<u8>, HandshakeError> {
     let bad = || HandshakeError::Protocol(format!("{what} is not hex"));
-    if s.len() % 2 != 0 || s.len() > 256 {
+    if !s.len().is_multiple_of(2) || s.len() > 256 {
         return Err(bad());
     }
     (0..s.len() / 2).map(|i| u8::from_str_radix(s.get(2 * i..2 * i + 2).ok_or_else(bad)?, 16).map_err(|_| bad())).collect()
