@@ -25,7 +25,12 @@ pub enum FrameError {
     /// The peer closed the stream cleanly between two frames.
     Closed,
     /// The stream ended inside a frame: `got` of the `expected` bytes of the `part`.
-    Truncated { part: &'static str, expected: usize, got: usize },
+    Truncated {
+        /// `"length prefix"` or `"body"`.
+        part: &'static str,
+        expected: usize,
+        got: usize,
+    },
     /// The length prefix announces more than the cap.
     TooLarge { len: usize, max: usize },
     /// The body is not a valid message (bad JSON, unknown variant or field, wrong type).
@@ -78,6 +83,8 @@ pub struct FrameReader<R> {
 }
 
 impl<R: Read> FrameReader<R> {
+    /// Wraps a stream (give it a `BufReader` over a socket: the reader reads exactly
+    /// the frame's bytes, never past it).
     pub fn new(inner: R) -> Self {
         FrameReader { inner, buf: Vec::new() }
     }

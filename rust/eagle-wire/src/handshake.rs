@@ -52,6 +52,7 @@ impl fmt::Display for Role {
 /// The authenticated other side of a connection.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Peer {
+    /// What the peer is.
     pub role: Role,
     /// The application id (drivers); the daemon's name for a central or node client.
     pub app: String,
@@ -79,6 +80,7 @@ pub enum HandshakeError {
     RoleNotAllowed(Role),
     /// A message out of order or a bad field.
     Protocol(String),
+    /// The handshake's own frames were broken (closed, truncated, malformed).
     Frame(FrameError),
 }
 

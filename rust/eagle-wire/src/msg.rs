@@ -46,7 +46,9 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Bitvector {
+    /// The central's placement count when the copy was made.
     pub stamp: u64,
+    /// Bit `i % 64` of word `i / 64` is host `i`.
     pub words: Vec<u64>,
 }
 
@@ -88,7 +90,9 @@ pub enum ToNode {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StolenProbe {
+    /// The probing application (it must be connected to the thief).
     pub app: String,
+    /// The driver's id of the job.
     pub job: u64,
     /// Unlaunched tasks of the job, as the victim last knew.
     pub tasks: u32,
@@ -110,11 +114,13 @@ pub enum FromNode {
     LongDone { app: String, job: u64, est_ms: f64 },
     /// To the central: the placement could not be queued (`app` is not connected here).
     PlaceRefused { app: String, job: u64, est_ms: f64 },
+    /// The answer to `Status`.
     Status(NodeStatus),
     /// To a node that sent `Steal`: the probes it may take (possibly none).
     Stolen { probes: Vec<StolenProbe> },
     /// A request that could not be honoured (the connection stays open).
     Error { what: String },
+    /// The answer to `Ping`.
     Pong,
 }
 
@@ -123,8 +129,11 @@ pub enum FromNode {
 #[serde(deny_unknown_fields)]
 pub struct QueuedByApp {
     pub app: String,
+    /// Short probes queued.
     pub probes: u32,
+    /// Long reservations (central placements) queued.
     pub reservations: u32,
+    /// Slots leased to the application (granted or running).
     pub leased: u32,
 }
 
@@ -132,14 +141,19 @@ pub struct QueuedByApp {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NodeStatus {
+    /// `eagle`, `hawk` or `sparrow`.
     pub policy: String,
+    /// The host's slots (`--slots`).
     pub slots: u32,
     /// Slots under a lease (granted, or running a task).
     pub leased: u32,
     /// Leases whose task is running.
     pub running: u32,
+    /// Long work is queued or leased here (an Eagle node rejects short probes).
     pub holds_long: bool,
+    /// Per connected application with anything queued or leased, by name.
     pub apps: Vec<QueuedByApp>,
+    /// The last copy of the central's bitvector this node received.
     pub bitvector: Option<Bitvector>,
 }
 
@@ -152,7 +166,9 @@ pub enum ToCentral {
     /// Node only: announce this node (`name`, reachable at `addr`) to the central, which
     /// then connects to it and adds it to its host list.
     Register { name: String, addr: String },
+    /// Keep-alive (answered with `Pong`).
     Ping,
+    /// Asks for a [`CentralStatus`].
     Status,
 }
 
@@ -161,15 +177,21 @@ pub enum ToCentral {
 #[serde(deny_unknown_fields)]
 pub struct NodeHealth {
     pub name: String,
+    /// The central's link to the node is up.
     pub connected: bool,
+    /// In the general partition (long tasks may go there).
     pub general: bool,
+    /// Long tasks placed there and not over.
     pub long_tasks: u32,
+    /// Their estimated work, the LWL score.
     pub work_ms: f64,
 }
 
+/// The central's answer to `Status`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CentralStatus {
+    /// In host-list order.
     pub nodes: Vec<NodeHealth>,
     pub bitvector: Bitvector,
 }
@@ -184,7 +206,10 @@ pub enum FromCentral {
     Placed { job: u64, hosts: Vec<u32> },
     /// `tasks` tasks of `job` found no node (none connected, or a node refused them).
     Unplaced { job: u64, tasks: u32 },
+    /// The answer to `Status`.
     Status(CentralStatus),
+    /// A request that could not be honoured (the connection stays open).
     Error { what: String },
+    /// The answer to `Ping`.
     Pong,
 }
