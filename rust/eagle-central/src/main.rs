@@ -4,13 +4,18 @@
 use clap::Parser;
 use eagle_central::{parse_nodes, spawn, Options};
 use std::path::PathBuf;
+use std::time::Duration;
 
 #[derive(Parser, Debug)]
 #[command(name = "eagle-central", about = "Eagle centralized long-job scheduler (cluster mode)")]
 struct Args {
     /// Address to listen on for drivers and registering nodes.
-    #[arg(long)]
-    listen: String,
+    #[arg(long, required_unless_present = "status")]
+    listen: Option<String>,
+    /// Do not run a daemon: print the status of the eagle-central at this address (one
+    /// line, key=value) and exit, 0 if it answered, 1 if not.
+    #[arg(long, value_name = "ADDR", conflicts_with_all = ["listen", "nodes"])]
+    status: Option<String>,
     /// File holding the shared secret (same file on every daemon and driver).
     #[arg(long)]
     secret_file: PathBuf,
@@ -39,6 +44,17 @@ fn main() {
             std::process::exit(2);
         }
     };
+    if let Some(addr) = a.status {
+        match eagle_wire::client::central_status(&addr, &secret, Duration::from_secs(10)) {
+            Ok(s) => println!("eagle-central {addr}: {}", eagle_wire::client::central_line(&s)),
+            Err(e) => {
+                eprintln!("{e}");
+                std::process::exit(1);
+            }
+        }
+        return;
+    }
+    let Some(listen) = a.listen else { unreachable!("clap requires --listen without --status") };
     let nodes = match parse_nodes(&a.nodes) {
         Ok(n) => n,
         Err(e) => {
@@ -46,7 +62,7 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let opts = Options { listen: a.listen, secret, nodes, short_fraction: a.short_fraction, ping_ms: a.ping_ms };
+    let opts = Options { listen, secret, nodes, short_fraction: a.short_fraction, ping_ms: a.ping_ms };
     match spawn(opts) {
         Ok(h) => h.join(),
         Err(e) => {

@@ -4,16 +4,21 @@
 use clap::Parser;
 use eagle_node::{spawn, Options, Policy, Settings};
 use std::path::PathBuf;
+use std::time::Duration;
 
 #[derive(Parser, Debug)]
 #[command(name = "eagle-node", about = "Eagle per-host queue daemon (cluster mode)")]
 struct Args {
     /// Slots (concurrent tasks) of this host.
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
-    slots: u32,
+    #[arg(long, required_unless_present = "status", value_parser = clap::value_parser!(u32).range(1..))]
+    slots: Option<u32>,
     /// Address to listen on for drivers and the central scheduler.
-    #[arg(long)]
-    listen: String,
+    #[arg(long, required_unless_present = "status")]
+    listen: Option<String>,
+    /// Do not run a daemon: print the status of the eagle-node at this address (one
+    /// line, key=value) and exit, 0 if it answered, 1 if not.
+    #[arg(long, value_name = "ADDR", conflicts_with_all = ["slots", "listen", "central", "peers"])]
+    status: Option<String>,
     /// File holding the shared secret (same file on every daemon and driver).
     #[arg(long)]
     secret_file: PathBuf,
@@ -47,9 +52,20 @@ fn main() {
             std::process::exit(2);
         }
     };
+    if let Some(addr) = a.status {
+        match eagle_wire::client::node_status(&addr, &secret, Duration::from_secs(10)) {
+            Ok(s) => println!("eagle-node {addr}: {}", eagle_wire::client::node_line(&s)),
+            Err(e) => {
+                eprintln!("{e}");
+                std::process::exit(1);
+            }
+        }
+        return;
+    }
+    let (Some(slots), Some(listen)) = (a.slots, a.listen) else { unreachable!("clap requires --slots and --listen without --status") };
     let opts = Options {
-        settings: Settings { policy: a.policy, slots: a.slots, lease_ms: a.lease_ms },
-        listen: a.listen,
+        settings: Settings { policy: a.policy, slots, lease_ms: a.lease_ms },
+        listen,
         secret,
         central: a.central,
         name: a.name,

@@ -26,8 +26,10 @@
 //! Everything works over any `Read`/`Write` (a `TcpStream` in the daemons, an
 //! in-memory buffer in tests). [`net`] holds the threads every daemon uses: an
 //! accept loop that authenticates, one reader thread per connection feeding a
-//! channel, and the buffered writers the owning thread sends through.
+//! channel, and the buffered writers the owning thread sends through. [`client`]
+//! holds the one-shot status queries of `--status` and `scripts/eagle-cluster.sh`.
 
+pub mod client;
 pub mod frame;
 pub mod handshake;
 pub mod msg;
