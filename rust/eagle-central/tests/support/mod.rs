@@ -278,11 +278,11 @@ impl FakeDriver {
     }
 
     /// Sends to node `i`; false when the link is down.
-    pub fn to_node(&mut self, i: usize, m: &ToNode) -> bool {
+    pub fn send_node(&mut self, i: usize, m: &ToNode) -> bool {
         Self::write(&mut self.nodes[i], m)
     }
 
-    pub fn to_central(&mut self, m: &ToCentral) -> bool {
+    pub fn send_central(&mut self, m: &ToCentral) -> bool {
         Self::write(&mut self.central, m)
     }
 
@@ -292,9 +292,9 @@ impl FakeDriver {
         if self.alive && self.last_ping.elapsed() >= self.ping_every {
             self.last_ping = Instant::now();
             for i in 0..self.nodes.len() {
-                self.to_node(i, &ToNode::Ping);
+                self.send_node(i, &ToNode::Ping);
             }
-            self.to_central(&ToCentral::Ping);
+            self.send_central(&ToCentral::Ping);
         }
         let ev = self.rx.recv_timeout(Duration::from_millis(20)).ok()?;
         match &ev {
