@@ -61,9 +61,8 @@ fn all_quiet(nodes: &[&Daemon], central: Option<&Daemon>) {
     }
 }
 
-/// `Unplaced`: a node refused a placement because it had not yet seen the driver's
-/// connection (the driver's handshake with the node and its submission to the central
-/// race). A driver places those tasks again; returns how many.
+/// `Unplaced`: a node refused a placement (it has no link from this driver). A driver
+/// places those tasks again; returns how many.
 fn resubmit(d: &mut FakeDriver, job: u64, tasks: u32) -> usize {
     d.send_central(&ToCentral::SubmitLong { job, tasks, est_ms: 100.0 });
     tasks as usize

@@ -243,9 +243,20 @@ impl FakeDriver {
         });
     }
 
-    /// Connects (or reconnects) to node `i`; the error names the address.
+    /// Connects (or reconnects) to node `i`; the error names the address. Returns once
+    /// the node answered a `Ping`: its state thread has then registered the connection,
+    /// so a placement the central sends there next finds the application.
     pub fn connect_node(&mut self, i: usize) -> Result<(), String> {
-        let s = open(&self.nodes[i].addr, SECRET, Role::Driver, &self.app, "eagle-node", Duration::from_secs(5))?;
+        let addr = self.nodes[i].addr.clone();
+        let s = open(&addr, SECRET, Role::Driver, &self.app, "eagle-node", Duration::from_secs(5))?;
+        write_frame(&mut &s, &ToNode::Ping).map_err(|e| format!("eagle-node at {addr}: ping: {e}"))?;
+        let mut r = FrameReader::new(&s);
+        loop {
+            match r.read::<FromNode>().map_err(|e| format!("eagle-node at {addr}: no pong: {e}"))? {
+                FromNode::Pong => break,
+                other => return Err(format!("eagle-node at {addr}: expected Pong, got {other:?}")),
+            }
+        }
         let l = &mut self.nodes[i];
         l.gen += 1;
         let gen = l.gen;
