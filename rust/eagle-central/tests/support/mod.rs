@@ -250,12 +250,9 @@ impl FakeDriver {
         let addr = self.nodes[i].addr.clone();
         let s = open(&addr, SECRET, Role::Driver, &self.app, "eagle-node", Duration::from_secs(5))?;
         write_frame(&mut &s, &ToNode::Ping).map_err(|e| format!("eagle-node at {addr}: ping: {e}"))?;
-        let mut r = FrameReader::new(&s);
-        loop {
-            match r.read::<FromNode>().map_err(|e| format!("eagle-node at {addr}: no pong: {e}"))? {
-                FromNode::Pong => break,
-                other => return Err(format!("eagle-node at {addr}: expected Pong, got {other:?}")),
-            }
+        match FrameReader::new(&s).read::<FromNode>().map_err(|e| format!("eagle-node at {addr}: no pong: {e}"))? {
+            FromNode::Pong => {}
+            other => return Err(format!("eagle-node at {addr}: expected Pong, got {other:?}")),
         }
         let l = &mut self.nodes[i];
         l.gen += 1;
