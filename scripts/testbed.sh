@@ -19,6 +19,11 @@
 #                    10.N.0.(10+i). Nothing outside this subnet and loopback is ever addressed.
 #   --local          skip namespaces and use local-cluster[W,C,M] (also the automatic fallback
 #                    when namespaces cannot be created, e.g. without root)
+#   --eagle-daemons  cluster mode (issue 13): one eagle-node in each worker namespace (on the
+#                    worker's address, port 7101, named by that address) and eagle-central on the
+#                    bridge address (port 7100), all stopped by 'down'; with local-cluster, on
+#                    127.0.0.1 (nodes on 7101, 7102, ...). Binaries from scripts/eagle-cluster.sh build.
+#   --eagle-slots N [--cores]  --eagle-policy eagle|hawk|sparrow [eagle]  --eagle-lease-ms MS [3000]
 #
 # Each worker runs in its own network namespace behind a veth on a bridge in the root namespace,
 # so Spark sees W distinct hosts and PROCESS_LOCAL / NODE_LOCAL / ANY mean something. netem is
@@ -27,6 +32,8 @@
 # testbed.env (shell syntax, also read by bench/testbed.py):
 #   TB_MODE=netns|local-cluster  TB_MASTER=spark://10.77.0.1:7077 | local-cluster[W,C,M]
 #   TB_DRIVER_HOST  TB_HOSTS  TB_SLOTS  TB_CORES  TB_WORKERS  TB_NETWORK  TB_WORKER_MEMORY  TB_NOTE
+#   with --eagle-daemons also: TB_EAGLE_CENTRAL=host:port  TB_EAGLE_NODES='name=host:port,...'
+#   TB_EAGLE_SECRET (the shared secret file)  TB_EAGLE_SLOTS  TB_EAGLE_POLICY
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -36,6 +43,7 @@ export SPARK_DAEMON_MEMORY="${SPARK_DAEMON_MEMORY:-256m}"
 
 WORKERS=4 CORES=2 MEMORY=1g NETWORK=fast RATE=100mbit STATE="$ROOT/target/bench/testbed"
 PREFIX=eb SUBNET=77 FORCE_LOCAL=0
+EAGLE=0 EAGLE_SLOTS="" EAGLE_POLICY=eagle EAGLE_LEASE_MS=3000 EAGLE_CENTRAL_PORT=7100 EAGLE_NODE_PORT=7101
 CMD=()
 ACTION="${1:-}"
 [ $# -gt 0 ] && shift
@@ -50,6 +58,10 @@ while [ $# -gt 0 ]; do
     --prefix) PREFIX="$2"; shift 2 ;;
     --subnet) SUBNET="$2"; shift 2 ;;
     --local) FORCE_LOCAL=1; shift ;;
+    --eagle-daemons) EAGLE=1; shift ;;
+    --eagle-slots) EAGLE_SLOTS="$2"; shift 2 ;;
+    --eagle-policy) EAGLE_POLICY="$2"; shift 2 ;;
+    --eagle-lease-ms) EAGLE_LEASE_MS="$2"; shift 2 ;;
     --) shift; CMD=("$@"); break ;;
     *) echo "testbed: unknown option $1" >&2; exit 2 ;;
   esac
@@ -58,6 +70,10 @@ case "$NETWORK" in fast|congested) ;; *) echo "testbed: --network must be fast o
 [[ "$WORKERS" =~ ^[0-9]+$ && "$WORKERS" -ge 1 && "$WORKERS" -le 200 ]] || { echo "testbed: --workers must be 1..200" >&2; exit 2; }
 [[ "$SUBNET" =~ ^[0-9]+$ && "$SUBNET" -ge 0 && "$SUBNET" -le 255 ]] || { echo "testbed: --subnet must be 0..255" >&2; exit 2; }
 [[ "$PREFIX" =~ ^[a-z][a-z0-9]{0,5}$ ]] || { echo "testbed: --prefix must be 1-6 lowercase letters/digits" >&2; exit 2; }
+EAGLE_SLOTS="${EAGLE_SLOTS:-$CORES}"
+[[ "$EAGLE_SLOTS" =~ ^[0-9]+$ && "$EAGLE_SLOTS" -ge 1 ]] || { echo "testbed: --eagle-slots must be a positive integer" >&2; exit 2; }
+case "$EAGLE_POLICY" in eagle|hawk|sparrow) ;; *) echo "testbed: --eagle-policy must be eagle, hawk or sparrow" >&2; exit 2 ;; esac
+[[ "$EAGLE_LEASE_MS" =~ ^[0-9]+$ && "$EAGLE_LEASE_MS" -ge 10 ]] || { echo "testbed: --eagle-lease-ms must be an integer >= 10" >&2; exit 2; }
 
 NET="10.$SUBNET.0"
 BRIDGE="$PREFIX-br"
@@ -150,6 +166,51 @@ TB_STATE='$STATE'
 EOF
 }
 
+# ---- cluster mode daemons (--eagle-daemons) -------------------------------------------------------
+# One eagle-node per address (inside worker namespace i when netns), then eagle-central. Every pid
+# goes to STATE/pids, so 'down' (and a failed 'up') stops them, before the workers.
+start_eagle() { # mode central-addr node-addr...
+  local mode="$1" central="$2"; shift 2
+  local bin secret="$STATE/eagle.secret" logs="$STATE/logs" list="" addr i=0
+  bin="$(bash "$ROOT/scripts/eagle-cluster.sh" build)"
+  mkdir -p "$logs"
+  (umask 077 && head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$secret")
+  # Named as Spark names the executor's host (the worker's address); on 127.0.0.1, with the port.
+  for addr in "$@"; do
+    local name="$addr"
+    [ "$mode" = netns ] && name="${addr%:*}"
+    list="$list${list:+,}$name=$addr"
+  done
+  for addr in "$@"; do
+    i=$((i + 1))
+    local run=() extra=() peers
+    [ "$mode" = netns ] && run=(ip netns exec "$PREFIX-w$i")
+    peers="$(printf '%s\n' "$@" | grep -vxF "$addr" | paste -sd, - || true)"
+    [ "$EAGLE_POLICY" = hawk ] && [ -n "$peers" ] && extra=(--peers "$peers")
+    "${run[@]}" env RUST_LOG="${RUST_LOG:-info}" nohup "$bin/eagle-node" --slots "$EAGLE_SLOTS" --listen "$addr" \
+      --secret-file "$secret" --policy "$EAGLE_POLICY" --lease-ms "$EAGLE_LEASE_MS" "${extra[@]}" \
+      > "$logs/eagle-node$i.log" 2>&1 < /dev/null &
+    echo "$! eagle-node$i@$addr" >> "$STATE/pids"
+  done
+  local ping=$(( EAGLE_LEASE_MS / 4 < 500 ? EAGLE_LEASE_MS / 4 + 1 : 500 ))
+  RUST_LOG="${RUST_LOG:-info}" nohup "$bin/eagle-central" --listen "$central" --secret-file "$secret" --nodes "$list" \
+    --ping-ms "$ping" > "$logs/eagle-central.log" 2>&1 < /dev/null &
+  echo "$! eagle-central@$central" >> "$STATE/pids"
+  for addr in "$@"; do
+    wait_for 30 "eagle-node on $addr (logs in $logs)" "$bin/eagle-node" --status "$addr" --secret-file "$secret"
+  done
+  wait_for 30 "eagle-central on $central to link all $# nodes (log $logs/eagle-central.log)" \
+    bash -c '"$1" --status "$2" --secret-file "$3" | grep -q " nodes=$4/$4 "' _ "$bin/eagle-central" "$central" "$secret" "$#"
+  {
+    echo "TB_EAGLE_CENTRAL=$central"
+    echo "TB_EAGLE_NODES='$list'"
+    echo "TB_EAGLE_SECRET='$secret'"
+    echo "TB_EAGLE_SLOTS=$EAGLE_SLOTS"
+    echo "TB_EAGLE_POLICY=$EAGLE_POLICY"
+  } >> "$STATE/testbed.env"
+  log "eagle: central $central, $# nodes x $EAGLE_SLOTS slots, policy $EAGLE_POLICY"
+}
+
 netns_possible() {
   [ "$(id -u)" = 0 ] || return 1
   command -v ip >/dev/null || return 1
@@ -174,7 +235,15 @@ up() {
     local note="FALLBACK: $why; using local-cluster[$WORKERS,$CORES,$memmb]: one host, locality levels and --network shaping do not apply"
     log "$note"
     write_env local-cluster "local-cluster[$WORKERS,$CORES,$memmb]" 127.0.0.1 "$note" none ""
-    rm -f "$STATE/pids"
+    if [ "$EAGLE" = 1 ]; then
+      trap 'rc=$?; log "bring-up failed (exit $rc); tearing down"; down; exit $rc' ERR INT TERM
+      local addrs=() i
+      for i in $(seq 1 "$WORKERS"); do addrs+=("127.0.0.1:$((EAGLE_NODE_PORT + i - 1))"); done
+      start_eagle local "127.0.0.1:$EAGLE_CENTRAL_PORT" "${addrs[@]}"
+      trap - ERR INT TERM
+    else
+      rm -f "$STATE/pids"
+    fi
     cat "$STATE/testbed.env"
     return 0
   fi
@@ -241,6 +310,13 @@ up() {
   [ "$NETWORK" = congested ] && shaped="tbf $RATE per host, both directions"
   write_env netns "spark://$MASTER_IP:$MASTER_PORT" "$MASTER_IP" \
     "$WORKERS hosts in network namespaces on $NET.0/24 ($shaped)" "$NETWORK" "$ips"
+  if [ "$EAGLE" = 1 ]; then
+    trap 'rc=$?; log "bring-up failed (exit $rc); tearing down"; down; exit $rc' ERR INT TERM
+    local addrs=() wip
+    for wip in $ips; do addrs+=("$wip:$EAGLE_NODE_PORT"); done
+    start_eagle netns "$MASTER_IP:$EAGLE_CENTRAL_PORT" "${addrs[@]}"
+    trap - ERR INT TERM
+  fi
   log "up: $WORKERS workers x $CORES cores registered"
   cat "$STATE/testbed.env"
 }
@@ -251,6 +327,12 @@ status() {
     if kill -0 "$pid" 2>/dev/null; then echo "alive: $what pid $pid"; else echo "dead: $what pid $pid"; fi
   done < "$STATE/pids"
   ip netns list 2>/dev/null | grep -E "^$PREFIX-w" || true
+  if [ -f "$STATE/testbed.env" ] && grep -q '^TB_EAGLE_CENTRAL=' "$STATE/testbed.env"; then
+    local TB_EAGLE_CENTRAL TB_EAGLE_NODES TB_EAGLE_SECRET TB_EAGLE_SLOTS TB_EAGLE_POLICY e bin="$ROOT/target/release"
+    eval "$(grep '^TB_EAGLE_' "$STATE/testbed.env")"
+    for e in ${TB_EAGLE_NODES//,/ }; do "$bin/eagle-node" --status "${e#*=}" --secret-file "$TB_EAGLE_SECRET" 2>&1 || true; done
+    "$bin/eagle-central" --status "$TB_EAGLE_CENTRAL" --secret-file "$TB_EAGLE_SECRET" 2>&1 || true
+  fi
 }
 
 case "$ACTION" in
@@ -267,5 +349,5 @@ case "$ACTION" in
     "${CMD[@]}" || rc=$?
     exit $rc
     ;;
-  *) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  *) sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

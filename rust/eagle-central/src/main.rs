@@ -1,0 +1,73 @@
+//! `eagle-central`: the long-job scheduler of cluster mode. See README
+//! "Cluster mode (preview)".
+
+use clap::Parser;
+use eagle_central::{parse_nodes, spawn, Options};
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(Parser, Debug)]
+#[command(name = "eagle-central", about = "Eagle centralized long-job scheduler (cluster mode)")]
+struct Args {
+    /// Address to listen on for drivers and registering nodes.
+    #[arg(long, required_unless_present = "status")]
+    listen: Option<String>,
+    /// Do not run a daemon: print the status of the eagle-central at this address (one
+    /// line, key=value) and exit, 0 if it answered, 1 if not.
+    #[arg(long, value_name = "ADDR", conflicts_with_all = ["listen", "nodes"])]
+    status: Option<String>,
+    /// File holding the shared secret (same file on every daemon and driver).
+    #[arg(long)]
+    secret_file: PathBuf,
+    /// Node daemons to connect to: name=host:port,... (nodes started with --central register themselves).
+    #[arg(long, default_value = "")]
+    nodes: String,
+    /// Share of connected hosts kept for short work only (Eagle's short partition).
+    #[arg(long, default_value_t = 0.1)]
+    short_fraction: f64,
+    /// Keep-alive period towards the nodes (ms); under a third of their --lease-ms.
+    #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(1..))]
+    ping_ms: u64,
+}
+
+fn main() {
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("info")).init();
+    let a = Args::parse();
+    if !(0.0..1.0).contains(&a.short_fraction) {
+        eprintln!("eagle-central: --short-fraction must be in [0, 1), got {}", a.short_fraction);
+        std::process::exit(2);
+    }
+    let secret = match eagle_wire::read_secret(&a.secret_file) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("eagle-central: {e}");
+            std::process::exit(2);
+        }
+    };
+    if let Some(addr) = a.status {
+        match eagle_wire::client::central_status(&addr, &secret, Duration::from_secs(10)) {
+            Ok(s) => println!("eagle-central {addr}: {}", eagle_wire::client::central_line(&s)),
+            Err(e) => {
+                eprintln!("{e}");
+                std::process::exit(1);
+            }
+        }
+        return;
+    }
+    let Some(listen) = a.listen else { unreachable!("clap requires --listen without --status") };
+    let nodes = match parse_nodes(&a.nodes) {
+        Ok(n) => n,
+        Err(e) => {
+            eprintln!("eagle-central: {e}");
+            std::process::exit(2);
+        }
+    };
+    let opts = Options { listen, secret, nodes, short_fraction: a.short_fraction, ping_ms: a.ping_ms };
+    match spawn(opts) {
+        Ok(h) => h.join(),
+        Err(e) => {
+            eprintln!("eagle-central: {e}");
+            std::process::exit(1);
+        }
+    }
+}

@@ -1,0 +1,316 @@
+//! The central scheduler's state machine (Eagle §3.1-3.2): least-work-left placement
+//! of every application's long tasks over the general partition, and the Succinct
+//! State Sharing bitvector of the hosts that hold long work, piggybacked on every
+//! placement it sends to a node.
+//!
+//! Pure like the node's ([`CentralState::handle`]: one event in, actions out). The
+//! policy is eagle-core's: [`eagle_core::lwl::water_fill`] spreads a job's tasks,
+//! [`eagle_core::sss::LongMap`] keeps the per-host long-task counts and the
+//! bitvector, [`eagle_core::partition::Partitions::dynamic_layout`] splits the
+//! connected hosts into the short-only and general partitions.
+//!
+//! The work map stays exact: a node reports `LongDone` when each long task it was
+//! given ends (or its reservation is dropped), and a host whose link drops loses its
+//! work and its bit (its reservations died with the daemon).
+
+use eagle_core::lwl::water_fill;
+use eagle_core::partition::Partitions;
+use eagle_core::sss::LongMap;
+use eagle_core::types::NodeId;
+use eagle_wire::{Bitvector, CentralStatus, FromCentral, FromNode, NodeHealth, Peer, Role, ToCentral, ToNode};
+use std::collections::BTreeMap;
+
+pub type ConnId = u64;
+/// A host's index in the host list (the bit of the bitvector).
+pub type HostId = u32;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Event {
+    /// A driver (or a node announcing itself) connected to the central.
+    Connected { conn: ConnId, peer: Peer },
+    Disconnected { conn: ConnId },
+    Message { conn: ConnId, msg: ToCentral },
+    /// The central's link to a host came up / went down.
+    NodeUp { host: HostId },
+    NodeDown { host: HostId },
+    FromNode { host: HostId, msg: FromNode },
+    /// Keep the links to the nodes alive.
+    Tick,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    ToPeer { conn: ConnId, msg: FromCentral },
+    ToNode { host: HostId, msg: ToNode },
+    /// Start connecting to a new host.
+    Dial { host: HostId, addr: String },
+}
+
+#[derive(Clone, Debug)]
+struct Host {
+    name: String,
+    up: bool,
+    /// Estimated work (ms) of the long tasks placed here and not over.
+    work_ms: f64,
+}
+
+#[derive(Debug)]
+pub struct CentralState {
+    hosts: Vec<Host>,
+    long: LongMap,
+    stamp: u64,
+    short_fraction: f64,
+    /// Drivers by connection, with their application id.
+    drivers: BTreeMap<ConnId, String>,
+    peers: BTreeMap<ConnId, Role>,
+}
+
+impl CentralState {
+    /// `hosts`: the `--nodes` list, `(name, addr)`; `short_fraction`: the share of
+    /// connected hosts kept for short work only (§3.1).
+    pub fn new(hosts: &[(String, String)], short_fraction: f64) -> (CentralState, Vec<Action>) {
+        let mut s = CentralState {
+            hosts: Vec::new(),
+            long: LongMap::default(),
+            stamp: 0,
+            short_fraction,
+            drivers: BTreeMap::new(),
+            peers: BTreeMap::new(),
+        };
+        let mut out = Vec::new();
+        for (name, addr) in hosts {
+            s.add_host(name, addr, &mut out);
+        }
+        (s, out)
+    }
+
+    fn add_host(&mut self, name: &str, addr: &str, out: &mut Vec<Action>) -> HostId {
+        let host = self.hosts.len() as HostId;
+        self.hosts.push(Host { name: name.to_string(), up: false, work_ms: 0.0 });
+        self.long.grow(self.hosts.len());
+        out.push(Action::Dial { host, addr: addr.to_string() });
+        host
+    }
+
+    pub fn handle(&mut self, event: Event) -> Vec<Action> {
+        let mut out = Vec::new();
+        match event {
+            Event::Connected { conn, peer } => {
+                self.peers.insert(conn, peer.role);
+                if peer.role == Role::Driver {
+                    self.drivers.insert(conn, peer.app);
+                    out.push(Action::ToPeer { conn, msg: self.hosts_msg() });
+                }
+            }
+            Event::Disconnected { conn } => {
+                self.peers.remove(&conn);
+                self.drivers.remove(&conn);
+            }
+            Event::Message { conn, msg } => self.message(conn, msg, &mut out),
+            Event::NodeUp { host } => self.hosts[host as usize].up = true,
+            Event::NodeDown { host } => {
+                let h = &mut self.hosts[host as usize];
+                h.up = false;
+                h.work_ms = 0.0;
+                self.long.clear(host as usize);
+            }
+            Event::FromNode { host, msg } => match msg {
+                FromNode::LongDone { est_ms, .. } => self.long_over(host, est_ms),
+                FromNode::PlaceRefused { app, job, est_ms } => {
+                    self.long_over(host, est_ms);
+                    if let Some((&conn, _)) = self.drivers.iter().find(|(_, a)| **a == app) {
+                        out.push(Action::ToPeer { conn, msg: FromCentral::Unplaced { job, tasks: 1 } });
+                    }
+                }
+                FromNode::Error { what } => log::warn!("node {} reports: {what}", self.hosts[host as usize].name),
+                _ => {}
+            },
+            Event::Tick => {
+                for (i, h) in self.hosts.iter().enumerate() {
+                    if h.up {
+                        out.push(Action::ToNode { host: i as HostId, msg: ToNode::Ping });
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn message(&mut self, conn: ConnId, msg: ToCentral, out: &mut Vec<Action>) {
+        let role = self.peers.get(&conn).copied();
+        let reply = |out: &mut Vec<Action>, msg: FromCentral| out.push(Action::ToPeer { conn, msg });
+        match msg {
+            ToCentral::SubmitLong { job, tasks, est_ms } => {
+                let Some(app) = self.drivers.get(&conn).cloned() else {
+                    return reply(out, FromCentral::Error { what: "SubmitLong is a driver message".into() });
+                };
+                if !(est_ms.is_finite() && est_ms >= 0.0) {
+                    return reply(out, FromCentral::Error { what: format!("SubmitLong of job {job}: est_ms must be a finite number >= 0, got {est_ms}") });
+                }
+                let placed = self.place(tasks as usize, est_ms);
+                if placed.is_empty() && tasks > 0 {
+                    return reply(out, FromCentral::Unplaced { job, tasks });
+                }
+                self.stamp += 1;
+                let bitvector = Bitvector { stamp: self.stamp, words: self.long.snapshot().to_vec() };
+                for &host in &placed {
+                    let msg = ToNode::Place { app: app.clone(), job, est_ms, bitvector: bitvector.clone() };
+                    out.push(Action::ToNode { host, msg });
+                }
+                reply(out, FromCentral::Placed { job, hosts: placed });
+            }
+            ToCentral::Register { name, addr } => {
+                if role != Some(Role::Node) {
+                    return reply(out, FromCentral::Error { what: "Register is a node message".into() });
+                }
+                if self.hosts.iter().any(|h| h.name == name) {
+                    log::info!("node '{name}' registered again");
+                    return;
+                }
+                log::info!("node '{name}' registered at {addr}");
+                self.add_host(&name, &addr, out);
+                let hosts = self.hosts_msg();
+                for &conn in self.drivers.keys() {
+                    out.push(Action::ToPeer { conn, msg: hosts.clone() });
+                }
+            }
+            ToCentral::Ping => reply(out, FromCentral::Pong),
+            ToCentral::Status => reply(out, FromCentral::Status(self.status())),
+        }
+    }
+
+    /// LWL over the general partition of the connected hosts: one host per task,
+    /// water-filling by estimated work left (§3.2). Updates the work map and bitvector.
+    fn place(&mut self, tasks: usize, est_ms: f64) -> Vec<HostId> {
+        let live: Vec<NodeId> = (0..self.hosts.len()).filter(|&i| self.hosts[i].up).map(|i| NodeId(i as u32)).collect();
+        let general = Partitions::dynamic_layout(&live, self.short_fraction).big;
+        let mut chosen = Vec::with_capacity(tasks);
+        water_fill(general.iter().map(|&n| (self.hosts[n.0 as usize].work_ms, n)), tasks, est_ms, &mut chosen);
+        for n in &chosen {
+            self.hosts[n.0 as usize].work_ms += est_ms;
+            self.long.add(n.0 as usize);
+        }
+        chosen.into_iter().map(|n| n.0).collect()
+    }
+
+    fn long_over(&mut self, host: HostId, est_ms: f64) {
+        let h = &mut self.hosts[host as usize];
+        h.work_ms = (h.work_ms - est_ms).max(0.0);
+        if self.long.count(host as usize) > 0 {
+            self.long.remove(host as usize);
+        }
+    }
+
+    fn hosts_msg(&self) -> FromCentral {
+        FromCentral::Hosts { names: self.hosts.iter().map(|h| h.name.clone()).collect() }
+    }
+
+    pub fn status(&mut self) -> CentralStatus {
+        let live: Vec<NodeId> = (0..self.hosts.len()).filter(|&i| self.hosts[i].up).map(|i| NodeId(i as u32)).collect();
+        let general = Partitions::dynamic_layout(&live, self.short_fraction).big;
+        CentralStatus {
+            nodes: self
+                .hosts
+                .iter()
+                .enumerate()
+                .map(|(i, h)| NodeHealth {
+                    name: h.name.clone(),
+                    connected: h.up,
+                    general: general.contains(&NodeId(i as u32)),
+                    long_tasks: self.long.count(i),
+                    work_ms: h.work_ms,
+                })
+                .collect(),
+            bitvector: Bitvector { stamp: self.stamp, words: self.long.snapshot().to_vec() },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn driver(s: &mut CentralState, conn: ConnId, app: &str) -> Vec<Action> {
+        s.handle(Event::Connected { conn, peer: Peer { role: Role::Driver, app: app.into() } })
+    }
+
+    fn three_up(short_fraction: f64) -> CentralState {
+        let hosts: Vec<(String, String)> = (0..3).map(|i| (format!("h{i}"), format!("10.0.0.{i}:7000"))).collect();
+        let (mut s, dials) = CentralState::new(&hosts, short_fraction);
+        assert_eq!(dials.len(), 3, "one dial per --nodes entry");
+        for h in 0..3 {
+            s.handle(Event::NodeUp { host: h });
+        }
+        s
+    }
+
+    fn placements(out: &[Action]) -> Vec<(HostId, u64)> {
+        out.iter()
+            .filter_map(|a| match a {
+                Action::ToNode { host, msg: ToNode::Place { bitvector, .. } } => Some((*host, bitvector.stamp)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn lwl_over_the_general_partition_with_the_bitvector_piggybacked() {
+        let mut s = three_up(0.34); // host 0 is short-only
+        assert!(matches!(&driver(&mut s, 9, "a")[..], [Action::ToPeer { msg: FromCentral::Hosts { names }, .. }] if names.len() == 3));
+        let out = s.handle(Event::Message { conn: 9, msg: ToCentral::SubmitLong { job: 1, tasks: 3, est_ms: 100.0 } });
+        let p = placements(&out);
+        assert_eq!(p.iter().map(|x| x.0).collect::<Vec<_>>(), vec![1, 2, 2], "water-filling over hosts 1 and 2 only");
+        let Some(Action::ToNode { msg: ToNode::Place { bitvector, .. }, .. }) = out.first() else { panic!() };
+        assert!(!bitvector.bit(0) && bitvector.bit(1) && bitvector.bit(2), "the copy reflects this job's placements");
+        assert!(out.contains(&Action::ToPeer { conn: 9, msg: FromCentral::Placed { job: 1, hosts: vec![1, 2, 2] } }));
+        // Host 2 finishes both its tasks: it has the least work now.
+        for _ in 0..2 {
+            s.handle(Event::FromNode { host: 2, msg: FromNode::LongDone { app: "a".into(), job: 1, est_ms: 100.0 } });
+        }
+        let out = s.handle(Event::Message { conn: 9, msg: ToCentral::SubmitLong { job: 2, tasks: 1, est_ms: 10.0 } });
+        assert_eq!(placements(&out)[0], (2, 2), "least work left, and a fresher stamp");
+        let st = s.status();
+        assert_eq!(st.nodes.iter().map(|n| n.long_tasks).collect::<Vec<_>>(), vec![0, 1, 1]);
+        assert!(!st.nodes[0].general && st.nodes[1].general);
+    }
+
+    #[test]
+    fn a_lost_host_drops_its_work_and_bit_and_gets_no_placements() {
+        let mut s = three_up(0.0);
+        driver(&mut s, 1, "a");
+        s.handle(Event::Message { conn: 1, msg: ToCentral::SubmitLong { job: 1, tasks: 3, est_ms: 5.0 } });
+        s.handle(Event::NodeDown { host: 1 });
+        let st = s.status();
+        assert_eq!(st.nodes[1].long_tasks, 0);
+        assert!(!st.bitvector.bit(1));
+        let out = s.handle(Event::Message { conn: 1, msg: ToCentral::SubmitLong { job: 2, tasks: 4, est_ms: 5.0 } });
+        assert!(placements(&out).iter().all(|p| p.0 != 1));
+    }
+
+    #[test]
+    fn no_host_up_means_unplaced_and_refusals_are_forwarded() {
+        let (mut s, _) = CentralState::new(&[("h0".into(), "x:1".into())], 0.0);
+        driver(&mut s, 1, "a");
+        let out = s.handle(Event::Message { conn: 1, msg: ToCentral::SubmitLong { job: 4, tasks: 2, est_ms: 5.0 } });
+        assert_eq!(out, vec![Action::ToPeer { conn: 1, msg: FromCentral::Unplaced { job: 4, tasks: 2 } }]);
+        s.handle(Event::NodeUp { host: 0 });
+        s.handle(Event::Message { conn: 1, msg: ToCentral::SubmitLong { job: 5, tasks: 1, est_ms: 5.0 } });
+        let out = s.handle(Event::FromNode { host: 0, msg: FromNode::PlaceRefused { app: "a".into(), job: 5, est_ms: 5.0 } });
+        assert_eq!(out, vec![Action::ToPeer { conn: 1, msg: FromCentral::Unplaced { job: 5, tasks: 1 } }]);
+        assert_eq!(s.status().nodes[0].long_tasks, 0);
+    }
+
+    #[test]
+    fn registration_adds_a_host_once_and_tells_the_drivers() {
+        let (mut s, _) = CentralState::new(&[], 0.0);
+        driver(&mut s, 1, "a");
+        s.handle(Event::Connected { conn: 2, peer: Peer { role: Role::Node, app: "n1".into() } });
+        let out = s.handle(Event::Message { conn: 2, msg: ToCentral::Register { name: "n1".into(), addr: "127.0.0.1:9".into() } });
+        assert!(out.contains(&Action::Dial { host: 0, addr: "127.0.0.1:9".into() }));
+        assert!(out.contains(&Action::ToPeer { conn: 1, msg: FromCentral::Hosts { names: vec!["n1".into()] } }));
+        let out = s.handle(Event::Message { conn: 2, msg: ToCentral::Register { name: "n1".into(), addr: "127.0.0.1:9".into() } });
+        assert!(out.is_empty(), "known host: no second dial");
+        let out = s.handle(Event::Message { conn: 1, msg: ToCentral::Register { name: "n2".into(), addr: "y:1".into() } });
+        assert!(matches!(&out[..], [Action::ToPeer { msg: FromCentral::Error { .. }, .. }]), "drivers cannot register hosts");
+    }
+}

@@ -1,0 +1,232 @@
+//! The node daemon's threads: the accept loop and one reader thread per connection
+//! ([`eagle_wire::net`]), and one scheduler thread that owns the [`NodeState`] and
+//! the connections' write halves. Readers hand decoded messages to the scheduler
+//! over a `crossbeam-channel`; the scheduler applies them in arrival order, writes
+//! the replies, and ticks the state every quarter lease so that unanswered leases
+//! and silent peers expire. With `--central`, a registration thread announces the
+//! node to the central scheduler (which then connects back) and keeps that link alive.
+//! Under Hawk, each [`Action::Steal`] runs on a short-lived thread that asks random
+//! `--peers` in turn and hands the stolen probes back to the scheduler.
+
+use crate::state::{Action, Event, Ms, NodeState, Settings};
+use crossbeam_channel::{select, unbounded, Sender};
+use eagle_core::rng::Rng;
+use eagle_wire::net::{serve, Inbound, Writers};
+use eagle_wire::{connect, write_frame, FrameReader, FromCentral, FromNode, Role, StolenProbe, ToCentral, ToNode};
+use std::io::{self, BufReader, BufWriter, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
+use std::sync::atomic::AtomicU64;
+use std::sync::Arc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// How the daemon runs.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub settings: Settings,
+    /// Address to listen on (`127.0.0.1:0` picks a free port).
+    pub listen: String,
+    pub secret: Vec<u8>,
+    /// The central scheduler to register with, if any.
+    pub central: Option<String>,
+    /// This node's name in the central's host list (default: the advertised address).
+    pub name: Option<String>,
+    /// The address the central should connect to (default: the bound address).
+    pub advertise: Option<String>,
+    /// Hawk: the other node daemons to steal from.
+    pub peers: Vec<String>,
+}
+
+/// A running daemon.
+#[derive(Debug)]
+pub struct NodeHandle {
+    /// The bound address.
+    pub addr: SocketAddr,
+    scheduler: thread::JoinHandle<()>,
+}
+
+impl NodeHandle {
+    /// Blocks until the scheduler thread ends (it does not, short of a panic).
+    pub fn join(self) {
+        let _ = self.scheduler.join();
+    }
+}
+
+/// Binds, starts the threads, and returns at once.
+pub fn spawn(opts: Options) -> io::Result<NodeHandle> {
+    let listener = TcpListener::bind(&opts.listen)
+        .map_err(|e| io::Error::new(e.kind(), format!("cannot listen on {}: {e}", opts.listen)))?;
+    let addr = listener.local_addr()?;
+    let (tx, rx) = unbounded::<Inbound<ToNode>>();
+    let secret: Arc<[u8]> = Arc::from(opts.secret.as_slice());
+    serve(listener, secret.clone(), Role::Node, &[Role::Driver, Role::Central, Role::Node], Arc::new(AtomicU64::new(1)), tx);
+    let settings = opts.settings.clone();
+    let advertise = opts.advertise.clone().unwrap_or_else(|| addr.to_string());
+    let name = opts.name.clone().unwrap_or_else(|| advertise.clone());
+    let thief = Thief { peers: Arc::new(opts.peers.clone()), secret: secret.clone(), name: name.clone() };
+    log::info!("eagle-node listening on {addr}: {} slots, policy {}, lease {} ms", settings.slots, settings.policy.name(), settings.lease_ms);
+    let scheduler = thread::Builder::new().name("node-scheduler".into()).spawn(move || {
+        let mut state = NodeState::new(settings.clone());
+        let mut writers = Writers::default();
+        let origin = Instant::now();
+        let tick = Duration::from_millis((settings.lease_ms / 4).clamp(1, 250));
+        let mut next_tick = Instant::now() + tick;
+        let now = || origin.elapsed().as_millis() as Ms;
+        let (stx, srx) = unbounded::<Vec<StolenProbe>>();
+        let mut rng = Rng::new(seed());
+        loop {
+            let timeout = next_tick.saturating_duration_since(Instant::now());
+            let first = select! {
+                recv(rx) -> m => match m {
+                    Ok(m) => Some(m),
+                    Err(_) => return,
+                },
+                recv(srx) -> probes => {
+                    let probes = probes.unwrap_or_default();
+                    apply(&mut writers, state.handle(now(), Event::StealDone { probes }), &thief, &stx, &mut rng);
+                    None
+                },
+                default(timeout) => None,
+            };
+            // Apply what has arrived (a bounded batch), then flush the replies once.
+            for inbound in first.into_iter().chain(std::iter::from_fn(|| rx.try_recv().ok()).take(63)) {
+                let event = match inbound {
+                    Inbound::Open { conn, peer, writer, .. } => {
+                        writers.insert(conn, writer);
+                        Event::Connected { conn, peer }
+                    }
+                    Inbound::Msg { conn, msg } => Event::Message { conn, msg },
+                    Inbound::Closed { conn, .. } => {
+                        writers.remove(conn);
+                        Event::Disconnected { conn }
+                    }
+                };
+                apply(&mut writers, state.handle(now(), event), &thief, &stx, &mut rng);
+            }
+            if Instant::now() >= next_tick {
+                apply(&mut writers, state.handle(now(), Event::Tick), &thief, &stx, &mut rng);
+                next_tick = Instant::now() + tick;
+            }
+            writers.flush();
+        }
+    })?;
+    if let Some(central) = opts.central.clone() {
+        let period = Duration::from_millis((opts.settings.lease_ms / 3).clamp(10, 1000));
+        thread::Builder::new().name("node-register".into()).spawn(move || register_loop(&central, &secret, &name, &advertise, period))?;
+    }
+    Ok(NodeHandle { addr, scheduler })
+}
+
+fn seed() -> u64 {
+    let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    t.as_nanos() as u64 ^ ((std::process::id() as u64) << 32)
+}
+
+/// What a steal needs: the peers, and how to authenticate to them.
+struct Thief {
+    peers: Arc<Vec<String>>,
+    secret: Arc<[u8]>,
+    name: String,
+}
+
+impl Thief {
+    /// Hawk: asks up to `attempts` random peers in turn; sends what the first giving
+    /// peer gave (or nothing) to `tx`.
+    fn steal(&self, apps: Vec<String>, limit: u32, attempts: u32, tx: Sender<Vec<StolenProbe>>, rng: &mut Rng) {
+        let victims: Vec<String> = if self.peers.is_empty() {
+            Vec::new()
+        } else {
+            (0..attempts).map(|_| self.peers[rng.below(self.peers.len())].clone()).collect()
+        };
+        let (secret, name) = (self.secret.clone(), self.name.clone());
+        let spawned = thread::Builder::new().name("node-steal".into()).spawn(move || {
+            let mut got = Vec::new();
+            for v in victims {
+                match steal_from(&v, &secret, &name, limit, &apps) {
+                    Ok(p) if !p.is_empty() => {
+                        log::debug!("stole {} probes from {v}", p.len());
+                        got = p;
+                        break;
+                    }
+                    Ok(_) => {}
+                    Err(e) => log::debug!("steal from {v}: {e}"),
+                }
+            }
+            let _ = tx.send(got);
+        });
+        if spawned.is_err() {
+            log::error!("cannot start a steal thread");
+        }
+    }
+}
+
+fn steal_from(peer: &str, secret: &[u8], name: &str, limit: u32, apps: &[String]) -> Result<Vec<StolenProbe>, String> {
+    let addr = peer.to_socket_addrs().map_err(|e| e.to_string())?.next().ok_or("no address")?;
+    let s = TcpStream::connect_timeout(&addr, Duration::from_millis(500)).map_err(|e| e.to_string())?;
+    let _ = s.set_nodelay(true);
+    let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
+    connect(&mut &s, secret, Role::Node, name).map_err(|e| e.to_string())?;
+    write_frame(&mut &s, &ToNode::Steal { limit, apps: apps.to_vec() }).map_err(|e| e.to_string())?;
+    let mut r = FrameReader::new(BufReader::new(&s));
+    let got = loop {
+        match r.read::<FromNode>().map_err(|e| e.to_string())? {
+            FromNode::Stolen { probes } => break probes,
+            _ => continue,
+        }
+    };
+    let _ = s.shutdown(std::net::Shutdown::Both);
+    Ok(got)
+}
+
+fn apply(writers: &mut Writers, actions: Vec<Action>, thief: &Thief, stx: &Sender<Vec<StolenProbe>>, rng: &mut Rng) {
+    for a in actions {
+        match a {
+            Action::Send { conn, msg } => {
+                writers.send(conn, &msg);
+            }
+            Action::Close { conn, reason } => {
+                log::info!("closing connection {conn}: {reason}");
+                writers.close(conn);
+            }
+            Action::Steal { apps, limit, attempts } => thief.steal(apps, limit, attempts, stx.clone(), rng),
+        }
+    }
+}
+
+/// Keeps this node registered with the central scheduler, reconnecting when the link
+/// drops (the central restarted, or the network failed).
+fn register_loop(central: &str, secret: &[u8], name: &str, advertise: &str, period: Duration) {
+    loop {
+        match register_once(central, secret, name, advertise, period) {
+            Ok(()) => log::warn!("central scheduler {central} closed the registration link"),
+            Err(e) => log::warn!("registration with the central scheduler {central}: {e}"),
+        }
+        thread::sleep(Duration::from_secs(1));
+    }
+}
+
+fn register_once(central: &str, secret: &[u8], name: &str, advertise: &str, period: Duration) -> Result<(), String> {
+    let stream = TcpStream::connect(central).map_err(|e| format!("connect: {e}"))?;
+    let _ = stream.set_nodelay(true);
+    connect(&mut &stream, secret, Role::Node, name).map_err(|e| e.to_string())?;
+    let mut w = BufWriter::new(&stream);
+    let mut r = FrameReader::new(BufReader::new(&stream));
+    let mut send = |m: &ToCentral| -> Result<(), String> {
+        eagle_wire::write_frame(&mut w, m).map_err(|e| e.to_string())?;
+        w.flush().map_err(|e| e.to_string())
+    };
+    send(&ToCentral::Register { name: name.to_string(), addr: advertise.to_string() })?;
+    log::info!("registered as '{name}' ({advertise}) with the central scheduler {central}");
+    loop {
+        thread::sleep(period);
+        send(&ToCentral::Ping)?;
+        loop {
+            match r.read::<FromCentral>() {
+                Ok(FromCentral::Pong) => break,
+                Ok(_) => continue,
+                Err(eagle_wire::FrameError::Closed) => return Ok(()),
+                Err(e) => return Err(e.to_string()),
+            }
+        }
+    }
+}

@@ -1,0 +1,663 @@
+//! The node daemon's state machine: one host's queue of short probes and long
+//! reservations, and the leases of its slots (Eagle §3.1-3.3, prototype §5).
+//!
+//! The machine is pure: [`NodeState::handle`] takes the time (`now`, milliseconds
+//! from any origin) and one [`Event`] and returns the [`Action`]s to perform. The
+//! server ([`crate::server`]) feeds it from the connection threads; tests feed it
+//! directly and tick a virtual clock.
+//!
+//! The policy pieces are eagle-core's, not rewritten here: the queue entries and
+//! long-work counters are [`eagle_core::node_queue`], the choice of the entry to
+//! serve is [`eagle_core::srpt::pick_sbp`] (Sticky Batch Probing + SRPT with the
+//! starvation cap, Algorithm 1), and the policy switches come from
+//! [`eagle_core::Config::for_system`].
+//!
+//! ## A lease
+//! ```text
+//!            grant (a slot freed and the pick chose the entry)
+//!   (slot free) ────────────► Granted{expires} ──Launched──► Running ──TaskEnd──► (slot free)
+//!                                  │   │                        │
+//!                  NoTask ─────────┘   └── expires: Revoked     └── driver silent or gone
+//!                  (slot free at once)     (slot free)              (slot free)
+//! ```
+//! Invariants (checked by [`NodeState::check`], asserted by the tests): the leases
+//! never outnumber the slots, every lease id is granted once, the queue's long
+//! counters match its entries and long leases, and a driver's connection end removes
+//! every entry and lease it had.
+//!
+//! ## Policies
+//! * **eagle**: SBP + SRPT with the starvation cap; a short probe arriving while the
+//!   host holds long work (queued or leased) is rejected with the node's copy of the
+//!   central's bitvector (Succinct State Sharing, §3.1).
+//! * **hawk**: FIFO, one grant per probe, short probes queue behind long work; a node
+//!   left with a free slot and an empty queue asks random peers for the short probes
+//!   blocked behind their long work (work stealing, [`eagle_core::steal`]).
+//! * **sparrow**: FIFO, one grant per probe, no rejection, no stealing.
+
+use eagle_core::node_queue::{Entry, Node, View};
+use eagle_core::srpt::{self, Pick};
+use eagle_core::steal::take_blocked_shorts;
+use eagle_core::types::JobId;
+use eagle_core::{Config, System};
+use eagle_wire::{Bitvector, FromNode, NodeStatus, Peer, QueuedByApp, Role, StolenProbe, ToNode};
+use std::collections::{BTreeMap, HashMap};
+
+/// Milliseconds since the daemon's origin.
+pub type Ms = u64;
+/// A connection, numbered by the server.
+pub type ConnId = u64;
+
+/// The policy a node runs. Parsed from `--policy`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Policy {
+    Eagle,
+    Hawk,
+    Sparrow,
+}
+
+impl Policy {
+    pub fn parse(s: &str) -> Result<Policy, String> {
+        match s {
+            "eagle" => Ok(Policy::Eagle),
+            "hawk" => Ok(Policy::Hawk),
+            "sparrow" => Ok(Policy::Sparrow),
+            other => Err(format!("unknown policy '{other}' (expected eagle, hawk or sparrow)")),
+        }
+    }
+    pub fn name(self) -> &'static str {
+        self.system().name()
+    }
+    fn system(self) -> System {
+        match self {
+            Policy::Eagle => System::Eagle,
+            Policy::Hawk => System::Hawk,
+            Policy::Sparrow => System::Sparrow,
+        }
+    }
+}
+
+/// Everything the machine reacts to.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Event {
+    /// A peer completed the handshake.
+    Connected { conn: ConnId, peer: Peer },
+    /// The connection ended (closed, reset, malformed frame, write failure).
+    Disconnected { conn: ConnId },
+    Message { conn: ConnId, msg: ToNode },
+    /// Time passed: expire leases and silent peers.
+    Tick,
+    /// Hawk: the answer to [`Action::Steal`], gathered from the peers (possibly empty).
+    StealDone { probes: Vec<StolenProbe> },
+}
+
+/// What the server must do, in order.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    Send { conn: ConnId, msg: FromNode },
+    /// Close the connection; no `Disconnected` needs to follow (its state is gone already).
+    Close { conn: ConnId, reason: String },
+    /// Hawk: ask up to `attempts` random peers, in turn, for up to `limit` blocked short
+    /// probes of `apps`, until one gives some; then report [`Event::StealDone`].
+    Steal { apps: Vec<String>, limit: u32, attempts: u32 },
+}
+
+/// The node's settings.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    pub policy: Policy,
+    pub slots: u32,
+    /// A granted lease must be answered, and every peer heard from, within this time.
+    pub lease_ms: Ms,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum LeaseState {
+    /// Granted; the driver must launch or return it before `expires`.
+    Granted { expires: Ms },
+    /// A task runs under it until the driver reports its end.
+    Running,
+}
+
+#[derive(Clone, Debug)]
+struct Lease {
+    conn: ConnId,
+    job: JobId,
+    long: bool,
+    est: f64,
+    state: LeaseState,
+}
+
+/// A job as this node knows it: one task set of one connected driver.
+#[derive(Clone, Debug)]
+struct Job {
+    conn: ConnId,
+    /// The driver's id of the task set.
+    id: u64,
+    /// Unlaunched tasks as last reported, minus the grants made here since (SRPT view).
+    tasks: u32,
+    est: f64,
+    /// Queue entries and leases that refer to this record.
+    queued: u32,
+    leases: u32,
+}
+
+#[derive(Clone, Debug)]
+struct Conn {
+    peer: Peer,
+    last_heard: Ms,
+}
+
+/// The state of one node daemon. See the module documentation.
+#[derive(Debug)]
+pub struct NodeState {
+    settings: Settings,
+    srpt: bool,
+    sbp: bool,
+    sss: bool,
+    stealing: bool,
+    steal_limit: u32,
+    steal_attempts: u32,
+    /// A steal is in flight (at most one).
+    steal_pending: bool,
+    /// A slot freed (or a tick passed) while the queue was empty: try to steal.
+    want_steal: bool,
+    starvation_factor: f64,
+    node: Node,
+    jobs: Vec<Option<Job>>,
+    free_ids: Vec<u32>,
+    by_key: HashMap<(ConnId, u64), u32>,
+    leases: BTreeMap<u64, Lease>,
+    next_lease: u64,
+    conns: HashMap<ConnId, Conn>,
+    /// Driver application id → its connection.
+    apps: HashMap<String, ConnId>,
+    central: Option<ConnId>,
+    bitvector: Option<Bitvector>,
+}
+
+impl NodeState {
+    pub fn new(settings: Settings) -> NodeState {
+        let cfg = Config::for_system(settings.policy.system());
+        NodeState {
+            srpt: cfg.srpt,
+            sbp: cfg.sbp,
+            sss: cfg.sss,
+            stealing: cfg.stealing,
+            steal_limit: cfg.steal_limit,
+            steal_attempts: cfg.steal_attempts,
+            steal_pending: false,
+            want_steal: false,
+            starvation_factor: cfg.starvation_factor,
+            node: Node::new(settings.slots),
+            settings,
+            jobs: Vec::new(),
+            free_ids: Vec::new(),
+            by_key: HashMap::new(),
+            leases: BTreeMap::new(),
+            next_lease: 1,
+            conns: HashMap::new(),
+            apps: HashMap::new(),
+            central: None,
+            bitvector: None,
+        }
+    }
+
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// The one entry point: reacts to `event` at time `now`.
+    pub fn handle(&mut self, now: Ms, event: Event) -> Vec<Action> {
+        let mut out = Vec::new();
+        match event {
+            Event::Connected { conn, peer } => self.connected(now, conn, peer, &mut out),
+            Event::Disconnected { conn } => self.drop_conn(conn, &mut out),
+            Event::Message { conn, msg } => {
+                let Some(c) = self.conns.get_mut(&conn) else { return out };
+                c.last_heard = now;
+                let role = c.peer.role;
+                self.message(now, conn, role, msg, &mut out);
+            }
+            Event::Tick => self.tick(now, &mut out),
+            Event::StealDone { probes } => self.stolen(probes),
+        }
+        self.fill(now, &mut out);
+        self.maybe_steal(&mut out);
+        out
+    }
+
+    /// Hawk: an idle node (free slot, empty queue) asks peers for blocked probes.
+    fn maybe_steal(&mut self, out: &mut Vec<Action>) {
+        let idle = self.node.free > 0 && self.node.queue.is_empty();
+        if !(self.stealing && std::mem::take(&mut self.want_steal) && idle && !self.steal_pending && !self.apps.is_empty()) {
+            return;
+        }
+        self.steal_pending = true;
+        let apps = self.apps.keys().cloned().collect();
+        out.push(Action::Steal { apps, limit: self.steal_limit, attempts: self.steal_attempts });
+    }
+
+    /// Hawk, thief side: queue the stolen probes as if their drivers had sent them here.
+    fn stolen(&mut self, probes: Vec<StolenProbe>) {
+        self.steal_pending = false;
+        for p in probes {
+            let Some(&conn) = self.apps.get(&p.app) else { continue };
+            if p.tasks > 0 && p.est_ms.is_finite() && p.est_ms >= 0.0 {
+                self.enqueue_probe(conn, p.job, p.tasks, p.est_ms);
+            }
+        }
+    }
+
+    /// Hawk, victim side: give away the short probes blocked behind long work (of the
+    /// thief's applications); the others keep their place.
+    fn give_blocked(&mut self, limit: u32, apps: &[String]) -> Vec<StolenProbe> {
+        let runs_long = self.node.running_long > 0;
+        let taken = take_blocked_shorts(&mut self.node.queue, runs_long, limit as usize, |e| e.long);
+        let mut given = Vec::new();
+        let mut kept = Vec::new();
+        for e in taken {
+            let j = self.jobs[e.job.0 as usize].as_ref().unwrap();
+            let app = self.conns.get(&j.conn).map(|c| c.peer.app.clone()).unwrap_or_default();
+            if apps.contains(&app) && j.tasks > 0 {
+                given.push(StolenProbe { app, job: j.id, tasks: j.tasks, est_ms: e.est });
+                let j = self.jobs[e.job.0 as usize].as_mut().unwrap();
+                j.queued -= 1;
+                self.maybe_free_job(e.job);
+            } else {
+                kept.push(e);
+            }
+        }
+        // Not stealable by this thief: back at the end of the queue (still behind long work).
+        self.node.queue.extend(kept);
+        given
+    }
+
+    fn connected(&mut self, now: Ms, conn: ConnId, peer: Peer, out: &mut Vec<Action>) {
+        match peer.role {
+            Role::Driver => {
+                // A driver that reconnects (same application id) replaces its old connection.
+                if let Some(old) = self.apps.insert(peer.app.clone(), conn) {
+                    self.drop_conn(old, out);
+                    out.push(Action::Close { conn: old, reason: format!("application '{}' reconnected", peer.app) });
+                }
+            }
+            Role::Central => {
+                if let Some(old) = self.central.replace(conn) {
+                    self.conns.remove(&old);
+                    out.push(Action::Close { conn: old, reason: "a new central scheduler connected".into() });
+                }
+            }
+            Role::Node => {}
+        }
+        self.conns.insert(conn, Conn { peer, last_heard: now });
+    }
+
+    fn message(&mut self, now: Ms, conn: ConnId, role: Role, msg: ToNode, out: &mut Vec<Action>) {
+        let err = |out: &mut Vec<Action>, what: String| out.push(Action::Send { conn, msg: FromNode::Error { what } });
+        match msg {
+            ToNode::Probe { job, tasks, est_ms } => {
+                if role != Role::Driver {
+                    return err(out, format!("Probe is a driver message, not a {role}'s"));
+                }
+                if !(est_ms.is_finite() && est_ms >= 0.0) {
+                    return err(out, format!("Probe of job {job}: est_ms must be a finite number >= 0, got {est_ms}"));
+                }
+                if self.sss && self.node.holds_long() {
+                    out.push(Action::Send { conn, msg: FromNode::Rejected { job, bitvector: self.bitvector.clone() } });
+                    return;
+                }
+                if tasks > 0 {
+                    self.enqueue_probe(conn, job, tasks, est_ms);
+                }
+            }
+            ToNode::Remaining { job, tasks } => {
+                if let Some(&id) = self.by_key.get(&(conn, job)) {
+                    self.jobs[id as usize].as_mut().unwrap().tasks = tasks;
+                    self.drop_dead(out);
+                }
+            }
+            ToNode::Place { app, job, est_ms, bitvector } => {
+                if role != Role::Central {
+                    return err(out, format!("Place is a central scheduler message, not a {role}'s"));
+                }
+                if !(est_ms.is_finite() && est_ms >= 0.0) {
+                    return err(out, format!("Place of job {job}: est_ms must be a finite number >= 0, got {est_ms}"));
+                }
+                if self.bitvector.as_ref().is_none_or(|b| b.stamp <= bitvector.stamp) {
+                    self.bitvector = Some(bitvector);
+                }
+                let Some(&driver) = self.apps.get(&app) else {
+                    out.push(Action::Send { conn, msg: FromNode::PlaceRefused { app, job, est_ms } });
+                    return;
+                };
+                let id = self.job_for(driver, job, est_ms);
+                self.jobs[id as usize].as_mut().unwrap().queued += 1;
+                self.node.queued_long += 1;
+                self.node.queue.push_back(Entry {
+                    job: JobId(id),
+                    long: true,
+                    reservation: true,
+                    marks_long: true,
+                    est: est_ms,
+                    behind_long: false,
+                    acc_delay: 0.0,
+                    sticky: false,
+                });
+            }
+            ToNode::Launched { lease } => match self.leases.get_mut(&lease) {
+                Some(l) if l.conn == conn => l.state = LeaseState::Running,
+                _ => out.push(Action::Send { conn, msg: FromNode::Revoked { lease, reason: "unknown or expired lease".into() } }),
+            },
+            ToNode::NoTask { lease } | ToNode::TaskEnd { lease } => {
+                if self.leases.get(&lease).is_none_or(|l| l.conn != conn) {
+                    return err(out, format!("lease {lease} is not held by this connection"));
+                }
+                let no_task = matches!(msg, ToNode::NoTask { .. });
+                let l = self.end_lease(lease, out);
+                if no_task && !l.long {
+                    // Late binding's "no task": the job has nothing left; its probes go.
+                    if let Some(j) = self.jobs[l.job.0 as usize].as_mut() {
+                        j.tasks = 0;
+                    }
+                    self.drop_dead(out);
+                }
+                self.maybe_free_job(l.job);
+            }
+            ToNode::Steal { limit, apps } => {
+                if role != Role::Node {
+                    return err(out, format!("Steal is a node message, not a {role}'s"));
+                }
+                let probes = self.give_blocked(limit, &apps);
+                out.push(Action::Send { conn, msg: FromNode::Stolen { probes } });
+            }
+            ToNode::Ping => out.push(Action::Send { conn, msg: FromNode::Pong }),
+            ToNode::Status => out.push(Action::Send { conn, msg: FromNode::Status(self.status()) }),
+        }
+        let _ = now;
+    }
+
+    /// Queues a short probe of `conn`'s `job`.
+    fn enqueue_probe(&mut self, conn: ConnId, job: u64, tasks: u32, est_ms: f64) {
+        let id = self.job_for(conn, job, est_ms);
+        let j = self.jobs[id as usize].as_mut().unwrap();
+        j.tasks = tasks;
+        j.est = est_ms;
+        j.queued += 1;
+        let behind_long = self.node.holds_long();
+        self.node.queue.push_back(Entry {
+            job: JobId(id),
+            long: false,
+            reservation: false,
+            marks_long: false,
+            est: est_ms,
+            behind_long,
+            acc_delay: 0.0,
+            sticky: false,
+        });
+    }
+
+    /// The record of `(conn, job)`, created when new.
+    fn job_for(&mut self, conn: ConnId, id: u64, est: f64) -> u32 {
+        if let Some(&i) = self.by_key.get(&(conn, id)) {
+            return i;
+        }
+        let job = Job { conn, id, tasks: 0, est, queued: 0, leases: 0 };
+        let i = match self.free_ids.pop() {
+            Some(i) => {
+                self.jobs[i as usize] = Some(job);
+                i
+            }
+            None => {
+                self.jobs.push(Some(job));
+                (self.jobs.len() - 1) as u32
+            }
+        };
+        self.by_key.insert((conn, id), i);
+        i
+    }
+
+    fn maybe_free_job(&mut self, job: JobId) {
+        let i = job.0 as usize;
+        if let Some(j) = &self.jobs[i] {
+            if j.queued == 0 && j.leases == 0 {
+                self.by_key.remove(&(j.conn, j.id));
+                self.jobs[i] = None;
+                self.free_ids.push(job.0);
+            }
+        }
+    }
+
+    fn is_dead(&self, e: &Entry) -> bool {
+        !e.long && self.jobs[e.job.0 as usize].as_ref().is_none_or(|j| j.tasks == 0)
+    }
+
+    /// Drops the short probes of jobs with nothing left to launch (SBP, §3.3).
+    fn drop_dead(&mut self, out: &mut Vec<Action>) {
+        if !self.node.queue.iter().any(|e| self.is_dead(e)) {
+            return;
+        }
+        let queue = std::mem::take(&mut self.node.queue);
+        let (dead, live): (Vec<Entry>, Vec<Entry>) = queue.into_iter().partition(|e| self.is_dead(e));
+        self.node.queue = live.into();
+        for e in dead {
+            self.unqueue(&e, out);
+        }
+    }
+
+    /// Bookkeeping of an entry removed from the queue without a grant.
+    fn unqueue(&mut self, e: &Entry, out: &mut Vec<Action>) {
+        if e.long {
+            self.node.queued_long -= 1;
+        }
+        let j = self.jobs[e.job.0 as usize].as_mut().unwrap();
+        j.queued -= 1;
+        if e.reservation {
+            let (conn, id) = (j.conn, j.id);
+            self.long_done(conn, id, e.est, out);
+        }
+        self.maybe_free_job(e.job);
+    }
+
+    /// Tells the central a long task it placed here is over.
+    fn long_done(&mut self, driver: ConnId, job: u64, est_ms: f64, out: &mut Vec<Action>) {
+        let Some(central) = self.central else { return };
+        let app = self.conns.get(&driver).map_or_else(String::new, |c| c.peer.app.clone());
+        out.push(Action::Send { conn: central, msg: FromNode::LongDone { app, job, est_ms } });
+    }
+
+    /// Ends a lease: the slot frees. Returns it.
+    fn end_lease(&mut self, lease: u64, out: &mut Vec<Action>) -> Lease {
+        let l = self.leases.remove(&lease).expect("caller checked the lease");
+        self.node.free += 1;
+        self.want_steal = true;
+        if l.long {
+            self.node.running_long -= 1;
+        }
+        let j = self.jobs[l.job.0 as usize].as_mut().unwrap();
+        j.leases -= 1;
+        if l.long {
+            let (conn, id) = (j.conn, j.id);
+            self.long_done(conn, id, l.est, out);
+        }
+        l
+    }
+
+    /// Removes everything of a connection: a driver's entries and leases (its slots
+    /// come back at once), or the central's link.
+    fn drop_conn(&mut self, conn: ConnId, out: &mut Vec<Action>) {
+        let Some(c) = self.conns.get(&conn) else { return };
+        if c.peer.role == Role::Driver && self.apps.get(&c.peer.app) == Some(&conn) {
+            self.apps.remove(&c.peer.app);
+        }
+        if self.central == Some(conn) {
+            self.central = None;
+        }
+        let mine: Vec<u64> = self.leases.iter().filter(|(_, l)| l.conn == conn).map(|(&id, _)| id).collect();
+        for id in mine {
+            let l = self.end_lease(id, out);
+            self.maybe_free_job(l.job);
+        }
+        let queue = std::mem::take(&mut self.node.queue);
+        let (gone, kept): (Vec<Entry>, Vec<Entry>) =
+            queue.into_iter().partition(|e| self.jobs[e.job.0 as usize].as_ref().is_some_and(|j| j.conn == conn));
+        self.node.queue = kept.into();
+        for e in gone {
+            self.unqueue(&e, out);
+        }
+        self.conns.remove(&conn);
+    }
+
+    fn tick(&mut self, now: Ms, out: &mut Vec<Action>) {
+        let lease_ms = self.settings.lease_ms;
+        self.want_steal = true;
+        let silent: Vec<ConnId> =
+            self.conns.iter().filter(|(_, c)| now.saturating_sub(c.last_heard) > lease_ms).map(|(&id, _)| id).collect();
+        for conn in silent {
+            self.drop_conn(conn, out);
+            out.push(Action::Close { conn, reason: format!("not heard from for more than {lease_ms} ms") });
+        }
+        let expired: Vec<u64> = self
+            .leases
+            .iter()
+            .filter(|(_, l)| matches!(l.state, LeaseState::Granted { expires } if expires <= now))
+            .map(|(&id, _)| id)
+            .collect();
+        for lease in expired {
+            let l = self.end_lease(lease, out);
+            out.push(Action::Send { conn: l.conn, msg: FromNode::Revoked { lease, reason: format!("not answered within {lease_ms} ms") } });
+            self.maybe_free_job(l.job);
+        }
+    }
+
+    /// Grants free slots while the queue has something to serve.
+    fn fill(&mut self, now: Ms, out: &mut Vec<Action>) {
+        while self.node.free > 0 && !self.node.queue.is_empty() {
+            self.drop_dead(out);
+            let pick = if self.sbp && self.srpt {
+                let jobs = &self.jobs;
+                let views = self.node.queue.iter().map(|e| {
+                    let j = jobs[e.job.0 as usize].as_ref().unwrap();
+                    View { entry: e, remaining: j.tasks as f64 * j.est, est: e.est }
+                });
+                srpt::pick_sbp(views, self.starvation_factor)
+            } else if self.node.queue.is_empty() {
+                Pick::Empty
+            } else {
+                Pick::At(0)
+            };
+            match pick {
+                Pick::At(pos) => self.grant(now, pos, out),
+                Pick::Empty => break,
+            }
+        }
+    }
+
+    /// Leases a slot to the job of the entry at `pos` (late binding: the driver picks the task).
+    fn grant(&mut self, now: Ms, pos: usize, out: &mut Vec<Action>) {
+        let e = self.node.queue[pos].clone();
+        let lease = self.next_lease;
+        self.next_lease += 1;
+        self.node.free -= 1;
+        let j = self.jobs[e.job.0 as usize].as_mut().unwrap();
+        j.leases += 1;
+        let (conn, id) = (j.conn, j.id);
+        let keep = if e.long {
+            self.node.queued_long -= 1;
+            self.node.running_long += 1;
+            false
+        } else {
+            j.tasks = j.tasks.saturating_sub(1);
+            self.sbp && j.tasks > 0
+        };
+        if keep {
+            self.node.queue[pos].sticky = true;
+        } else {
+            self.node.queue.remove(pos);
+            j.queued -= 1;
+        }
+        // Algorithm 1: every probe a short grant bypassed is charged its estimate.
+        if self.srpt && !e.long {
+            for k in 0..pos {
+                self.node.queue[k].acc_delay += e.est;
+            }
+        }
+        let expires = now + self.settings.lease_ms;
+        self.leases.insert(lease, Lease { conn, job: e.job, long: e.long, est: e.est, state: LeaseState::Granted { expires } });
+        out.push(Action::Send { conn, msg: FromNode::Grant { lease, job: id, long: e.long } });
+    }
+
+    /// The answer to `Status`.
+    pub fn status(&self) -> NodeStatus {
+        fn row<'a>(rows: &'a mut BTreeMap<String, QueuedByApp>, app: &str) -> &'a mut QueuedByApp {
+            rows.entry(app.to_string()).or_insert_with(|| QueuedByApp { app: app.to_string(), probes: 0, reservations: 0, leased: 0 })
+        }
+        let mut by_app: BTreeMap<String, QueuedByApp> = BTreeMap::new();
+        let app_of = |conn: ConnId| self.conns.get(&conn).map(|c| c.peer.app.as_str());
+        for e in &self.node.queue {
+            let Some(app) = self.jobs[e.job.0 as usize].as_ref().and_then(|j| app_of(j.conn)) else { continue };
+            let r = row(&mut by_app, app);
+            if e.reservation {
+                r.reservations += 1;
+            } else {
+                r.probes += 1;
+            }
+        }
+        for l in self.leases.values() {
+            if let Some(app) = app_of(l.conn) {
+                row(&mut by_app, app).leased += 1;
+            }
+        }
+        NodeStatus {
+            policy: self.settings.policy.name().to_string(),
+            slots: self.settings.slots,
+            leased: self.leases.len() as u32,
+            running: self.leases.values().filter(|l| l.state == LeaseState::Running).count() as u32,
+            holds_long: self.node.holds_long(),
+            apps: by_app.into_values().collect(),
+            bitvector: self.bitvector.clone(),
+        }
+    }
+
+    /// Checks the invariants of the module documentation; `Err` names the first broken one.
+    pub fn check(&self) -> Result<(), String> {
+        let slots = self.settings.slots;
+        if self.leases.len() as u32 + self.node.free != slots {
+            return Err(format!("{} leases + {} free slots != {slots} slots", self.leases.len(), self.node.free));
+        }
+        if self.leases.keys().any(|&id| id >= self.next_lease) {
+            return Err("a lease id was granted twice".into());
+        }
+        let queued_long = self.node.queue.iter().filter(|e| e.long).count() as u32;
+        if queued_long != self.node.queued_long {
+            return Err(format!("queued_long {} but {queued_long} long entries", self.node.queued_long));
+        }
+        let leased_long = self.leases.values().filter(|l| l.long).count() as u32;
+        if leased_long != self.node.running_long {
+            return Err(format!("running_long {} but {leased_long} long leases", self.node.running_long));
+        }
+        for (i, j) in self.jobs.iter().enumerate() {
+            let Some(j) = j else { continue };
+            let q = self.node.queue.iter().filter(|e| e.job.0 as usize == i).count() as u32;
+            let l = self.leases.values().filter(|l| l.job.0 as usize == i).count() as u32;
+            if q != j.queued || l != j.leases {
+                return Err(format!("job {} counts {}/{} but holds {q} entries/{l} leases", j.id, j.queued, j.leases));
+            }
+            if !self.conns.contains_key(&j.conn) {
+                return Err(format!("job {} outlived its connection", j.id));
+            }
+            if q == 0 && l == 0 {
+                return Err(format!("job {} has nothing and was not freed", j.id));
+            }
+        }
+        if let Some(e) = self.node.queue.iter().find(|e| self.jobs[e.job.0 as usize].is_none()) {
+            return Err(format!("a queue entry names a freed job {:?}", e.job));
+        }
+        let _ = &self.by_key;
+        Ok(())
+    }
+
+    /// Leases currently held (granted or running).
+    pub fn leased(&self) -> u32 {
+        self.leases.len() as u32
+    }
+}

@@ -1,0 +1,312 @@
+//! The node state machine on a virtual clock, no sockets: grant order (SBP + SRPT and
+//! the starvation cap), SSS rejection, leases (expiry, return, driver loss), status.
+
+use eagle_node::{Action, ConnId, Event, NodeState, Policy, Settings};
+use eagle_wire::{Bitvector, FromNode, Peer, Role, ToNode};
+
+const LEASE: u64 = 1000;
+
+fn node(policy: Policy, slots: u32) -> NodeState {
+    NodeState::new(Settings { policy, slots, lease_ms: LEASE })
+}
+
+fn join(s: &mut NodeState, conn: ConnId, role: Role, app: &str) {
+    let out = s.handle(0, Event::Connected { conn, peer: Peer { role, app: app.into() } });
+    assert!(out.is_empty(), "{out:?}");
+}
+
+fn send(s: &mut NodeState, now: u64, conn: ConnId, msg: ToNode) -> Vec<Action> {
+    let out = s.handle(now, Event::Message { conn, msg });
+    s.check().unwrap();
+    out
+}
+
+/// `(conn, lease, job, long)` of every grant in `out`.
+fn grants(out: &[Action]) -> Vec<(ConnId, u64, u64, bool)> {
+    out.iter()
+        .filter_map(|a| match a {
+            Action::Send { conn, msg: FromNode::Grant { lease, job, long } } => Some((*conn, *lease, *job, *long)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn one_grant(out: &[Action]) -> (ConnId, u64, u64, bool) {
+    let g = grants(out);
+    assert_eq!(g.len(), 1, "expected one grant in {out:?}");
+    g[0]
+}
+
+/// Launches and ends the task of `lease`; returns the actions of the end (the next grant).
+fn run(s: &mut NodeState, now: u64, conn: ConnId, lease: u64) -> Vec<Action> {
+    assert!(send(s, now, conn, ToNode::Launched { lease }).is_empty());
+    send(s, now, conn, ToNode::TaskEnd { lease })
+}
+
+/// Serves one slot until nothing is granted; returns the job of each grant in order.
+fn drain(s: &mut NodeState, conn: ConnId, mut out: Vec<Action>) -> Vec<u64> {
+    let mut order = Vec::new();
+    while let Some(&(c, lease, job, _)) = grants(&out).first() {
+        assert_eq!(c, conn);
+        order.push(job);
+        out = run(s, 1, conn, lease);
+    }
+    order
+}
+
+#[test]
+fn eagle_grants_by_srpt_sticks_to_the_job_and_honours_the_starvation_cap() {
+    let mut s = node(Policy::Eagle, 1);
+    join(&mut s, 1, Role::Driver, "a");
+    let (_, busy, _, _) = one_grant(&send(&mut s, 0, 1, ToNode::Probe { job: 100, tasks: 1, est_ms: 10.0 }));
+    // Queued behind the busy slot, in this order: remaining work 100, 20, 50.
+    for (job, tasks) in [(1, 10), (2, 2), (3, 5)] {
+        assert!(grants(&send(&mut s, 0, 1, ToNode::Probe { job, tasks, est_ms: 10.0 })).is_empty());
+    }
+    let first = run(&mut s, 1, 1, busy);
+    let order = drain(&mut s, 1, first);
+    // Job 2 (least remaining) twice (sticky), then job 3 while job 1 can still be
+    // bypassed: job 1's delay reaches 5 × its 10 ms after five bypasses, then it runs
+    // to the end before job 3's last two tasks.
+    let mut expect = vec![2, 2, 3, 3, 3];
+    expect.extend([1; 10]);
+    expect.extend([3, 3]);
+    assert_eq!(order, expect);
+    assert_eq!(s.leased(), 0);
+    assert!(s.status().apps.is_empty(), "every probe left with its job's last task");
+}
+
+#[test]
+fn sparrow_serves_probes_fifo_one_task_each() {
+    let mut s = node(Policy::Sparrow, 1);
+    join(&mut s, 1, Role::Driver, "a");
+    let (_, busy, _, _) = one_grant(&send(&mut s, 0, 1, ToNode::Probe { job: 100, tasks: 1, est_ms: 10.0 }));
+    for (job, tasks) in [(1, 10), (2, 2), (3, 5)] {
+        send(&mut s, 0, 1, ToNode::Probe { job, tasks, est_ms: 10.0 });
+    }
+    let first = run(&mut s, 1, 1, busy);
+    assert_eq!(drain(&mut s, 1, first), vec![1, 2, 3], "one grant per probe, in arrival order");
+}
+
+#[test]
+fn eagle_rejects_short_probes_while_long_work_is_here_and_answers_with_the_bitvector() {
+    let mut s = node(Policy::Eagle, 2);
+    join(&mut s, 1, Role::Driver, "batch");
+    join(&mut s, 2, Role::Driver, "interactive");
+    join(&mut s, 9, Role::Central, "central");
+    let bv = Bitvector { stamp: 7, words: vec![0b10] };
+    let out = send(&mut s, 0, 9, ToNode::Place { app: "batch".into(), job: 5, est_ms: 1e5, bitvector: bv.clone() });
+    let (conn, lease, job, long) = one_grant(&out);
+    assert_eq!((conn, job, long), (1, 5, true), "the reservation's slot goes to its application's driver");
+    let out = send(&mut s, 0, 2, ToNode::Probe { job: 1, tasks: 1, est_ms: 5.0 });
+    assert_eq!(out, vec![Action::Send { conn: 2, msg: FromNode::Rejected { job: 1, bitvector: Some(bv) } }]);
+    assert!(s.status().holds_long);
+    // The long task ends: the central hears of it, and short probes are welcome again.
+    let out = run(&mut s, 1, 1, lease);
+    assert_eq!(out, vec![Action::Send { conn: 9, msg: FromNode::LongDone { app: "batch".into(), job: 5, est_ms: 1e5 } }]);
+    assert_eq!(one_grant(&send(&mut s, 2, 2, ToNode::Probe { job: 1, tasks: 1, est_ms: 5.0 })).0, 2);
+}
+
+#[test]
+fn sparrow_queues_short_probes_behind_long_work() {
+    let mut s = node(Policy::Sparrow, 1);
+    join(&mut s, 1, Role::Driver, "batch");
+    join(&mut s, 2, Role::Driver, "interactive");
+    join(&mut s, 9, Role::Central, "central");
+    let (_, lease, _, _) = one_grant(&send(&mut s, 0, 9, ToNode::Place { app: "batch".into(), job: 5, est_ms: 1e5, bitvector: Bitvector::default() }));
+    assert!(send(&mut s, 0, 2, ToNode::Probe { job: 1, tasks: 1, est_ms: 5.0 }).is_empty(), "queued, not rejected");
+    assert_eq!(one_grant(&run(&mut s, 1, 1, lease)).0, 2);
+}
+
+#[test]
+fn a_placement_for_an_application_not_connected_here_is_refused() {
+    let mut s = node(Policy::Eagle, 1);
+    join(&mut s, 9, Role::Central, "central");
+    let out = send(&mut s, 0, 9, ToNode::Place { app: "ghost".into(), job: 3, est_ms: 9.0, bitvector: Bitvector::default() });
+    assert_eq!(out, vec![Action::Send { conn: 9, msg: FromNode::PlaceRefused { app: "ghost".into(), job: 3, est_ms: 9.0 } }]);
+    assert!(!s.status().holds_long);
+}
+
+#[test]
+fn an_unanswered_grant_expires_and_its_slot_goes_to_the_next_probe() {
+    let mut s = node(Policy::Eagle, 1);
+    join(&mut s, 1, Role::Driver, "slow");
+    join(&mut s, 2, Role::Driver, "other");
+    let (_, lease, _, _) = one_grant(&send(&mut s, 0, 1, ToNode::Probe { job: 1, tasks: 1, est_ms: 5.0 }));
+    send(&mut s, 10, 2, ToNode::Probe { job: 1, tasks: 1, est_ms: 5.0 });
+    // Both drivers keep talking, so only the lease can expire.
+    for now in [300, 600, 900] {
+        send(&mut s, now, 1, ToNode::Ping);
+        send(&mut s, now, 2, ToNode::Ping);
+        assert!(s.handle(now, Event::Tick).is_empty(), "not yet at {now}");
+    }
+    let out = s.handle(LEASE, Event::Tick);
+    s.check().unwrap();
+    assert!(matches!(&out[0], Action::Send { conn: 1, msg: FromNode::Revoked { lease: l, .. } } if *l == lease));
+    assert_eq!(one_grant(&out).0, 2, "the slot went to the waiting probe");
+    // A late launch under the revoked lease is refused.
+    let out = send(&mut s, LEASE + 1, 1, ToNode::Launched { lease });
+    assert!(matches!(&out[..], [Action::Send { conn: 1, msg: FromNode::Revoked { .. } }]), "{out:?}");
+    assert_eq!(s.leased(), 1);
+}
+
+#[test]
+fn a_running_lease_outlives_the_lease_time_while_its_driver_pings() {
+    let mut s = node(Policy::Eagle, 1);
+    join(&mut s, 1, Role::Driver, "a");
+    let (_, lease, _, _) = one_grant(&send(&mut s, 0, 1, ToNode::Probe { job: 1, tasks: 1, est_ms: 5.0 }));
+    send(&mut s, 0, 1, ToNode::Launched { lease });
+    for now in (400..10_000).step_by(400) {
+        send(&mut s, now, 1, ToNode::Ping);
+        assert!(s.handle(now, Event::Tick).is_empty());
+    }
+    assert_eq!(s.leased(), 1);
+}
+
+#[test]
+fn no_task_returns_the_slot_drops_the_jobs_probes_and_grants_the_next_probe() {
+    let mut s = node(Policy::Eagle, 1);
+    join(&mut s, 1, Role::Driver, "a");
+    let (_, lease, _, _) = one_grant(&send(&mut s, 0, 1, ToNode::Probe { job: 1, tasks: 3, est_ms: 1.0 }));
+    send(&mut s, 0, 1, ToNode::Probe { job: 2, tasks: 9, est_ms: 1.0 });
+    let out = send(&mut s, 0, 1, ToNode::NoTask { lease });
+    let (_, next, job, _) = one_grant(&out);
+    assert_eq!(job, 2, "job 1 had less remaining work but answered no task: its sticky probe is gone");
+    assert_ne!(next, lease, "lease ids are never reused");
+    assert_eq!(s.status().apps[0].probes, 1);
+}
+
+#[test]
+fn a_dropped_driver_loses_every_probe_and_lease_at_once() {
+    let mut s = node(Policy::Eagle, 3);
+    join(&mut s, 1, Role::Driver, "dies");
+    join(&mut s, 2, Role::Driver, "lives");
+    join(&mut s, 9, Role::Central, "central");
+    send(&mut s, 0, 9, ToNode::Place { app: "dies".into(), job: 7, est_ms: 50.0, bitvector: Bitvector::default() });
+    let g = grants(&send(&mut s, 0, 1, ToNode::Probe { job: 1, tasks: 9, est_ms: 1.0 }));
+    assert_eq!(g.len(), 0, "eagle rejects: the host holds long work");
+    assert_eq!(s.leased(), 1);
+    send(&mut s, 0, 9, ToNode::Place { app: "dies".into(), job: 8, est_ms: 50.0, bitvector: Bitvector::default() });
+    send(&mut s, 0, 9, ToNode::Place { app: "dies".into(), job: 9, est_ms: 50.0, bitvector: Bitvector::default() });
+    send(&mut s, 0, 9, ToNode::Place { app: "dies".into(), job: 10, est_ms: 50.0, bitvector: Bitvector::default() });
+    assert_eq!(s.leased(), 3);
+    assert_eq!(s.status().apps[0].reservations, 1, "one reservation still queued");
+    let out = s.handle(5, Event::Disconnected { conn: 1 });
+    s.check().unwrap();
+    let done = out.iter().filter(|a| matches!(a, Action::Send { conn: 9, msg: FromNode::LongDone { .. } })).count();
+    assert_eq!(done, 4, "the central hears of every long task and reservation that died: {out:?}");
+    assert_eq!(s.leased(), 0);
+    assert!(!s.status().holds_long);
+    // The other application now gets the slots.
+    assert_eq!(grants(&send(&mut s, 6, 2, ToNode::Probe { job: 1, tasks: 5, est_ms: 1.0 })).len(), 3);
+}
+
+#[test]
+fn a_silent_driver_is_closed_and_its_slots_come_back() {
+    let mut s = node(Policy::Eagle, 1);
+    join(&mut s, 1, Role::Driver, "silent");
+    join(&mut s, 2, Role::Driver, "talks");
+    let (_, lease, _, _) = one_grant(&send(&mut s, 0, 1, ToNode::Probe { job: 1, tasks: 1, est_ms: 5.0 }));
+    send(&mut s, 0, 1, ToNode::Launched { lease });
+    send(&mut s, 0, 2, ToNode::Probe { job: 1, tasks: 1, est_ms: 5.0 });
+    send(&mut s, LEASE, 2, ToNode::Ping);
+    let out = s.handle(LEASE + 1, Event::Tick);
+    s.check().unwrap();
+    assert!(out.iter().any(|a| matches!(a, Action::Close { conn: 1, .. })), "{out:?}");
+    assert_eq!(one_grant(&out).0, 2);
+}
+
+#[test]
+fn a_reconnecting_application_replaces_its_old_connection() {
+    let mut s = node(Policy::Eagle, 1);
+    join(&mut s, 1, Role::Driver, "a");
+    one_grant(&send(&mut s, 0, 1, ToNode::Probe { job: 1, tasks: 2, est_ms: 5.0 }));
+    let out = s.handle(1, Event::Connected { conn: 2, peer: Peer { role: Role::Driver, app: "a".into() } });
+    s.check().unwrap();
+    assert!(matches!(&out[..], [Action::Close { conn: 1, .. }]), "{out:?}");
+    assert_eq!(s.leased(), 0, "the old connection's lease is gone");
+}
+
+#[test]
+fn wrong_role_unknown_lease_and_bad_estimate_are_errors_that_keep_the_connection() {
+    let mut s = node(Policy::Eagle, 1);
+    join(&mut s, 1, Role::Driver, "a");
+    join(&mut s, 9, Role::Central, "central");
+    let is_error = |out: &[Action], needle: &str| {
+        matches!(out, [Action::Send { msg: FromNode::Error { what }, .. }] if what.contains(needle))
+    };
+    assert!(is_error(&send(&mut s, 0, 1, ToNode::Place { app: "a".into(), job: 1, est_ms: 1.0, bitvector: Bitvector::default() }), "central"));
+    assert!(is_error(&send(&mut s, 0, 9, ToNode::Probe { job: 1, tasks: 1, est_ms: 1.0 }), "driver"));
+    assert!(is_error(&send(&mut s, 0, 1, ToNode::TaskEnd { lease: 42 }), "lease 42"));
+    assert!(is_error(&send(&mut s, 0, 1, ToNode::Probe { job: 1, tasks: 1, est_ms: f64::NAN }), "est_ms"));
+    // Another driver's lease cannot be ended either.
+    join(&mut s, 2, Role::Driver, "b");
+    let (_, lease, _, _) = one_grant(&send(&mut s, 0, 1, ToNode::Probe { job: 1, tasks: 1, est_ms: 1.0 }));
+    assert!(is_error(&send(&mut s, 0, 2, ToNode::TaskEnd { lease }), "not held"));
+    assert_eq!(s.leased(), 1);
+}
+
+#[test]
+fn status_reports_slots_leases_and_queues_per_application() {
+    let mut s = node(Policy::Eagle, 2);
+    join(&mut s, 1, Role::Driver, "a");
+    join(&mut s, 2, Role::Driver, "b");
+    let (_, lease, _, _) = grants(&send(&mut s, 0, 1, ToNode::Probe { job: 1, tasks: 1, est_ms: 1.0 }))[0];
+    send(&mut s, 0, 1, ToNode::Launched { lease });
+    send(&mut s, 0, 1, ToNode::Probe { job: 2, tasks: 1, est_ms: 1.0 });
+    send(&mut s, 0, 2, ToNode::Probe { job: 1, tasks: 4, est_ms: 1.0 });
+    send(&mut s, 0, 2, ToNode::Probe { job: 2, tasks: 4, est_ms: 9.0 });
+    let out = send(&mut s, 0, 2, ToNode::Status);
+    let [Action::Send { conn: 2, msg: FromNode::Status(st) }] = &out[..] else { panic!("{out:?}") };
+    assert_eq!((st.slots, st.leased, st.running, st.policy.as_str()), (2, 2, 1, "eagle"));
+    let rows: Vec<(&str, u32, u32)> = st.apps.iter().map(|r| (r.app.as_str(), r.probes, r.leased)).collect();
+    // a: job 1 done (probe gone), job 2 granted (its single task: probe gone). b: job 1's sticky probe + job 2.
+    assert_eq!(rows, vec![("a", 0, 2), ("b", 2, 0)]);
+}
+
+#[test]
+fn hawk_victim_gives_away_the_probes_blocked_behind_long_work_of_the_thiefs_applications() {
+    let mut s = node(Policy::Hawk, 1);
+    join(&mut s, 1, Role::Driver, "batch");
+    join(&mut s, 2, Role::Driver, "interactive");
+    join(&mut s, 3, Role::Driver, "other");
+    join(&mut s, 9, Role::Central, "central");
+    join(&mut s, 50, Role::Node, "peer");
+    one_grant(&send(&mut s, 0, 9, ToNode::Place { app: "batch".into(), job: 5, est_ms: 1e5, bitvector: Bitvector::default() }));
+    assert!(send(&mut s, 0, 2, ToNode::Probe { job: 1, tasks: 2, est_ms: 5.0 }).is_empty(), "hawk queues behind long work");
+    send(&mut s, 0, 3, ToNode::Probe { job: 1, tasks: 1, est_ms: 5.0 });
+    let out = send(&mut s, 0, 50, ToNode::Steal { limit: 10, apps: vec!["interactive".into()] });
+    let [Action::Send { conn: 50, msg: FromNode::Stolen { probes } }] = &out[..] else { panic!("{out:?}") };
+    assert_eq!(probes.len(), 1);
+    assert_eq!((probes[0].app.as_str(), probes[0].job, probes[0].tasks), ("interactive", 1, 2));
+    let st = s.status();
+    let left: Vec<(&str, u32)> = st.apps.iter().map(|r| (r.app.as_str(), r.probes)).collect();
+    assert_eq!(left, vec![("batch", 0), ("other", 1)], "only the thief's applications' probes moved");
+    // Drivers cannot steal.
+    let out = send(&mut s, 0, 2, ToNode::Steal { limit: 10, apps: vec!["other".into()] });
+    assert!(matches!(&out[..], [Action::Send { msg: FromNode::Error { .. }, .. }]));
+}
+
+#[test]
+fn hawk_thief_steals_when_a_slot_frees_on_an_empty_queue_and_grants_what_it_got() {
+    let mut s = node(Policy::Hawk, 1);
+    join(&mut s, 2, Role::Driver, "interactive");
+    let (_, lease, _, _) = one_grant(&send(&mut s, 0, 2, ToNode::Probe { job: 1, tasks: 1, est_ms: 5.0 }));
+    let out = run(&mut s, 1, 2, lease);
+    let steals: Vec<&Action> = out.iter().filter(|a| matches!(a, Action::Steal { .. })).collect();
+    assert_eq!(steals.len(), 1, "{out:?}");
+    assert!(matches!(steals[0], Action::Steal { apps, attempts: 10, .. } if apps == &vec!["interactive".to_string()]));
+    assert!(s.handle(2, Event::Tick).iter().all(|a| !matches!(a, Action::Steal { .. })), "one steal at a time");
+    let probes = vec![eagle_wire::StolenProbe { app: "interactive".into(), job: 8, tasks: 1, est_ms: 5.0 }];
+    let out = s.handle(3, Event::StealDone { probes });
+    s.check().unwrap();
+    assert_eq!(one_grant(&out), (2, lease + 1, 8, false));
+    // Eagle and Sparrow never steal.
+    for p in [Policy::Eagle, Policy::Sparrow] {
+        let mut s = node(p, 1);
+        join(&mut s, 2, Role::Driver, "interactive");
+        let (_, lease, _, _) = one_grant(&send(&mut s, 0, 2, ToNode::Probe { job: 1, tasks: 1, est_ms: 5.0 }));
+        assert!(run(&mut s, 1, 2, lease).is_empty());
+        assert!(s.handle(2, Event::Tick).is_empty());
+    }
+}

@@ -1,0 +1,215 @@
+//! The messages, one enum per direction of each kind of link (Eagle §3 and the
+//! prototype of §5).
+//!
+//! Identifiers: an application is named by the `app` it gave in the handshake; a
+//! *job* is one of its task sets (a Spark TaskSet), numbered by the driver (`u64`,
+//! unique within the application). A *lease* is one slot granted by a node, numbered
+//! by that node.
+//!
+//! ## Driver ↔ node (short jobs, §3.2-3.3)
+//! ```text
+//!  driver                      node
+//!    ── Probe{job,tasks,est} ──►      queued (Eagle: or Rejected{bitvector} when the
+//!                                     node holds long work, SSS §3.1)
+//!    ◄── Grant{lease,job} ────────    a slot freed and SBP+SRPT picked this job
+//!    ── Launched{lease} ──────►       the driver runs one task under the lease ...
+//!    ── TaskEnd{lease} ───────►       ... and reports its end: the slot frees
+//!    ── NoTask{lease} ────────►       or: nothing to launch (late binding), slot frees
+//!    ── Remaining{job,tasks} ─►       the job's unlaunched tasks changed (SRPT view)
+//!    ── Ping ─────────────────►       keep-alive, at least every lease time / 3
+//! ```
+//! A granted lease not answered by `Launched`/`NoTask` within the node's lease time
+//! is revoked (`Revoked`); a driver not heard from within the lease time, or whose
+//! connection drops, loses every probe and lease on that node at once.
+//!
+//! ## Central → node (long jobs, §3.1-3.2)
+//! `Place{app,job,est,bitvector}` queues a reservation for one long task of `app`;
+//! the grant goes to `app`'s driver like a probe's. The node answers the central with
+//! `LongDone` when that task ends (or the reservation is dropped), so the central's
+//! least-work-left map and bitvector stay exact, and with `PlaceRefused` when `app`
+//! has no connection to the node.
+//!
+//! ## Node → node (Hawk)
+//! An idle node sends `Steal{limit,apps}` to random peers; a victim answers `Stolen`
+//! with the short probes queued behind its long work (of applications the thief can
+//! grant to), and forgets them. The thief queues them as if probed directly.
+//!
+//! ## Driver ↔ central
+//! `SubmitLong{job,tasks,est}` → `Placed{job,hosts}` (indexes into the `Hosts` list
+//! sent right after the handshake, the same indexes as the bitvector's bits), or
+//! `Unplaced{job,tasks}` for tasks no node could take.
+
+use serde::{Deserialize, Serialize};
+
+/// Succinct State Sharing (§3.1): bit `i` set ⇔ host `i` of the central's host list
+/// holds long work. `stamp` orders copies: a higher stamp is fresher.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Bitvector {
+    /// The central's placement count when the copy was made.
+    pub stamp: u64,
+    /// Bit `i % 64` of word `i / 64` is host `i`.
+    pub words: Vec<u64>,
+}
+
+impl Bitvector {
+    /// True when host `i` holds long work in this copy.
+    pub fn bit(&self, i: usize) -> bool {
+        self.words.get(i / 64).is_some_and(|w| w & (1 << (i % 64)) != 0)
+    }
+}
+
+/// Sent to a node daemon (by a driver, or by the central scheduler for `Place`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum ToNode {
+    /// A short probe of `job` (Sticky Batch Probing: it stands for the whole job while
+    /// it has unlaunched tasks). `tasks` = unlaunched tasks, `est_ms` = estimated task duration.
+    Probe { job: u64, tasks: u32, est_ms: f64 },
+    /// The job's unlaunched task count changed; 0 drops its probes here.
+    Remaining { job: u64, tasks: u32 },
+    /// Central only: a reservation for one long task of `app`'s `job`, with the
+    /// central's current bitvector piggybacked (§3.1).
+    Place { app: String, job: u64, est_ms: f64, bitvector: Bitvector },
+    /// The driver launched a task under `lease`.
+    Launched { lease: u64 },
+    /// The driver has no task for `lease` (late binding): the slot frees at once.
+    NoTask { lease: u64 },
+    /// The task launched under `lease` ended (any outcome): the slot frees.
+    TaskEnd { lease: u64 },
+    /// Keep-alive.
+    Ping,
+    /// Asks for a [`NodeStatus`].
+    Status,
+    /// Node only (Hawk work stealing): an idle node asks for up to `limit` short probes
+    /// queued behind long work here, of the applications in `apps` (connected to it).
+    Steal { limit: u32, apps: Vec<String> },
+}
+
+/// A short probe moved from a victim node to an idle one (Hawk work stealing).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StolenProbe {
+    /// The probing application (it must be connected to the thief).
+    pub app: String,
+    /// The driver's id of the job.
+    pub job: u64,
+    /// Unlaunched tasks of the job, as the victim last knew.
+    pub tasks: u32,
+    pub est_ms: f64,
+}
+
+/// Sent by a node daemon.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum FromNode {
+    /// A slot is leased to the driver for one task of `job` (`long`: a central placement).
+    Grant { lease: u64, job: u64, long: bool },
+    /// Eagle SSS: the node holds long work; the probe is not queued. The node's last
+    /// copy of the central's bitvector, if it has received one.
+    Rejected { job: u64, bitvector: Option<Bitvector> },
+    /// The lease is void (not answered in time, or unknown): do not launch under it.
+    Revoked { lease: u64, reason: String },
+    /// To the central: a long task it placed here is over (or its reservation was dropped).
+    LongDone { app: String, job: u64, est_ms: f64 },
+    /// To the central: the placement could not be queued (`app` is not connected here).
+    PlaceRefused { app: String, job: u64, est_ms: f64 },
+    /// The answer to `Status`.
+    Status(NodeStatus),
+    /// To a node that sent `Steal`: the probes it may take (possibly none).
+    Stolen { probes: Vec<StolenProbe> },
+    /// A request that could not be honoured (the connection stays open).
+    Error { what: String },
+    /// The answer to `Ping`.
+    Pong,
+}
+
+/// Queued entries of one application on a node.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QueuedByApp {
+    pub app: String,
+    /// Short probes queued.
+    pub probes: u32,
+    /// Long reservations (central placements) queued.
+    pub reservations: u32,
+    /// Slots leased to the application (granted or running).
+    pub leased: u32,
+}
+
+/// A node's answer to `Status`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeStatus {
+    /// `eagle`, `hawk` or `sparrow`.
+    pub policy: String,
+    /// The host's slots (`--slots`).
+    pub slots: u32,
+    /// Slots under a lease (granted, or running a task).
+    pub leased: u32,
+    /// Leases whose task is running.
+    pub running: u32,
+    /// Long work is queued or leased here (an Eagle node rejects short probes).
+    pub holds_long: bool,
+    /// Per connected application with anything queued or leased, by name.
+    pub apps: Vec<QueuedByApp>,
+    /// The last copy of the central's bitvector this node received.
+    pub bitvector: Option<Bitvector>,
+}
+
+/// Sent to the central scheduler (by a driver, or by a node registering itself).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum ToCentral {
+    /// Place `tasks` long tasks of `job`, each estimated `est_ms`, with LWL.
+    SubmitLong { job: u64, tasks: u32, est_ms: f64 },
+    /// Node only: announce this node (`name`, reachable at `addr`) to the central, which
+    /// then connects to it and adds it to its host list.
+    Register { name: String, addr: String },
+    /// Keep-alive (answered with `Pong`).
+    Ping,
+    /// Asks for a [`CentralStatus`].
+    Status,
+}
+
+/// One node as the central sees it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeHealth {
+    pub name: String,
+    /// The central's link to the node is up.
+    pub connected: bool,
+    /// In the general partition (long tasks may go there).
+    pub general: bool,
+    /// Long tasks placed there and not over.
+    pub long_tasks: u32,
+    /// Their estimated work, the LWL score.
+    pub work_ms: f64,
+}
+
+/// The central's answer to `Status`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CentralStatus {
+    /// In host-list order.
+    pub nodes: Vec<NodeHealth>,
+    pub bitvector: Bitvector,
+}
+
+/// Sent by the central scheduler to a driver.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum FromCentral {
+    /// The host list; bit `i` of every bitvector and index `i` in `Placed` name `names[i]`.
+    Hosts { names: Vec<String> },
+    /// Where the job's tasks went, one host index per task.
+    Placed { job: u64, hosts: Vec<u32> },
+    /// `tasks` tasks of `job` found no node (none connected, or a node refused them).
+    Unplaced { job: u64, tasks: u32 },
+    /// The answer to `Status`.
+    Status(CentralStatus),
+    /// A request that could not be honoured (the connection stays open).
+    Error { what: String },
+    /// The answer to `Ping`.
+    Pong,
+}
