@@ -183,7 +183,14 @@ impl Paper {
         self.c.busy += 1;
         let j = &self.c.jobs[job.0 as usize];
         let success = j.unlaunched > 0 && j.live;
-        if !success && j.live && !e.long {
+        // SATC clones only into a slot nothing else waits for: no other entry in this
+        // node's queue belongs to a job with work left (Eirene §III-C: cloning uses free
+        // resources, so it stays off while the cluster is loaded).
+        let idle_otherwise = || {
+            let rem = &self.c.remaining;
+            !self.c.nodes[ni].queue.iter().enumerate().any(|(i, x)| i != pos && rem[x.job.0 as usize] >= 0.0)
+        };
+        if !success && j.live && !e.long && self.eirene.is_some() && idle_otherwise() {
             if let Some(ei) = self.eirene.as_mut() {
                 if let Some(task) = ei.clone_for(now, NodeId(ni as u32), job, &mut self.c.counters, out) {
                     self.launch_clone(now, ni, pos, &e, task, est_now, out);
