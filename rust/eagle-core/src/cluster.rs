@@ -56,6 +56,9 @@ pub struct Counters {
     pub backfills: u64,
     /// Driver mode: launches the host declined.
     pub declines: u64,
+    /// Eirene, when a scheme is on.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub eirene: Option<crate::eirene::EireneCounters>,
 }
 
 /// A read-only view of a job.

@@ -106,6 +106,9 @@ pub struct Config {
     /// eagle-adaptive: the reservation and starvation knobs.
     #[serde(default)]
     pub adaptive: crate::reservation::AdaptiveParams,
+    /// Eirene's CCDM and SATC (simulator; both off by default).
+    #[serde(default)]
+    pub eirene: crate::eirene::EireneParams,
 }
 
 impl Config {
@@ -133,6 +136,7 @@ impl Config {
             driver: false,
             locality: None,
             adaptive: Default::default(),
+            eirene: Default::default(),
         };
         match system {
             System::Sparrow => {
@@ -209,6 +213,10 @@ impl Config {
             return Err("sss_rounds must be >= 1".into());
         }
         self.adaptive.validate()?;
+        self.eirene.validate()?;
+        if self.eirene.on() && (self.driver || self.locality.is_some()) {
+            return Err("eirene (satc, ccdm) runs in the simulator without locality mode only".into());
+        }
         if !(self.heartbeat >= 0.0) {
             return Err(format!("heartbeat must be >= 0, got {}", self.heartbeat));
         }

@@ -429,7 +429,7 @@ impl Driver {
         self.record_point(now);
         jobs.extend(self.out.iter().filter_map(|o| match o {
             Output::Launch { job, .. } => Some(*job),
-            Output::Timer { .. } => None,
+            _ => None,
         }));
     }
 

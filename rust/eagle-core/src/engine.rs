@@ -62,6 +62,14 @@ impl Engine {
         self.p.task_finished(now, node, job, out)
     }
 
+    /// Eirene: the copy of `task` (the number a [`Output::Launch`] or [`Output::Clone`]
+    /// gave) of `job` on `node` ended. The first copy completes the task and the engine
+    /// cancels the other ([`Output::Cancel`]); hosts without Eirene may call
+    /// [`Engine::task_finished`] instead.
+    pub fn copy_finished(&mut self, now: Time, node: NodeId, job: JobId, task: u32, out: &mut Vec<Output>) {
+        self.p.copy_finished(now, node, job, task, out)
+    }
+
     /// Delivers a message the engine scheduled with [`Output::Timer`].
     pub fn deliver(&mut self, now: Time, msg: Msg, out: &mut Vec<Output>) {
         self.p.deliver(now, msg, out)

@@ -21,13 +21,15 @@
 //! [`node_queue`] (per-node queues), [`srpt`] (§3.3 SRPT with starvation cap,
 //! Algorithm 1, and Sticky Batch Probing), [`steal`] (Hawk work stealing), and
 //! [`estimate`] (job classification and duration estimates); [`delay`] is Dynamic
-//! Delay Scheduling (adaptive locality waits per stage and level).
+//! Delay Scheduling (adaptive locality waits per stage and level); [`eirene`] adds
+//! Eirene's cold data migration and task cloning to the short-job path.
 
 pub mod cluster;
 pub mod config;
 pub mod cutoff;
 pub mod delay;
 pub mod driver;
+pub mod eirene;
 pub mod engine;
 pub mod estimate;
 pub mod locality;

@@ -61,6 +61,8 @@ pub enum Msg {
     /// eagle-adaptive (simulator): the short reservation may have shrunk; long work
     /// that waited for it tries the free slots again.
     Tick,
+    /// Eirene CCDM: a migration of the task's input into the node's memory ended.
+    MigrationDone { node: NodeId, job: JobId, task: u32 },
 }
 
 /// What the engine decided. The host acts on each, in order.
@@ -71,4 +73,13 @@ pub enum Output {
     Launch { node: NodeId, job: JobId, task: u32, start: Time },
     /// Deliver `msg` back to the engine at time `at`.
     Timer { at: Time, msg: Msg },
+    /// Eirene CCDM: the next launch or clone (the output right after this one) of
+    /// `task` on `node` reads input migrated into memory: it runs DMT seconds shorter.
+    InputMigrated { node: NodeId, job: JobId, task: u32 },
+    /// Eirene SATC: run a second copy of `task`, already running elsewhere, on `node`.
+    /// The first copy to end completes the task.
+    Clone { node: NodeId, job: JobId, task: u32, start: Time },
+    /// Eirene SATC: the other copy of `task` ended first; kill the copy on `node`, then
+    /// report its end like any other (its result is not the task's).
+    Cancel { node: NodeId, job: JobId, task: u32 },
 }

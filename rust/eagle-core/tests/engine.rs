@@ -60,6 +60,7 @@ impl Harness {
                     let d = self.durations.get(&job).copied().unwrap_or(1.0);
                     self.queue.insert((key(start + d), self.seq), Ev::End(node, job));
                 }
+                o => panic!("Eirene is off in these tests, yet the engine emitted {o:?}"),
             }
         }
     }

@@ -118,6 +118,8 @@ pub struct RunArgs {
     /// the first submission
     #[arg(long, value_name = "START:END:FACTOR", requires = "locality", value_parser = congestion)]
     pub congestion: Option<Congestion>,
+    #[command(flatten)]
+    pub eirene: crate::eirene::EireneArgs,
 }
 
 /// `gen`'s flags.
@@ -126,7 +128,8 @@ pub struct RunArgs {
 The jobs are drawn uniformly from TRACE; arrivals are Poisson at the rate that offers L
 task-seconds per second per node on N nodes. A summary line goes to stderr.")]
 pub struct GenArgs {
-    /// Source trace (plain or .xz) whose jobs are resampled
+    /// Source trace (plain or .xz) whose jobs are resampled, or `fb`: a Facebook-like
+    /// trace synthesized from the Eirene paper's statistics
     #[arg(long, value_name = "TRACE")]
     pub like: String,
     /// Jobs to write
@@ -272,6 +275,7 @@ pub fn sim_config(a: &RunArgs) -> Result<SimConfig, String> {
             congestion: a.congestion.map(|Congestion(s, e, k)| (s, e, k)),
         });
     }
+    cfg.eirene = a.eirene.params(a.system)?;
     cfg.engine_config().validate().map_err(|e| format!("bad configuration: {e}"))?;
     Ok(cfg)
 }
@@ -312,10 +316,15 @@ fn write_jobs(path: &str, trace: &Trace, cfg: &SimConfig, running_times: &[f64])
 fn cmd_gen(a: GenArgs, mode: Mode) -> Result<(), Failure> {
     let cfg = GenConfig { jobs: a.jobs, nodes: a.nodes, load: a.load, seed: a.seed };
     let out = &a.out;
-    let source = Trace::load(&a.like).map_err(|e| Failure::Run(e.to_string()))?;
+    let fb = a.like.eq_ignore_ascii_case("fb");
+    let source = if fb { None } else { Some(Trace::load(&a.like).map_err(|e| Failure::Run(e.to_string()))?) };
     let file = std::fs::File::create(out).map_err(|e| Failure::Run(format!("{out}: cannot create: {e}")))?;
     let mut progress = Progress::new(mode, "eagle-sim gen", "jobs", cfg.jobs);
-    let s = gen::generate_with(&source, &cfg, BufWriter::with_capacity(1 << 20, file), |n| progress.set(n));
+    let w = BufWriter::with_capacity(1 << 20, file);
+    let s = match &source {
+        Some(source) => gen::generate_with(source, &cfg, w, |n| progress.set(n)),
+        None => crate::fbgen::generate(&cfg, w), // Facebook-like, from the Eirene paper's statistics
+    };
     progress.finish(s.as_ref().map_or(0, |s| s.jobs));
     let s = s.map_err(|e| Failure::Run(format!("{out}: {e}")))?;
     eprintln!(

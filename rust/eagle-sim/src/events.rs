@@ -46,7 +46,7 @@ pub fn msg_rank(msg: &Msg) -> u8 {
         Msg::Enqueue { .. } => 3,
         Msg::RemainingUpdate { .. } => 4,
         Msg::Heartbeat => 5,
-        Msg::Revive { .. } | Msg::Tick => 5,
+        Msg::Revive { .. } | Msg::Tick | Msg::MigrationDone { .. } => 5,
     }
 }
 
@@ -57,6 +57,9 @@ pub enum Kind {
     /// `oh`: seconds the task lost to a remote read (locality mode), or −1 when
     /// locality is not simulated.
     TaskEnd { node: NodeId, job: JobId, oh: f32 },
+    /// Eirene: copy `serial` (see [`crate::eirene::Copies`]) of a task of `job` on
+    /// `node` ends, or is cancelled. Ranks with task ends.
+    CopyEnd { node: NodeId, job: JobId, serial: u32 },
     /// Hand `msg` back to the engine.
     Timer(Msg),
 }
@@ -64,7 +67,7 @@ pub enum Kind {
 impl Kind {
     pub fn rank(&self) -> u8 {
         match self {
-            Kind::TaskEnd { .. } => RANK_TASK_END,
+            Kind::TaskEnd { .. } | Kind::CopyEnd { .. } => RANK_TASK_END,
             Kind::Timer(m) => msg_rank(m),
         }
     }

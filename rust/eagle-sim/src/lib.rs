@@ -18,11 +18,14 @@
 //! - [`stats`]: percentiles (linear interpolation between ranks, like numpy);
 //! - [`report`]: the JSON object and the human-readable table;
 //! - [`gen`]: synthetic traces resampled from a real one at a target load;
+//! - [`eirene`]: Eirene's task copies, migrated input and clone runtimes;
 //! - [`progress`]: progress of long commands on stderr (bar or plain lines);
 //! - [`cli`]: the `eagle-sim` command line (clap).
 
 pub mod cli;
+pub mod eirene;
 pub mod events;
+pub mod fbgen;
 pub mod gen;
 pub mod progress;
 pub mod report;

@@ -39,6 +39,9 @@ pub struct Report {
     /// Locality mode only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub locality: Option<LocalityReport>,
+    /// Eirene only: tasks of short jobs above 1.5× their job's median duration.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub straggler_tasks: Option<u64>,
     /// Measurements of this process (they vary run to run; everything else in
     /// the report is a function of the trace, the flags and the seed).
     pub perf: Perf,
@@ -112,6 +115,7 @@ impl Report {
                 }
                 _ => None,
             },
+            straggler_tasks: o.straggler_tasks,
             perf: Perf {
                 parse_seconds,
                 sim_seconds: o.sim_seconds,
@@ -145,6 +149,18 @@ impl Report {
             "probes behind long {} (overtaken by long {}), short tasks after HOL {}, rescheduled probes {}, stolen probes {}, fallback probes {}, SRPT bypasses {}",
             c.probes_behind_long, c.probes_overtaken_by_long, c.short_tasks_after_hol, c.rescheduled_probes, c.stolen_probes, c.fallback_probes, c.srpt_bypasses
         );
+        if let Some(e) = &c.eirene {
+            let _ = writeln!(
+                s,
+                "eirene: CCDM helped {} tasks ({} migrations), clones launched {}, won {}, wasted {}; straggler tasks {}",
+                e.ccdm_helped,
+                e.migrations,
+                e.clones_launched,
+                e.clones_won,
+                e.clones_wasted,
+                self.straggler_tasks.unwrap_or(0)
+            );
+        }
         let _ = write!(
             s,
             "{} events in {:.3} s ({:.2} M events/s); parse {:.3} s; wall {:.3} s",

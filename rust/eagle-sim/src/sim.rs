@@ -18,11 +18,13 @@
 //! heartbeats is left while jobs are unfinished, the engine lost work and the run
 //! fails with a message.
 
+use crate::eirene::{Copies, End};
 use crate::events::{EventQueue, Kind, RANK_ARRIVAL, RANK_SAMPLE};
 use crate::stats::Summary;
 use crate::trace::{Family, Trace};
 use eagle_core::rng::Rng;
 use eagle_core::delay::DelayParams;
+use eagle_core::eirene::EireneParams;
 use eagle_core::{Config, Counters, Engine, JobId, JobSpec, NodeId, Output, System, Time};
 use std::fmt;
 use std::str::FromStr;
@@ -184,6 +186,8 @@ pub struct SimConfig {
     pub util_interval: f64,
     /// Locality mode, off by default.
     pub locality: Option<LocalitySpec>,
+    /// Eirene's CCDM and SATC (see [`crate::eirene`]), off by default.
+    pub eirene: EireneParams,
 }
 
 impl SimConfig {
@@ -204,6 +208,7 @@ impl SimConfig {
             estimate: Estimate::Mean,
             util_interval: 5.0,
             locality: None,
+            eirene: EireneParams::default(),
         }
     }
 
@@ -215,6 +220,7 @@ impl SimConfig {
         c.big_partition_pct = self.big_partition_pct;
         c.heartbeat = self.heartbeat;
         c.locality = self.locality.as_ref().map(|l| l.delay.params());
+        c.eirene = self.eirene.clone();
         if self.system == System::EagleAdaptive {
             // The cutoff sets a workload's time scale: observe short demand over ten.
             c.adaptive.window = 10.0 * self.cutoff;
@@ -240,6 +246,11 @@ pub trait Observer {
     /// The last task of a job ended: `completed` of the trace's jobs are done
     /// (the command line's progress).
     fn on_job_done(&mut self, _now: Time, _completed: usize) {}
+    /// Eirene: the engine launched a clone of `task` of `job` on `node`.
+    fn on_clone(&mut self, _engine: &Engine, _now: Time, _node: NodeId, _job: JobId, _task: u32) {}
+    /// Eirene: a copy of `task` ended (`counted`: it completed the task for its job;
+    /// otherwise it was cancelled). Called after [`Observer::on_task_end`].
+    fn on_copy_end(&mut self, _engine: &Engine, _now: Time, _node: NodeId, _job: JobId, _task: u32, _counted: bool) {}
 }
 
 /// Watches nothing.
@@ -272,6 +283,8 @@ pub struct Outcome {
     pub locality: Option<LocalityOutcome>,
     /// Time of the first submission.
     pub first_submit: f64,
+    /// Eirene: tasks of short jobs above 1.5× their job's median duration.
+    pub straggler_tasks: Option<u64>,
 }
 
 /// What locality mode measured.
@@ -345,8 +358,9 @@ pub fn run_with<O: Observer>(trace: &Trace, cfg: &SimConfig, engine_config: Conf
     if cfg.slots == 0 {
         return Err("slots per node must be at least 1".into());
     }
-    let mut engine = Engine::new(engine_config, cfg.seed)?;
     let n = trace.len();
+    let mut book = engine_config.eirene.on().then(|| Copies::new(&engine_config.eirene, n, cfg.seed));
+    let mut engine = Engine::new(engine_config, cfg.seed)?;
     let mut est_rng = Rng::new(cfg.seed ^ 0x5EED_E571_A7E5_0001);
     let mut p = Progress {
         launched: vec![0; n],
@@ -394,7 +408,7 @@ pub fn run_with<O: Observer>(trace: &Trace, cfg: &SimConfig, engine_config: Conf
 
     let mut next_arrival = 0usize;
     let mut now = t0;
-    apply(&mut out, &engine, now, trace, &mut queue, &mut p, &mut launches, next_arrival, obs, &mut loc)?;
+    apply(&mut out, &engine, now, trace, &mut queue, &mut p, &mut launches, next_arrival, obs, &mut loc, &mut book)?;
 
     while p.completed < n {
         let arrival = next_arrival < n && queue.peek().is_none_or(|e| trace.submit(next_arrival) <= e.at());
@@ -465,9 +479,36 @@ pub fn run_with<O: Observer>(trace: &Trace, cfg: &SimConfig, engine_config: Conf
                     }
                 }
                 Kind::Timer(msg) => engine.deliver(now, msg, &mut out),
+                Kind::CopyEnd { node, job, serial } => {
+                    let b = book.as_mut().ok_or("a copy ended without Eirene")?;
+                    let (task, counted) = match b.end(serial) {
+                        End::Stale => continue, // its copy was cancelled and already ended
+                        End::Killed { task } => (task, false),
+                        End::Natural { task, first: true } => (task, true),
+                        End::Natural { task, first: false } => {
+                            return Err(format!("task {task} of {job:?} completed twice (no cancel for its second copy)"));
+                        }
+                    };
+                    engine.copy_finished(now, node, job, task, &mut out);
+                    let j = job.0 as usize;
+                    let job_done = counted && {
+                        p.finished[j] += 1;
+                        makespan_end = makespan_end.max(now);
+                        p.finished[j] == trace.job(j).tasks()
+                    };
+                    if job_done {
+                        p.running_time[j] = now - trace.submit(j);
+                        p.completed += 1;
+                    }
+                    obs.on_task_end(&engine, now, node, job);
+                    obs.on_copy_end(&engine, now, node, job, task, counted);
+                    if job_done {
+                        obs.on_job_done(now, p.completed);
+                    }
+                }
             }
         }
-        apply(&mut out, &engine, now, trace, &mut queue, &mut p, &mut launches, next_arrival, obs, &mut loc)?;
+        apply(&mut out, &engine, now, trace, &mut queue, &mut p, &mut launches, next_arrival, obs, &mut loc, &mut book)?;
     }
     while next_sample_k < n_samples {
         util_sum += engine.busy_slots() as f64 / total_slots;
@@ -496,6 +537,7 @@ pub fn run_with<O: Observer>(trace: &Trace, cfg: &SimConfig, engine_config: Conf
         sim_seconds: started.elapsed().as_secs_f64(),
         locality: loc.map(|l| l.out),
         first_submit: t0,
+        straggler_tasks: book.as_ref().map(|_| crate::eirene::straggler_tasks(trace, |j| !cfg.is_long(trace.job(j).int_mean()))),
     })
 }
 
@@ -529,9 +571,41 @@ fn apply<O: Observer>(
     submitted: usize,
     obs: &mut O,
     loc: &mut Option<LocalityState>,
+    book: &mut Option<Copies>,
 ) -> Result<(), String> {
     for o in out.drain(..) {
         match o {
+            Output::Launch { node, job, task, start } if book.is_some() => {
+                let j = job.0 as usize;
+                if j >= submitted {
+                    return Err(format!("engine launched a task of unknown {job:?}"));
+                }
+                if start.is_nan() || start < now {
+                    return Err(format!("engine launched {job:?} task {task} at {start}, before now ({now})"));
+                }
+                let (serial, d) = book.as_mut().expect("guarded").launch(trace, node, job, task, false)?;
+                p.launched[j] += 1;
+                *launches += 1;
+                queue.push(start + d, Kind::CopyEnd { node, job, serial });
+                obs.on_launch(engine, now, node, job, task, start);
+            }
+            Output::Clone { node, job, task, start } => {
+                let b = book.as_mut().ok_or("engine cloned a task without Eirene")?;
+                if start.is_nan() || start < now {
+                    return Err(format!("engine cloned {job:?} task {task} at {start}, before now ({now})"));
+                }
+                let (serial, d) = b.launch(trace, node, job, task, true)?;
+                queue.push(start + d, Kind::CopyEnd { node, job, serial });
+                obs.on_clone(engine, now, node, job, task);
+            }
+            Output::Cancel { node, job, task } => {
+                let b = book.as_mut().ok_or("engine cancelled a task without Eirene")?;
+                let serial = b.cancel(node, job, task)?;
+                queue.push(now, Kind::CopyEnd { node, job, serial });
+            }
+            Output::InputMigrated { node, job, task } => {
+                book.as_mut().ok_or("engine reported migrated input without Eirene")?.input_migrated(node, job, task);
+            }
             Output::Launch { node, job, task, start } => {
                 let j = job.0 as usize;
                 if j >= submitted {

@@ -36,6 +36,11 @@
 //! - **Late binding**: tasks are bound to slots only when a slot is free, so there is
 //!   nothing to withdraw when estimates are wrong.
 //!
+//! With Eirene on ([`crate::eirene`]), short jobs keep task tables: CCDM's fast lane
+//! migrates the next task of a job on the node just handed one (there are no probes,
+//! so no Migration Queue requests), and a slot left idle with no task waiting runs
+//! a SATC clone of the oldest short job whose tasks have all started.
+//!
 //! In driver mode the host pulls decisions through [`Policy::offer`]; in the simulator
 //! the policy launches on its own as jobs arrive and slots free, one network round
 //! trip after the decision, like the paper systems' fetches.
@@ -43,6 +48,7 @@
 use super::Policy;
 use crate::cluster::{Cluster, Job, JobSpec};
 use crate::config::Config;
+use crate::eirene::Eirene;
 use crate::node_queue::Running;
 use crate::reservation::Reservation;
 use crate::types::*;
@@ -95,11 +101,14 @@ pub struct Adaptive {
     free_nodes: BTreeSet<u32>,
     /// Simulator: a `Tick` is pending.
     tick_at: Option<Time>,
+    /// Eirene's CCDM and SATC, when either is on.
+    eirene: Option<Eirene>,
 }
 
 impl Adaptive {
-    pub fn new(config: Config, _seed: u64) -> Adaptive {
+    pub fn new(config: Config, seed: u64) -> Adaptive {
         Adaptive {
+            eirene: config.eirene.on().then(|| Eirene::new(config.eirene.clone(), seed)),
             c: Cluster::new(config.driver),
             reservation: Reservation::new(config.adaptive.clone(), 0.0),
             cfg: config,
@@ -261,10 +270,14 @@ impl Adaptive {
     /// Takes a slot of `ni` for the next task of `job`.
     fn launch(&mut self, now: Time, ni: usize, job: u32, out: &mut Vec<Output>) {
         let nd2 = 2.0 * self.cfg.network_delay;
+        let chosen = match self.eirene.as_mut() {
+            Some(e) => e.hand_out(now, NodeId(ni as u32), JobId(job), &mut self.c.counters, out),
+            None => None,
+        };
         let j = &mut self.c.jobs[job as usize];
         let long = j.class.is_long();
         j.unlaunched -= 1;
-        let task = j.launched;
+        let task = chosen.unwrap_or(j.launched);
         j.launched += 1;
         j.running += 1;
         let est = j.est;
@@ -288,6 +301,28 @@ impl Adaptive {
         self.c.remaining[job as usize] = if unlaunched == 0 { -1.0 } else { unlaunched as f64 * est };
         self.refresh_group_of(job);
         out.push(Output::Launch { node: NodeId(ni as u32), job: JobId(job), task, start: now + nd2 });
+    }
+
+    /// Eirene SATC: an idle slot of `ni` runs a clone of the oldest short job whose
+    /// tasks have all started. False when there is nothing to clone.
+    fn launch_clone(&mut self, now: Time, ni: usize, out: &mut Vec<Output>) -> bool {
+        let Some(e) = self.eirene.as_mut() else { return false };
+        let Some(job) = e.next_clone_job() else { return false };
+        let Some(task) = e.clone_for(now, NodeId(ni as u32), job, &mut self.c.counters, out) else { return false };
+        let j = &mut self.c.jobs[job.0 as usize];
+        j.running += 1;
+        let est = j.est;
+        let n = &mut self.c.nodes[ni];
+        n.free -= 1;
+        if n.free == 0 {
+            self.free_nodes.remove(&(ni as u32));
+        }
+        self.reservation.short_running(now, 1);
+        n.running.push(Running { job, long: false, reservation: false, marks_long: false, est });
+        self.c.busy += 1;
+        self.c.counters.decisions += 1;
+        out.push(Output::Clone { node: NodeId(ni as u32), job, task, start: now + 2.0 * self.cfg.network_delay });
+        true
     }
 
     /// Undoes the slot books of a task that ended or was declined.
@@ -316,6 +351,7 @@ impl Adaptive {
         while let Some(&ni) = self.free_nodes.first() {
             match self.pick(now, &[]) {
                 Some(j) => self.launch(now, ni as usize, j, out),
+                None if self.launch_clone(now, ni as usize, out) => {}
                 None => break,
             }
         }
@@ -379,6 +415,9 @@ impl Policy for Adaptive {
 
     fn add_node(&mut self, _now: Time, slots: u32, _out: &mut Vec<Output>) -> NodeId {
         let id = self.c.add_node(slots);
+        if let Some(e) = self.eirene.as_mut() {
+            e.add_node();
+        }
         if slots > 0 {
             self.free_nodes.insert(id.0);
         }
@@ -416,6 +455,9 @@ impl Policy for Adaptive {
     fn submit_job(&mut self, now: Time, spec: JobSpec, out: &mut Vec<Output>) -> JobId {
         let class = spec.class.unwrap_or_else(|| Class::from_estimate(spec.estimate, self.cfg.cutoff));
         let id = self.c.insert_job(Job::new(class, class.is_long(), spec.estimate, spec.tasks));
+        if let Some(e) = self.eirene.as_mut() {
+            e.submit(id, spec.tasks, !class.is_long());
+        }
         let i = id.0 as usize;
         if self.meta.len() <= i {
             self.meta.resize_with(i + 1, Meta::default);
@@ -441,7 +483,20 @@ impl Policy for Adaptive {
         self.fill(now, out);
     }
 
+    fn copy_finished(&mut self, now: Time, node: NodeId, job: JobId, task: u32, out: &mut Vec<Output>) {
+        if let Some(e) = self.eirene.as_mut() {
+            e.copy_ended(now, node, job, task, &mut self.c.counters, out);
+        }
+        self.task_finished(now, node, job, out);
+    }
+
     fn deliver(&mut self, now: Time, msg: Msg, out: &mut Vec<Output>) {
+        if let Msg::MigrationDone { node, job, task } = msg {
+            if let Some(e) = self.eirene.as_mut() {
+                e.migration_done(now, node, job, task, &mut self.c.counters, out);
+            }
+            return;
+        }
         if msg == Msg::Tick {
             self.tick_at = None;
             self.fill(now, out);

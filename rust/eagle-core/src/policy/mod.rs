@@ -39,6 +39,11 @@ pub trait Policy: Send {
     }
     fn task_finished(&mut self, now: Time, node: NodeId, job: JobId, out: &mut Vec<Output>);
     fn deliver(&mut self, now: Time, msg: Msg, out: &mut Vec<Output>);
+    /// Eirene: the copy of `task` of `job` on `node` ended (a clone or its primary).
+    /// Policies without cloning treat it as [`Policy::task_finished`].
+    fn copy_finished(&mut self, now: Time, node: NodeId, job: JobId, _task: u32, out: &mut Vec<Output>) {
+        self.task_finished(now, node, job, out)
+    }
     /// Driver mode: `free` slots are free on `node`.
     fn offer(&mut self, now: Time, node: NodeId, free: u32, exclude: &[JobId], out: &mut Vec<Output>);
     fn decline(&mut self, now: Time, node: NodeId, job: JobId);

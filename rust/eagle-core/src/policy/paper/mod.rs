@@ -14,6 +14,7 @@ use super::Policy;
 use crate::cluster::{Cluster, Job, JobSpec};
 use crate::config::Config;
 use crate::delay::{Level, Sample};
+use crate::eirene::Eirene;
 use crate::locality::JobLocality;
 use crate::node_queue::Entry;
 use crate::partition::Partitions;
@@ -38,12 +39,15 @@ pub struct Paper {
     immediate: VecDeque<Msg>,
     scratch: Vec<NodeId>,
     dead_scratch: Vec<Entry>,
+    /// Eirene's CCDM and SATC, when either is on.
+    eirene: Option<Eirene>,
 }
 
 impl Paper {
     /// A new policy; `config` was validated by [`super::build`].
     pub fn new(config: Config, seed: u64) -> Paper {
         Paper {
+            eirene: config.eirene.on().then(|| Eirene::new(config.eirene.clone(), seed)),
             c: Cluster::new(config.driver),
             cfg: config,
             rng: Rng::new(seed),
@@ -90,6 +94,9 @@ impl Policy for Paper {
         self.work.push(0.0);
         self.stale_work.push(0.0);
         self.parts_dirty = true;
+        if let Some(e) = self.eirene.as_mut() {
+            e.add_node();
+        }
         id
     }
 
@@ -137,7 +144,11 @@ impl Policy for Paper {
     fn submit_job(&mut self, now: Time, spec: JobSpec, out: &mut Vec<Output>) -> JobId {
         let class = spec.class.unwrap_or_else(|| Class::from_estimate(spec.estimate, self.cfg.cutoff));
         let job = Job::new(class, class.is_long() || self.cfg.lwl_all, spec.estimate, spec.tasks);
+        let short = !(class.is_long() || self.cfg.lwl_all);
         let id = self.c.insert_job(job);
+        if let Some(e) = self.eirene.as_mut() {
+            e.submit(id, spec.tasks, short);
+        }
         if spec.tasks > 0 {
             self.place(now, id, spec.tasks as usize, out);
         }
@@ -206,6 +217,14 @@ impl Policy for Paper {
             self.slot_freed(now, ni, out);
         }
         self.flush(now, out);
+    }
+
+    /// Eirene: a copy of `task` ended; the first completes it and cancels the other.
+    fn copy_finished(&mut self, now: Time, node: NodeId, job: JobId, task: u32, out: &mut Vec<Output>) {
+        if let Some(e) = self.eirene.as_mut() {
+            e.copy_ended(now, node, job, task, &mut self.c.counters, out);
+        }
+        self.task_finished(now, node, job, out);
     }
 
     /// Delivers a message the engine scheduled with [`Output::Timer`].

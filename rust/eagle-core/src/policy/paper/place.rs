@@ -71,6 +71,11 @@ impl Paper {
                 out.push(Output::Timer { at: now + self.cfg.heartbeat, msg: Msg::Heartbeat });
             }
             Msg::Tick => {}
+            Msg::MigrationDone { node, job, task } => {
+                if let Some(e) = self.eirene.as_mut() {
+                    e.migration_done(now, node, job, task, &mut self.c.counters, out);
+                }
+            }
             Msg::Revive { node } => {
                 let n = &mut self.c.nodes[node.0 as usize];
                 n.revive_at = None;
@@ -363,6 +368,10 @@ impl Paper {
             }
         }
         n.queue.push_back(Entry { job, long, reservation, marks_long, est, behind_long, acc_delay: 0.0, sticky: false });
+        if let (false, Some(e)) = (long, self.eirene.as_mut()) {
+            // CCDM: the probe carries the job's task table; the node queues migrations.
+            e.probe_arrived(now, NodeId(ni as u32), job, &mut self.c.counters, out);
+        }
         if self.cfg.sbp && !long && !self.cfg.driver {
             self.c.jobs[job.0 as usize].probe_nodes.push(ni as u32);
         }

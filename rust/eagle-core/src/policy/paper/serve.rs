@@ -8,6 +8,10 @@ use crate::srpt::{self, Pick};
 use crate::steal;
 use crate::types::*;
 
+/// SRPT rank of a probe whose job has no task left to start but a task to clone
+/// (Eirene SATC): after every job with work left, still ahead of nothing.
+const CLONE_ONLY: f64 = 1e300;
+
 /// What a node got when it asked a job for a task.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(super) enum Served {
@@ -75,7 +79,11 @@ impl Paper {
         // is pending, in the simulator one round trip after its last launch.
         let drop_dead = self.cfg.sbp || self.cfg.driver;
         let remaining = &self.c.remaining;
-        let is_dead = |e: &Entry| drop_dead && remaining[e.job.0 as usize] < 0.0;
+        // Eirene SATC: a job whose tasks all started keeps its probes while one of its
+        // running tasks could still be cloned; they rank behind every job with work left.
+        let eirene = self.eirene.as_ref();
+        let for_clone = |job: JobId| eirene.is_some_and(|e| e.cloneable(job));
+        let is_dead = |e: &Entry| drop_dead && remaining[e.job.0 as usize] < 0.0 && !for_clone(e.job);
         let queue = &self.c.nodes[ni].queue;
         let dead = std::cell::Cell::new(0usize);
         let views = queue
@@ -89,7 +97,10 @@ impl Paper {
                 }
             })
             .filter(|e| !exclude.contains(&e.job))
-            .map(|e| View { entry: e, remaining: remaining[e.job.0 as usize].max(0.0), est: e.est });
+            .map(|e| {
+                let r = remaining[e.job.0 as usize];
+                View { entry: e, remaining: if r < 0.0 && for_clone(e.job) { CLONE_ONLY } else { r.max(0.0) }, est: e.est }
+            });
         let pick = if self.cfg.sbp && self.cfg.srpt {
             srpt::pick_sbp(views, self.cfg.starvation_factor)
         } else if self.cfg.srpt {
@@ -107,8 +118,9 @@ impl Paper {
         if dead.get() > 0 {
             let mut gone = std::mem::take(&mut self.dead_scratch);
             let remaining = &self.c.remaining;
+            let eirene = self.eirene.as_ref();
             self.c.nodes[ni].queue.retain(|e| {
-                let d = remaining[e.job.0 as usize] < 0.0;
+                let d = remaining[e.job.0 as usize] < 0.0 && !eirene.is_some_and(|x| x.cloneable(e.job));
                 if d {
                     gone.push(e.clone());
                 }
@@ -169,8 +181,29 @@ impl Paper {
             }
         }
         self.c.busy += 1;
-        let j = &mut self.c.jobs[job.0 as usize];
+        let j = &self.c.jobs[job.0 as usize];
         let success = j.unlaunched > 0 && j.live;
+        // SATC clones only into a slot nothing else waits for: no other entry in this
+        // node's queue belongs to a job with work left (Eirene §III-C: cloning uses free
+        // resources, so it stays off while the cluster is loaded).
+        let idle_otherwise = || {
+            let rem = &self.c.remaining;
+            !self.c.nodes[ni].queue.iter().enumerate().any(|(i, x)| i != pos && rem[x.job.0 as usize] >= 0.0)
+        };
+        if !success && j.live && !e.long && self.eirene.is_some() && idle_otherwise() {
+            if let Some(ei) = self.eirene.as_mut() {
+                if let Some(task) = ei.clone_for(now, NodeId(ni as u32), job, &mut self.c.counters, out) {
+                    self.launch_clone(now, ni, pos, &e, task, est_now, out);
+                    return Served::Launched;
+                }
+            }
+        }
+        if success && chosen.is_none() {
+            if let Some(ei) = self.eirene.as_mut() {
+                chosen = ei.hand_out(now, NodeId(ni as u32), job, &mut self.c.counters, out);
+            }
+        }
+        let j = &mut self.c.jobs[job.0 as usize];
         if success {
             j.unlaunched -= 1;
             let task = chosen.unwrap_or(j.launched);
@@ -244,6 +277,34 @@ impl Paper {
             }
             self.timer(now, nd2, Msg::SlotFree { node: NodeId(ni as u32) }, out);
             Served::NoTask
+        }
+    }
+
+    /// Eirene SATC: the entry at `pos` runs a clone of `task` (the slot is taken). The
+    /// probe stays, as after any short launch under SBP.
+    #[allow(clippy::too_many_arguments)]
+    fn launch_clone(&mut self, now: Time, ni: usize, pos: usize, e: &Entry, task: u32, est_now: f64, out: &mut Vec<Output>) {
+        let job = e.job;
+        self.c.jobs[job.0 as usize].running += 1;
+        self.c.counters.decisions += 1;
+        let n = &mut self.c.nodes[ni];
+        n.long_started = None;
+        n.running.push(Running { job, long: false, reservation: e.reservation, marks_long: e.marks_long, est: e.est });
+        let start = now + 2.0 * self.cfg.network_delay;
+        out.push(Output::Clone { node: NodeId(ni as u32), job, task, start });
+        if self.cfg.sbp {
+            n.queue[pos].sticky = true;
+        } else {
+            n.queue.remove(pos);
+            let j = &mut self.c.jobs[job.0 as usize];
+            j.queued = j.queued.saturating_sub(1);
+        }
+        if self.cfg.srpt && pos > 0 {
+            self.c.counters.srpt_bypasses += 1;
+            let n = &mut self.c.nodes[ni];
+            for k in 0..pos {
+                n.queue[k].acc_delay += est_now;
+            }
         }
     }
 
