@@ -317,6 +317,7 @@ impl Adaptive {
         if n.free == 0 {
             self.free_nodes.remove(&(ni as u32));
         }
+        self.short_running += 1;
         self.reservation.short_running(now, 1);
         n.running.push(Running { job, long: false, reservation: false, marks_long: false, est });
         self.c.busy += 1;
