@@ -279,8 +279,19 @@ impl Adaptive {
         j.unlaunched -= 1;
         let task = chosen.unwrap_or(j.launched);
         j.launched += 1;
-        j.running += 1;
         let est = j.est;
+        self.take_slot(now, ni, JobId(job), long, est);
+        let unlaunched = self.c.jobs[job as usize].unlaunched;
+        self.c.remaining[job as usize] = if unlaunched == 0 { -1.0 } else { unlaunched as f64 * est };
+        self.refresh_group_of(job);
+        out.push(Output::Launch { node: NodeId(ni as u32), job: JobId(job), task, start: now + nd2 });
+    }
+
+    /// Books a slot of `ni` for a task (or a clone) of `job` in its class: the node's
+    /// free slots, the class counts the reservation and the long share read, and the
+    /// running list that [`Adaptive::release`] undoes.
+    fn take_slot(&mut self, now: Time, ni: usize, job: JobId, long: bool, est: f64) {
+        self.c.jobs[job.0 as usize].running += 1;
         let n = &mut self.c.nodes[ni];
         n.free -= 1;
         if n.free == 0 {
@@ -294,13 +305,9 @@ impl Adaptive {
             self.short_running += 1;
             self.reservation.short_running(now, 1);
         }
-        n.running.push(Running { job: JobId(job), long, reservation: false, marks_long: false, est });
+        n.running.push(Running { job, long, reservation: false, marks_long: false, est });
         self.c.busy += 1;
         self.c.counters.decisions += 1;
-        let unlaunched = self.c.jobs[job as usize].unlaunched;
-        self.c.remaining[job as usize] = if unlaunched == 0 { -1.0 } else { unlaunched as f64 * est };
-        self.refresh_group_of(job);
-        out.push(Output::Launch { node: NodeId(ni as u32), job: JobId(job), task, start: now + nd2 });
     }
 
     /// Eirene SATC: an idle slot of `ni` runs a clone of the oldest short job whose
@@ -309,19 +316,8 @@ impl Adaptive {
         let Some(e) = self.eirene.as_mut() else { return false };
         let Some(job) = e.next_clone_job() else { return false };
         let Some(task) = e.clone_for(now, NodeId(ni as u32), job, &mut self.c.counters, out) else { return false };
-        let j = &mut self.c.jobs[job.0 as usize];
-        j.running += 1;
-        let est = j.est;
-        let n = &mut self.c.nodes[ni];
-        n.free -= 1;
-        if n.free == 0 {
-            self.free_nodes.remove(&(ni as u32));
-        }
-        self.short_running += 1;
-        self.reservation.short_running(now, 1);
-        n.running.push(Running { job, long: false, reservation: false, marks_long: false, est });
-        self.c.busy += 1;
-        self.c.counters.decisions += 1;
+        let est = self.c.jobs[job.0 as usize].est;
+        self.take_slot(now, ni, job, false, est);
         out.push(Output::Clone { node: NodeId(ni as u32), job, task, start: now + 2.0 * self.cfg.network_delay });
         true
     }
