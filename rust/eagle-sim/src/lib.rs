@@ -18,12 +18,14 @@
 //! - [`stats`]: percentiles (linear interpolation between ranks, like numpy);
 //! - [`report`]: the JSON object and the human-readable table;
 //! - [`gen`]: synthetic traces resampled from a real one at a target load;
+//! - [`hetero`]: heterogeneous machines and resource demands (LoTES, Greedy, Tetris);
 //! - [`progress`]: progress of long commands on stderr (bar or plain lines);
 //! - [`cli`]: the `eagle-sim` command line (clap).
 
 pub mod cli;
 pub mod events;
 pub mod gen;
+pub mod hetero;
 pub mod progress;
 pub mod report;
 pub mod sim;

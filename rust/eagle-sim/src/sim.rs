@@ -184,6 +184,9 @@ pub struct SimConfig {
     pub util_interval: f64,
     /// Locality mode, off by default.
     pub locality: Option<LocalitySpec>,
+    /// Slots of each node when they differ (heterogeneous mode, resource-blind:
+    /// one slot per core); empty: `slots` everywhere.
+    pub node_slots: Vec<u32>,
 }
 
 impl SimConfig {
@@ -204,6 +207,7 @@ impl SimConfig {
             estimate: Estimate::Mean,
             util_interval: 5.0,
             locality: None,
+            node_slots: Vec::new(),
         }
     }
 
@@ -369,8 +373,8 @@ pub fn run_with<O: Observer>(trace: &Trace, cfg: &SimConfig, engine_config: Conf
     let mut makespan_end = 0.0f64;
 
     let (t0, last_submit) = if n == 0 { (0.0, 0.0) } else { (trace.submit(0), trace.submit(n - 1)) };
-    for _ in 0..cfg.nodes {
-        engine.add_node(t0, cfg.slots, &mut out);
+    for i in 0..cfg.nodes as usize {
+        engine.add_node(t0, cfg.node_slots.get(i).copied().unwrap_or(cfg.slots), &mut out);
     }
     engine.start(t0, &mut out);
     let total_slots = engine.total_slots().max(1) as f64;
