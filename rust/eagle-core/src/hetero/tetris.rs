@@ -5,8 +5,12 @@
 //! ```text
 //! packing score   ω = r · C                 (alignment: higher fits better)
 //! remaining work  γ = p · (r · 1)           (p the task's duration, in hours as in Table 2)
-//! score           ω − γ                     (equal weights, as in the paper)
+//! score           ω − w·γ                   (w = 1: equal weights, as in the paper)
 //! ```
+//!
+//! `w` is [`Tetris::with_work_weight`]'s knob: `w = 0` packs only, in arrival
+//! order among equal scores, which isolates what the clairvoyant remaining-work
+//! term contributes.
 //!
 //! - **Arrival**: the task starts on the machine, among those where it fits now,
 //!   with the highest packing score (ties: the lowest index). Otherwise it joins one
@@ -27,15 +31,24 @@ pub struct Tetris {
     pool: Pool,
     /// Waiting tasks in arrival order.
     queue: Vec<Request>,
+    /// Weight of the remaining-work term (1 in the paper).
+    work_weight: f64,
 }
 
 impl Tetris {
     pub fn new(configs: &[MachineConfig]) -> Result<Tetris, String> {
-        Ok(Tetris { pool: Pool::new(configs)?, queue: Vec::new() })
+        Tetris::with_work_weight(configs, 1.0)
     }
-    /// `ω − γ` of `r` on machine `m`.
+    /// Tetris with `ω − w·γ`; `w` must be finite and >= 0.
+    pub fn with_work_weight(configs: &[MachineConfig], w: f64) -> Result<Tetris, String> {
+        if !(w.is_finite() && w >= 0.0) {
+            return Err(format!("Tetris work weight {w} is not a finite number >= 0"));
+        }
+        Ok(Tetris { pool: Pool::new(configs)?, queue: Vec::new(), work_weight: w })
+    }
+    /// `ω − w·γ` of `r` on machine `m`.
     pub fn score(&self, r: &Request, m: u32) -> f64 {
-        r.demand.dot(&self.pool.machine(m).free) - r.duration / HOUR * r.demand.total()
+        r.demand.dot(&self.pool.machine(m).free) - self.work_weight * r.duration / HOUR * r.demand.total()
     }
 }
 
@@ -113,5 +126,19 @@ mod tests {
         out.clear();
         t.finished(1.0, 0, 2, &mut out).unwrap();
         assert_eq!(out, vec![Start { key: 4, machine: 0 }], "less remaining work wins");
+    }
+
+    #[test]
+    fn without_the_work_term_arrival_order_breaks_ties() {
+        let cfgs = vec![MachineConfig { count: 1, capacity: Resources::new(vec![1.0, 1.0]) }];
+        let mut t = Tetris::with_work_weight(&cfgs, 0.0).unwrap();
+        let mut out = vec![];
+        t.arrive(0.0, req(1, 0.9, 0.1, 1.0), &mut out).unwrap();
+        t.arrive(0.0, req(2, 0.9, 0.1, 5.0), &mut out).unwrap();
+        t.arrive(0.0, req(3, 0.9, 0.1, 1.0), &mut out).unwrap();
+        out.clear();
+        t.finished(1.0, 0, 1, &mut out).unwrap();
+        assert_eq!(out, vec![Start { key: 2, machine: 0 }], "same packing score: the earlier arrival");
+        assert!(Tetris::with_work_weight(&cfgs, -1.0).is_err());
     }
 }

@@ -80,6 +80,9 @@ pub struct HeteroArgs {
     /// Resource-blind engine systems: slots per unit of `cores` [default: 1]
     #[arg(long, value_name = "X", requires = "machines", value_parser = positive)]
     pub slots_per_core: Option<f64>,
+    /// Tetris: weight of the remaining-work term in ω − w·γ (0 = packing only) [default: 1]
+    #[arg(long, value_name = "W", requires = "machines", value_parser = non_negative)]
+    pub tetris_work_weight: Option<f64>,
     /// LoTES: classes k-means looks for [default: 4]
     #[arg(long, value_name = "K", requires = "machines", value_parser = clap::value_parser!(u32).range(1..=64))]
     pub lotes_classes: Option<u32>,
@@ -98,6 +101,13 @@ fn positive(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
         _ => Err("must be a finite number > 0".into()),
+    }
+}
+
+fn non_negative(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err("must be a finite number >= 0".into()),
     }
 }
 
@@ -216,7 +226,7 @@ pub fn cmd_run(system: SimSystem, trace_path: &str, h: &HeteroArgs, base: Option
             (run::run_blind(&trace, &cfg, set), None)
         }
         SimSystem::Greedy => (run::run_placer(&trace, &d.demand, &mut Greedy::new(&machines.configs, seed)?, set), None),
-        SimSystem::Tetris => (run::run_placer(&trace, &d.demand, &mut Tetris::new(&machines.configs)?, set), None),
+        SimSystem::Tetris => (run::run_placer(&trace, &d.demand, &mut Tetris::with_work_weight(&machines.configs, h.tetris_work_weight.unwrap_or(1.0))?, set), None),
         SimSystem::Lotes => {
             let t = Instant::now();
             let training = training(&trace, &d, h.lotes_train.unwrap_or(0.1));
