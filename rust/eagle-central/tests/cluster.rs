@@ -94,7 +94,7 @@ impl Driver {
     fn new(app: &str, nodes: &[SocketAddr], task_ms: u64) -> (Driver, Sender<In>) {
         let (tx, rx) = unbounded();
         let links = nodes.iter().enumerate().map(|(i, &a)| Link::open(a, app, tx.clone(), move |m| In::Node(i, m))).collect();
-        let d = Driver {
+        let mut d = Driver {
             nodes: links,
             rx,
             unlaunched: BTreeMap::new(),
@@ -104,6 +104,22 @@ impl Driver {
             task_ms,
             last_ping: Instant::now(),
         };
+        // The README's rule for drivers: a link is usable once a Ping is answered (the
+        // handshake ends before the node's state thread knows the connection, so a Place
+        // the central sends at once could find the application unknown).
+        let mut waiting: std::collections::BTreeSet<usize> = (0..d.nodes.len()).collect();
+        for l in &mut d.nodes {
+            l.send(&ToNode::Ping);
+        }
+        while !waiting.is_empty() {
+            match d.rx.recv_timeout(Duration::from_secs(20)) {
+                Ok(In::Node(i, FromNode::Pong)) => {
+                    waiting.remove(&i);
+                }
+                Ok(_) => {}
+                Err(e) => panic!("no Pong from nodes {waiting:?}: {e}"),
+            }
+        }
         (d, tx)
     }
 

@@ -23,6 +23,10 @@
 //! [`estimate`] (job classification and duration estimates); [`delay`] is Dynamic
 //! Delay Scheduling (adaptive locality waits per stage and level); [`eirene`] adds
 //! Eirene's cold data migration and task cloning to the short-job path.
+//!
+//! Resource-aware placement on heterogeneous machines (the LoTES paper) lives in
+//! [`resources`] (multi-resource amounts), [`hetero`] (machines, the [`hetero::Placer`]
+//! interface, the Greedy and Tetris baselines) and [`lotes`] (the three LoTES stages).
 
 pub mod cluster;
 pub mod config;
@@ -32,13 +36,16 @@ pub mod driver;
 pub mod eirene;
 pub mod engine;
 pub mod estimate;
+pub mod hetero;
 pub mod locality;
+pub mod lotes;
 pub mod lwl;
 pub mod node_queue;
 pub mod partition;
 pub mod policy;
 pub mod probe;
 pub mod reservation;
+pub mod resources;
 pub mod rng;
 pub mod srpt;
 pub mod sss;

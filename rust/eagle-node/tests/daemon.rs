@@ -106,6 +106,12 @@ fn hawk_an_idle_node_steals_a_probe_blocked_behind_long_work_on_its_peer() {
     let thief = hawk(200, vec![victim.to_string()]);
     // The batch application's long task occupies the victim's only slot.
     let (mut batch, mut batch_r) = client_as(victim, Role::Driver, "batch");
+    // As the README asks of drivers: the link is usable once a Ping is answered (the
+    // handshake ends before the node's state thread knows the connection, so a Place sent
+    // by another connection at once could find the application unknown and be refused).
+    write_frame(&mut batch, &ToNode::Ping).unwrap();
+    batch.flush().unwrap();
+    assert!(matches!(batch_r.read::<FromNode>().unwrap(), FromNode::Pong));
     let (mut central, _central_r) = client_as(victim, Role::Central, "central");
     let place = ToNode::Place { app: "batch".into(), job: 1, est_ms: 1e6, bitvector: Default::default() };
     write_frame(&mut central, &place).unwrap();

@@ -7,7 +7,10 @@
 //!               [--slots K] [--jobs-out PATH] [--json]
 //!               [--locality fixed:S|dynamic[:INIT:MIN:MAX[:WINDOW]]
 //!                [--replication R] [--penalty S] [--congestion START:END:FACTOR]]
-//! eagle-sim [--quiet] gen --like TRACE --jobs N --nodes N --load L [--seed S] --out PATH
+//!               [--machines FILE [--demands FILE] [--machine-scale F] [--slots-per-core X]
+//!                [--lotes-classes K] [--lotes-train F] [--lotes-window N] [--lotes-drift D]]
+//!               (--system lotes|greedy|tetris need --machines)
+//! eagle-sim [--quiet] gen --like TRACE --jobs N --nodes N --load L [--seed S] --out PATH [--classes FILE]
 //! eagle-sim help [run|gen]      (or run --help, gen --help)
 //! ```
 //!
@@ -18,14 +21,14 @@
 //! 2 on a bad command line (clap's error, naming the flag).
 
 use crate::gen::{self, GenConfig};
+use crate::hetero::{self, HeteroArgs, SimSystem};
 use crate::progress::{Mode, Progress};
 use crate::report::Report;
 use crate::sim::{self, DelayMode, Estimate, LocalitySpec, Observer, SimConfig};
 use crate::trace::{Family, Trace};
-use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::error::ErrorKind;
 use clap::{Args, CommandFactory, Parser, Subcommand};
-use eagle_core::{System, Time};
+use eagle_core::Time;
 use std::io::{BufWriter, Write};
 use std::time::Instant;
 
@@ -45,6 +48,7 @@ pub struct Cli {
 }
 
 #[derive(Subcommand, Debug)]
+#[allow(clippy::large_enum_variant)] // parsed once per process
 pub enum Command {
     /// Replays a Hawk/Eagle trace under one scheduler; prints a table, or JSON with --json.
     Run(RunArgs),
@@ -71,9 +75,9 @@ pub struct RunArgs {
     /// Trace file, plain or .xz (`submit ntasks mean d1 ... dn` per line)
     #[arg(long, value_name = "PATH")]
     pub trace: String,
-    /// Scheduler to simulate
-    #[arg(long, value_name = "SYSTEM", ignore_case = true, value_parser = system_parser())]
-    pub system: System,
+    /// Scheduler to simulate (lotes, greedy, tetris: heterogeneous mode, with --machines)
+    #[arg(long, value_name = "SYSTEM", ignore_case = true, value_parser = SimSystem::parser())]
+    pub system: SimSystem,
     /// Worker nodes (>= 1)
     #[arg(long, value_name = "N", value_parser = at_least_one)]
     pub nodes: u32,
@@ -120,6 +124,8 @@ pub struct RunArgs {
     pub congestion: Option<Congestion>,
     #[command(flatten)]
     pub eirene: crate::eirene::EireneArgs,
+    #[command(flatten)]
+    pub hetero: HeteroArgs,
 }
 
 /// `gen`'s flags.
@@ -147,15 +153,15 @@ pub struct GenArgs {
     /// Output trace file
     #[arg(long, value_name = "PATH")]
     pub out: String,
+    /// Also write per-job resource demands to PATH.demands, drawn from this classes
+    /// file (see rust/eagle-sim/data/lotes-table2.classes)
+    #[arg(long, value_name = "FILE")]
+    pub classes: Option<String>,
 }
 
 /// `--congestion START:END:FACTOR`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Congestion(pub f64, pub f64, pub f64);
-
-fn system_parser() -> impl TypedValueParser<Value = System> {
-    PossibleValuesParser::new(System::ALL.map(System::name)).map(|s| s.parse::<System>().expect("a possible value"))
-}
 
 fn at_least_one(s: &str) -> Result<u32, String> {
     match s.parse::<u32>() {
@@ -245,7 +251,8 @@ impl Observer for JobProgress {
 
 /// `run`'s simulation configuration from its flags (`None` flags keep the family's value).
 pub fn sim_config(a: &RunArgs) -> Result<SimConfig, String> {
-    let mut cfg = SimConfig::for_family(a.system, a.nodes, Family::detect(&a.trace));
+    let system = a.system.engine().ok_or_else(|| format!("--system {} needs --machines FILE", a.system.name()))?;
+    let mut cfg = SimConfig::for_family(system, a.nodes, Family::detect(&a.trace));
     if let Some(v) = a.cutoff {
         cfg.cutoff = v;
     }
@@ -275,12 +282,20 @@ pub fn sim_config(a: &RunArgs) -> Result<SimConfig, String> {
             congestion: a.congestion.map(|Congestion(s, e, k)| (s, e, k)),
         });
     }
-    cfg.eirene = a.eirene.params(a.system)?;
+    cfg.eirene = a.eirene.params(system)?;
     cfg.engine_config().validate().map_err(|e| format!("bad configuration: {e}"))?;
     Ok(cfg)
 }
 
 fn cmd_run(a: RunArgs, mode: Mode) -> Result<(), Failure> {
+    if a.hetero.machines.is_some() {
+        let base = match a.system.engine() {
+            Some(_) => Some(sim_config(&a).map_err(|e| Failure::Usage(usage_error("run", e)))?),
+            None => None,
+        };
+        let text = hetero::cmd_run(a.system, &a.trace, &a.hetero, base, a.json, mode).map_err(Failure::Run)?;
+        return std::io::stdout().lock().write_all(text.as_bytes()).map_err(|e| Failure::Run(format!("writing stdout: {e}")));
+    }
     let started = Instant::now();
     let cfg = sim_config(&a).map_err(|e| Failure::Usage(usage_error("run", e)))?;
     let path = &a.trace;
@@ -319,6 +334,8 @@ fn cmd_gen(a: GenArgs, mode: Mode) -> Result<(), Failure> {
     let fb = a.like.eq_ignore_ascii_case("fb");
     let source = if fb { None } else { Some(Trace::load(&a.like).map_err(|e| Failure::Run(e.to_string()))?) };
     let file = std::fs::File::create(out).map_err(|e| Failure::Run(format!("{out}: cannot create: {e}")))?;
+    // A bad classes file fails before anything is written.
+    let classes = a.classes.as_ref().map(|p| hetero::files::ClassFile::load(p).map(|c| (p, c))).transpose().map_err(|e| Failure::Run(e.to_string()))?;
     let mut progress = Progress::new(mode, "eagle-sim gen", "jobs", cfg.jobs);
     let w = BufWriter::with_capacity(1 << 20, file);
     let s = match &source {
@@ -327,6 +344,12 @@ fn cmd_gen(a: GenArgs, mode: Mode) -> Result<(), Failure> {
     };
     progress.finish(s.as_ref().map_or(0, |s| s.jobs));
     let s = s.map_err(|e| Failure::Run(format!("{out}: {e}")))?;
+    if let Some((classes, c)) = classes {
+        let dpath = hetero::demands::path_for(out);
+        let f = std::fs::File::create(&dpath).map_err(|e| Failure::Run(format!("{dpath}: cannot create: {e}")))?;
+        hetero::demands::write(&c, s.jobs, a.seed, BufWriter::new(f)).map_err(|e| Failure::Run(format!("{dpath}: {e}")))?;
+        eprintln!("eagle-sim gen: wrote {} job demands ({} classes from {classes}) to {dpath}", s.jobs, c.classes.len());
+    }
     eprintln!(
         "eagle-sim gen: wrote {} jobs, {} tasks to {out}; arrivals {:.4} jobs/s until t={:.0} s; offered load {:.3} on {} nodes",
         s.jobs,
@@ -342,6 +365,7 @@ fn cmd_gen(a: GenArgs, mode: Mode) -> Result<(), Failure> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use eagle_core::System;
 
     fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
         Cli::try_parse_from(std::iter::once("eagle-sim").chain(args.iter().copied()))

@@ -19,6 +19,7 @@
 //! - [`report`]: the JSON object and the human-readable table;
 //! - [`gen`]: synthetic traces resampled from a real one at a target load;
 //! - [`eirene`]: Eirene's task copies, migrated input and clone runtimes;
+//! - [`hetero`]: heterogeneous machines and resource demands (LoTES, Greedy, Tetris);
 //! - [`progress`]: progress of long commands on stderr (bar or plain lines);
 //! - [`cli`]: the `eagle-sim` command line (clap).
 
@@ -27,6 +28,7 @@ pub mod eirene;
 pub mod events;
 pub mod fbgen;
 pub mod gen;
+pub mod hetero;
 pub mod progress;
 pub mod report;
 pub mod sim;

@@ -188,6 +188,9 @@ pub struct SimConfig {
     pub locality: Option<LocalitySpec>,
     /// Eirene's CCDM and SATC (see [`crate::eirene`]), off by default.
     pub eirene: EireneParams,
+    /// Slots of each node when they differ (heterogeneous mode, resource-blind:
+    /// one slot per core); empty: `slots` everywhere.
+    pub node_slots: Vec<u32>,
 }
 
 impl SimConfig {
@@ -209,6 +212,7 @@ impl SimConfig {
             util_interval: 5.0,
             locality: None,
             eirene: EireneParams::default(),
+            node_slots: Vec::new(),
         }
     }
 
@@ -383,8 +387,8 @@ pub fn run_with<O: Observer>(trace: &Trace, cfg: &SimConfig, engine_config: Conf
     let mut makespan_end = 0.0f64;
 
     let (t0, last_submit) = if n == 0 { (0.0, 0.0) } else { (trace.submit(0), trace.submit(n - 1)) };
-    for _ in 0..cfg.nodes {
-        engine.add_node(t0, cfg.slots, &mut out);
+    for i in 0..cfg.nodes as usize {
+        engine.add_node(t0, cfg.node_slots.get(i).copied().unwrap_or(cfg.slots), &mut out);
     }
     engine.start(t0, &mut out);
     let total_slots = engine.total_slots().max(1) as f64;
