@@ -20,8 +20,9 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::thread;
 use std::time::{Duration, Instant};
 
-/// Generous bounds: the machine running the tests may be loaded.
-pub const PATIENCE: Duration = Duration::from_secs(60);
+/// Generous bounds: the machine running the tests may be loaded (the driver test took 47 s
+/// in a CI run beside the workspace tests, and once timed out at 60 s there).
+pub const PATIENCE: Duration = Duration::from_secs(150);
 
 pub fn central_bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_eagle-central"))
