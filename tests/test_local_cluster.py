@@ -142,6 +142,10 @@ def test_short_jobs_finish_while_long_job_runs_under_eagle(eagle_cluster):
         assert c["probesPlaced"] > 0  # probes and SSS, as published
     else:
         assert c["probesPlaced"] == 0 and summary["adaptive"]["history"]
+        # Warm executors: measured from the run's own tasks (ms, >= 0; 0 when no task set
+        # ran a first and a later task on one executor).
+        w = summary["adaptive"]["warmupMs"]
+        assert isinstance(w, int) and 0 <= w < 60_000, w
 
 
 def test_short_jobs_wait_under_stock_fifo(stock_cluster, eagle_cluster):

@@ -15,6 +15,7 @@ pub use crate::estimate::EstimateSource;
 use crate::estimate::{self, History, RunningMean};
 use crate::reservation::AdaptiveParams;
 use crate::types::*;
+use crate::warmup::WarmupCost;
 use std::collections::{HashMap, VecDeque};
 
 /// Which policy the driver runs (`spark.scheduler.eagle.policy`).
@@ -61,6 +62,9 @@ pub struct DriverStatus {
     /// The application's learned intervals per adapting level (seconds; where a new stage
     /// starts with `inherit`); `None` without delay scheduling.
     pub delay_learned: Option<[f64; 3]>,
+    /// Measured cost of a task set's first task on an executor (seconds; see
+    /// [`crate::warmup`]); 0 until measured.
+    pub warmup: f64,
 }
 
 /// The levels whose wait adapts, in the order of [`DriverStatus`]'s delay arrays.
@@ -169,6 +173,8 @@ pub struct Driver {
     /// eagle-adaptive without an explicit cutoff: the learned split.
     split: CutoffLearner,
     points: VecDeque<AdaptivePoint>,
+    /// Warm executors: the measured warm-up (adaptive).
+    warmup: WarmupCost,
 }
 
 impl Driver {
@@ -200,6 +206,7 @@ impl Driver {
             learned: None,
             split: CutoffLearner::default(),
             points: VecDeque::new(),
+            warmup: WarmupCost::default(),
         })
     }
 
@@ -445,6 +452,9 @@ impl Driver {
         let Some(d) = duration.filter(|d| d.is_finite() && *d >= 0.0) else { return };
         let cutoff = self.cutoff();
         let adaptive = self.cfg.policy == PolicyKind::Adaptive;
+        if adaptive && self.meta.contains_key(&job.0) {
+            self.warmup.task_finished(job.0, node.0, d);
+        }
         let Some(m) = self.meta.get_mut(&job.0) else { return };
         m.observed.add(d);
         let current = self.engine.job(job).map(|j| (j.class, j.estimate));
@@ -478,6 +488,9 @@ impl Driver {
     /// The task set is gone; its observed mean goes into the history under its signature.
     pub fn remove_job(&mut self, now: Time, job: JobId) {
         self.engine.remove_job(now, job);
+        if self.warmup.job_removed(job.0) {
+            self.engine.set_warmup(self.warmup.cost());
+        }
         if let Some(m) = self.meta.remove(&job.0) {
             if let Some(mean) = m.observed.mean() {
                 self.history.record(m.signature, mean, m.observed.count);
@@ -500,6 +513,12 @@ impl Driver {
 
     pub fn counters(&self) -> &Counters {
         self.engine.counters()
+    }
+
+    /// The measured cost of a task set's first task on an executor (seconds; 0 until a
+    /// task set has ended with first and later tasks on some executor).
+    pub fn warmup_cost(&self) -> f64 {
+        self.warmup.cost()
     }
 
     pub fn engine(&self) -> &Engine {
@@ -527,6 +546,7 @@ impl Driver {
             cutoff: self.cutoff(),
             busy_slots: self.engine.busy_slots(),
             total_slots: self.engine.total_slots(),
+            warmup: self.warmup.cost(),
             ..DriverStatus::default()
         };
         let mut sum = [0.0f64; 3];

@@ -124,6 +124,11 @@ impl Engine {
         self.p.classes_changed(now)
     }
 
+    /// Driver mode: the measured warm-up of a task set on a new executor (seconds).
+    pub fn set_warmup(&mut self, seconds: f64) {
+        self.p.set_warmup(seconds)
+    }
+
     /// Slots reserved for short work now (eagle-adaptive); `None` under the paper systems.
     pub fn reservation(&self) -> Option<u32> {
         self.p.reservation()

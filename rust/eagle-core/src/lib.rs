@@ -22,7 +22,9 @@
 //! Algorithm 1, and Sticky Batch Probing), [`steal`] (Hawk work stealing), and
 //! [`estimate`] (job classification and duration estimates); [`delay`] is Dynamic
 //! Delay Scheduling (adaptive locality waits per stage and level); [`eirene`] adds
-//! Eirene's cold data migration and task cloning to the short-job path.
+//! Eirene's cold data migration and task cloning to the short-job path; [`warmup`]
+//! measures what a task set's first task on an executor costs (the adaptive policy keeps
+//! task sets on executors they already warmed when that pays).
 //!
 //! Resource-aware placement on heterogeneous machines (the LoTES paper) lives in
 //! [`resources`] (multi-resource amounts), [`hetero`] (machines, the [`hetero::Placer`]
@@ -51,6 +53,7 @@ pub mod srpt;
 pub mod sss;
 pub mod steal;
 pub mod types;
+pub mod warmup;
 
 pub use config::{Config, System};
 pub use driver::{AdaptivePoint, Driver, DriverConfig, DriverStatus, PolicyKind};

@@ -62,7 +62,7 @@ pub const COUNTER_NAMES: [&str; 13] = [
 /// interval without delay scheduling or without a live task set). The `dds*Wait*` slots
 /// are the mean and the largest current interval over the live task sets, per level; the
 /// `ddsLearned*` ones the application's learned intervals.
-pub const STATUS_NAMES: [&str; 15] = [
+pub const STATUS_NAMES: [&str; 16] = [
     "reservedSlots",
     "cutoffMs",
     "busySlots",
@@ -78,6 +78,7 @@ pub const STATUS_NAMES: [&str; 15] = [
     "ddsLearnedProcessWaitMs",
     "ddsLearnedNodeWaitMs",
     "ddsLearnedRackWaitMs",
+    "warmupMs",
 ];
 
 /// Seeds travel as `f64`; integers above 2^53 would not survive the trip.
@@ -428,6 +429,7 @@ impl State {
         for i in 0..3 {
             v.push(ms(st.delay_learned.map(|l| l[i])));
         }
+        v.push(s_to_ms(st.warmup));
         v
     }
 }

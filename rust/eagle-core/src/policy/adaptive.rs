@@ -33,6 +33,16 @@
 //!   queue), so the guarantee is a share, as Eagle's general partition is for long work
 //!   (§3.1). A short task then waits at most for one running *short* task to end.
 //!   Tasks of a reclassified job move to their new class in these books.
+//! - **Warm executors** (driver mode, [`crate::warmup`]). A task set's first task on an
+//!   executor pays a measured warm-up. A free slot goes to the first job in the order
+//!   above for which it is worth it: a job already warm on that executor, a job with
+//!   nothing running, or one whose gain from one more (cold) slot exceeds the delay the
+//!   warm-up imposes on the other waiting jobs ([`crate::warmup::worth_cold_start`]).
+//!   Overdue jobs skip the test. When no job passes, the slot goes to the first job that
+//!   still finishes sooner with it (no one else wants it); failing that too it stays
+//!   free: every waiting job then runs somewhere and drains there sooner than a cold
+//!   start would help, and the next task end re-offers the slot. With no warm-up measured (the simulator), the
+//!   order above stands.
 //! - **Late binding**: tasks are bound to slots only when a slot is free, so there is
 //!   nothing to withdraw when estimates are wrong.
 //!
@@ -72,6 +82,8 @@ struct Meta {
     /// waiting count grew from zero (retries, resubmissions).
     ready_since: f64,
     group: Option<u64>,
+    /// Nodes where the job has launched a task (sorted): warm for it.
+    warm: Vec<u32>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -103,6 +115,8 @@ pub struct Adaptive {
     tick_at: Option<Time>,
     /// Eirene's CCDM and SATC, when either is on.
     eirene: Option<Eirene>,
+    /// Measured warm-up of a job on a new node (seconds; driver mode).
+    warmup: f64,
 }
 
 impl Adaptive {
@@ -123,6 +137,7 @@ impl Adaptive {
             long_est_sum: 0.0,
             free_nodes: BTreeSet::new(),
             tick_at: None,
+            warmup: 0.0,
         }
     }
 
@@ -234,9 +249,21 @@ impl Adaptive {
         self.short_running < cap || self.reservation.observed_mean(now) < cap as f64
     }
 
-    /// The job a free slot serves: overdue jobs first (earliest deadline), then the least
-    /// group remaining work; long jobs only while the reservation allows.
-    fn pick(&mut self, now: Time, exclude: &[JobId]) -> Option<u32> {
+    /// Whether a free slot of node `ni` is worth a task of `job` (warm executors); with
+    /// `crowded` false, as if no other job wanted the slot.
+    fn worth_here(&self, ni: usize, job: u32, crowded: bool) -> bool {
+        if self.warmup <= 0.0 || self.meta[job as usize].warm.binary_search(&(ni as u32)).is_ok() {
+            return true;
+        }
+        let j = &self.c.jobs[job as usize];
+        let others = if crowded { (self.ready_short.len() + self.ready_long.len()).saturating_sub(1) } else { 0 };
+        crate::warmup::worth_cold_start(j.unlaunched, j.running, j.est, self.warmup, others, self.c.total)
+    }
+
+    /// The job a free slot of `node` (the simulator: any node) serves: overdue jobs first
+    /// (earliest deadline), then the least group remaining work among the jobs worth the
+    /// slot (warm executors); long jobs only while the reservation allows.
+    fn pick(&mut self, now: Time, node: Option<usize>, exclude: &[JobId]) -> Option<u32> {
         let (long_ok, r) = self.long_allowed(now);
         let long_waits = long_ok && self.ready_long.iter().any(|(_, j)| !exclude.contains(&JobId(*j)));
         let short_ok = self.short_allowed(now, r, long_waits);
@@ -252,12 +279,18 @@ impl Adaptive {
                 return Some(j);
             }
         }
-        let short = if short_ok { self.ready_short.iter().find(|(_, j)| !exclude.contains(&JobId(*j))).copied() } else { None };
-        let long = if long_ok { self.ready_long.iter().find(|(_, j)| !exclude.contains(&JobId(*j))).copied() } else { None };
-        let best = match (short, long) {
-            (Some(s), Some(l)) => Some(s.min(l)),
-            (s, l) => s.or(l),
+        // Warm executors: the first job worth the slot with the other jobs waiting for it;
+        // failing that, the first job that still gains from it (no other job wants it).
+        let first_worth = |s: &Self, crowded: bool| {
+            let worth = |j: u32| !exclude.contains(&JobId(j)) && node.is_none_or(|ni| s.worth_here(ni, j, crowded));
+            let short = if short_ok { s.ready_short.iter().find(|(_, j)| worth(*j)).copied() } else { None };
+            let long = if long_ok { s.ready_long.iter().find(|(_, j)| worth(*j)).copied() } else { None };
+            match (short, long) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            }
         };
+        let best = first_worth(self, true).or_else(|| if node.is_some() && self.warmup > 0.0 { first_worth(self, false) } else { None });
         if let Some((_, j)) = best {
             let first = self.ready_short.first().into_iter().chain(self.ready_long.first()).min().copied();
             if first.is_some_and(|(_, f)| f != j) {
@@ -274,6 +307,10 @@ impl Adaptive {
             Some(e) => e.hand_out(now, NodeId(ni as u32), JobId(job), &mut self.c.counters, out),
             None => None,
         };
+        let warm = &mut self.meta[job as usize].warm;
+        if let Err(i) = warm.binary_search(&(ni as u32)) {
+            warm.insert(i, ni as u32);
+        }
         let j = &mut self.c.jobs[job as usize];
         let long = j.class.is_long();
         j.unlaunched -= 1;
@@ -346,7 +383,7 @@ impl Adaptive {
             return;
         }
         while let Some(&ni) = self.free_nodes.first() {
-            match self.pick(now, &[]) {
+            match self.pick(now, None, &[]) {
                 Some(j) => self.launch(now, ni as usize, j, out),
                 None if self.launch_clone(now, ni as usize, out) => {}
                 None => break,
@@ -507,7 +544,7 @@ impl Policy for Adaptive {
         }
         let mut budget = free.min(self.c.nodes[ni].free);
         while budget > 0 {
-            let Some(j) = self.pick(now, exclude) else { break };
+            let Some(j) = self.pick(now, Some(ni), exclude) else { break };
             self.launch(now, ni, j, out);
             budget -= 1;
         }
@@ -555,6 +592,7 @@ impl Policy for Adaptive {
         }
         self.refresh(job.0);
         self.leave_group(job.0);
+        self.meta[job.0 as usize].warm = Vec::new();
         self.c.maybe_free_job(job);
     }
 
@@ -587,5 +625,9 @@ impl Policy for Adaptive {
 
     fn reservation(&self) -> Option<u32> {
         Some(self.reservation.current())
+    }
+
+    fn set_warmup(&mut self, seconds: f64) {
+        self.warmup = if seconds.is_finite() { seconds.max(0.0) } else { 0.0 };
     }
 }

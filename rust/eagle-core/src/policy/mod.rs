@@ -62,6 +62,9 @@ pub trait Policy: Send {
     fn set_group_future(&mut self, _group: u64, _work: f64) {}
     /// The short/long boundary moved (a learned cutoff): class-based state restarts.
     fn classes_changed(&mut self, _now: Time) {}
+    /// Driver mode: the measured cost (seconds) of a task set's first task on an
+    /// executor (see [`crate::warmup`]).
+    fn set_warmup(&mut self, _seconds: f64) {}
     /// Slots currently reserved for short work (adaptive), if the policy sizes one.
     fn reservation(&self) -> Option<u32> {
         None

@@ -157,8 +157,13 @@ private[eagle] class EagleSummary(conf: EagleConf, master: String) extends Spark
   private var adaptive: Array[Double] = Array.empty
   def setAdaptive(h: Array[Double]): Unit = synchronized { adaptive = h.clone() }
 
+  /** The measured warm-up of a task set on a new executor, at the end (ms). */
+  private var warmupMs: Option[Long] = None
+  def setWarmupMs(ms: Long): Unit = synchronized { warmupMs = Some(ms) }
+
   private def adaptiveJson: JValue = JObject(
     "policy" -> JString(conf.policy),
+    "warmupMs" -> warmupMs.map(num).getOrElse(JNull),
     "history" -> JArray(adaptive.grouped(3).filter(_.length == 3).toList.map { t =>
       JObject(
         "atMs" -> num(math.round(t(0))),

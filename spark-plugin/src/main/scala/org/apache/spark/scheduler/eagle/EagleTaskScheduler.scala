@@ -486,6 +486,10 @@ private[spark] class EagleTaskScheduler(
         if (engine.active) {
           engine.call("counters")(_.counters(_)).foreach(summary.setCounters)
           engine.call("adaptiveHistory")(_.adaptiveHistory(_)).foreach(summary.setAdaptive)
+          engine.call("status")(_.status(_)).foreach { v =>
+            val i = Native.CounterNames.size + Native.StatusNames.indexOf("warmupMs")
+            if (i < v.length) summary.setWarmupMs(v(i))
+          }
         }
         summary.setFallback(engine.failureReason)
         eagleConf.summaryPath.foreach { p =>

@@ -189,7 +189,7 @@ private[eagle] object Native {
     "reservedSlots", "cutoffMs", "busySlots", "totalSlots", "shortTaskSets", "longTaskSets",
     "ddsProcessWaitMeanMs", "ddsProcessWaitMaxMs", "ddsNodeWaitMeanMs", "ddsNodeWaitMaxMs",
     "ddsRackWaitMeanMs", "ddsRackWaitMaxMs",
-    "ddsLearnedProcessWaitMs", "ddsLearnedNodeWaitMs", "ddsLearnedRackWaitMs")
+    "ddsLearnedProcessWaitMs", "ddsLearnedNodeWaitMs", "ddsLearnedRackWaitMs", "warmupMs")
 
   val EstimateSources: Seq[String] = Seq("hint", "history", "runningMean", "default")
 

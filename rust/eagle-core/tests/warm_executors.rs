@@ -1,0 +1,140 @@
+//! Warm executors (eagle-adaptive through the Spark façade): the first task of a task set
+//! on an executor pays a warm-up (the task binary and broadcasts fetched and deserialised,
+//! generated code compiled). TPC-H under a sort (`scripts/bench sort`): eagle ran 555
+//! (stage, executor) pairs where FAIR ran 262; a cold task took 1.39 s against 0.77 s warm.
+//! Under load a slot should not pay that cost for a task set that drains as fast on the
+//! executors it already warmed.
+use eagle_core::{Driver, DriverConfig, JobId, NodeId};
+
+fn driver() -> Driver {
+    Driver::new(DriverConfig { cutoff: Some(100.0), ..DriverConfig::default() }, 1).unwrap()
+}
+
+/// Runs a 12-task calibration stage on `nodes` (2 slots each): the first task on each
+/// node takes `cold` seconds, the others `warm`. Returns the time after it.
+fn calibrate(d: &mut Driver, nodes: &[NodeId], cold: f64, warm: f64) -> f64 {
+    let w = d.submit_in(0.0, 12, None, Some(warm), 9, Some(9));
+    let mut t = 0.0;
+    for &n in nodes {
+        assert_eq!(d.offer(t, n, 2, &[]), vec![w, w]);
+    }
+    // First wave: one cold and one warm completion per node, then the rest warm.
+    t += cold;
+    for &n in nodes {
+        d.task_finished(t, n, w, Some(cold));
+        d.task_finished(t, n, w, Some(warm));
+    }
+    for &n in nodes {
+        assert_eq!(d.offer(t, n, 2, &[]), vec![w, w]);
+    }
+    t += warm;
+    for &n in nodes {
+        d.task_finished(t, n, w, Some(warm));
+        d.task_finished(t, n, w, Some(warm));
+    }
+    d.remove_job(t, w);
+    t
+}
+
+#[test]
+fn the_warm_up_cost_is_measured_from_first_tasks_on_each_executor() {
+    let mut d = driver();
+    let nodes: Vec<NodeId> = (0..3).map(|_| d.add_node(0.0, 2)).collect();
+    assert_eq!(d.warmup_cost(), 0.0, "nothing measured yet");
+    calibrate(&mut d, &nodes, 1.5, 0.7);
+    let s = d.warmup_cost();
+    // Cold completions 1.5 s, warm ones 0.7 s: a warm-up near 0.8 s (the second task of
+    // a cold pair counts as warm, so the mean of the warm side is exact here).
+    assert!((s - 0.8).abs() < 0.05, "warm-up {s}");
+}
+
+#[test]
+fn a_freed_slot_goes_to_a_task_set_warm_there_when_the_first_one_drains_on_its_own() {
+    let mut d = driver();
+    let nodes: Vec<NodeId> = (0..3).map(|_| d.add_node(0.0, 2)).collect();
+    let t = calibrate(&mut d, &nodes, 1.5, 0.7);
+    let (a, b, c) = (nodes[0], nodes[1], nodes[2]);
+    // Four queries: `first` has least work left (6 tasks), the others 16 tasks each.
+    let first = d.submit_in(t, 6, None, Some(0.5), 1, Some(1));
+    let others: Vec<JobId> = (2..5).map(|g| d.submit_in(t, 16, None, Some(0.5), g, Some(g))).collect();
+    assert_eq!(d.offer(t, a, 2, &[]), vec![first, first], "SRPT first, on a cold executor: nothing runs yet");
+    // `first` now runs 2 tasks on `a` with 4 waiting: 2 s of work drains in ~1 s there, a
+    // cold start elsewhere costs ~0.8 s of a slot that three waiting queries want.
+    let plan = d.offer(t, b, 2, &[]);
+    assert!(!plan.contains(&first), "b went to {plan:?}: the first query drains on its warm executor");
+    assert_eq!(plan, vec![others[0], others[0]], "the next query by SRPT takes b and warms it");
+    // A slot of `a` frees: `first` is warm there and first by SRPT.
+    d.task_finished(t + 0.5, a, first, Some(0.5));
+    assert_eq!(d.offer(t + 0.5, a, 1, &[]), vec![first]);
+    // A slot of `b` frees: `first` is still cold there, `others[0]` is warm.
+    d.task_finished(t + 0.6, b, others[0], Some(0.5));
+    assert_eq!(d.offer(t + 0.6, b, 1, &[]), vec![others[0]]);
+    let _ = c;
+}
+
+#[test]
+fn a_wide_task_set_still_spreads_when_its_own_slots_would_take_long() {
+    let mut d = driver();
+    let nodes: Vec<NodeId> = (0..3).map(|_| d.add_node(0.0, 2)).collect();
+    let t = calibrate(&mut d, &nodes, 1.5, 0.7);
+    // 40 tasks of 2 s: 80 s of work on 2 warm slots; a cold start costs 0.8 s.
+    let wide = d.submit_in(t, 40, None, Some(2.0), 1, Some(1));
+    let _other = d.submit_in(t, 40, None, Some(2.0), 2, Some(2));
+    assert_eq!(d.offer(t, nodes[0], 2, &[]), vec![wide, wide]);
+    assert_eq!(d.offer(t, nodes[1], 2, &[]), vec![wide, wide]);
+    assert_eq!(d.offer(t, nodes[2], 2, &[]), vec![wide, wide]);
+}
+
+#[test]
+fn without_a_measured_warm_up_srpt_order_stands() {
+    let mut d = driver();
+    let (a, b) = (d.add_node(0.0, 2), d.add_node(0.0, 2));
+    let first = d.submit_in(0.0, 6, None, Some(0.5), 1, Some(1));
+    let _second = d.submit_in(0.0, 16, None, Some(0.5), 2, Some(2));
+    assert_eq!(d.offer(0.0, a, 2, &[]), vec![first, first]);
+    assert_eq!(d.offer(0.0, b, 2, &[]), vec![first, first]);
+}
+
+#[test]
+fn a_slot_no_task_set_should_warm_stays_free_and_is_taken_once_one_can() {
+    let mut d = driver();
+    let nodes: Vec<NodeId> = (0..2).map(|_| d.add_node(0.0, 2)).collect();
+    let t = calibrate(&mut d, &nodes, 1.5, 0.7);
+    let (a, b) = (nodes[0], nodes[1]);
+    let x = d.submit_in(t, 3, None, Some(0.3), 1, Some(1));
+    let y = d.submit_in(t, 3, None, Some(0.3), 2, Some(2));
+    assert_eq!(d.offer(t, a, 2, &[]), vec![x, x]);
+    assert_eq!(d.offer(t, a, 0, &[]), vec![]);
+    // y has nothing running: it takes b though b is cold for it.
+    assert_eq!(d.offer(t, b, 1, &[]), vec![y]);
+    // The last slot: x (1 waiting, 2 running on a) and y (2 waiting, 1 running on b) both
+    // drain faster on their own warm slots than a cold start costs, but b is warm for y.
+    assert_eq!(d.offer(t, b, 1, &[]), vec![y]);
+    // Nothing is cold-start-worthy on a third executor, and every waiting task set runs
+    // somewhere: the slot stays free rather than paying the warm-up.
+    let c = d.add_node(t, 2);
+    assert_eq!(d.offer(t, c, 2, &[]), vec![]);
+    // A new task set with nothing running takes it.
+    let z = d.submit_in(t, 2, None, Some(0.3), 3, Some(3));
+    assert_eq!(d.offer(t, c, 2, &[]), vec![z, z]);
+}
+
+#[test]
+fn a_cold_slot_no_one_else_wants_goes_to_a_task_set_that_still_gains() {
+    let mut d = driver();
+    let nodes: Vec<NodeId> = (0..3).map(|_| d.add_node(0.0, 2)).collect();
+    let t = calibrate(&mut d, &nodes, 1.5, 0.7);
+    let (a, b, c) = (nodes[0], nodes[1], nodes[2]);
+    let e = d.add_node(t, 2);
+    let x = d.submit_in(t, 6, None, Some(0.5), 1, Some(1));
+    let y = d.submit_in(t, 7, None, Some(0.5), 2, Some(2));
+    assert_eq!(d.offer(t, a, 2, &[]), vec![x, x]);
+    assert_eq!(d.offer(t, b, 2, &[]), vec![y, y]);
+    // On c both are cold (8 slots, warm-up 0.8 s: a cold start costs the other 0.1 s).
+    // x: 4 waiting x 0.5 s on 2 slots gains (2 - 1.6) / 6 = 0.07 s: no. y: 5 waiting
+    // gains (2.5 - 1.6) / 6 = 0.15 s: yes.
+    assert_eq!(d.offer(t, c, 1, &[]), vec![y]);
+    // On e: x still gains 0.07 s < 0.1 s, y (3 running) would lose: no one passes with
+    // the other waiting, but x still finishes sooner with the slot and no one else wants it.
+    assert_eq!(d.offer(t, e, 1, &[]), vec![x]);
+}
