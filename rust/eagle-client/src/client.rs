@@ -260,7 +260,7 @@ impl State {
         let mut next = Instant::now() + period;
         loop {
             let got = select! {
-                recv(rx) -> c => match c { Ok(c) => Some(c), Err(_) => None },
+                recv(rx) -> c => c.ok(),
                 recv(after(next.saturating_duration_since(Instant::now()))) -> _ => None,
             };
             match got {

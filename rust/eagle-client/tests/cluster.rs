@@ -168,3 +168,36 @@ fn a_dropped_client_leaves_no_lease_and_another_application_gets_the_slots() {
     db.until(&b, "b's tasks to run", false, |d| d.left[&1] == 0);
     eventually("no lease left", || (leased(&n) == 0).then_some(()));
 }
+
+#[test]
+fn a_short_task_goes_around_hosts_holding_long_work() {
+    let nodes: Vec<String> = (0..3).map(|_| node(2)).collect();
+    let central = central(&nodes);
+    central_linked(&central, 3);
+    let c = client("app", &central, 1);
+    for (i, a) in nodes.iter().enumerate() {
+        c.add_host(&format!("h{i}"), a);
+    }
+    let mut d = Driver::default();
+    hosts_up(&mut d, &c, 3);
+    d.until(&c, "the central link", false, |d| d.events.contains(&Event::CentralUp));
+    // Two long tasks, placed by LWL on the two lowest empty hosts (h0, h1), keep running.
+    d.submit(&c, 1, 2, true);
+    d.until(&c, "the long tasks to run", true, |d| d.running.len() == 2);
+    let long_hosts: BTreeSet<String> = d.running.iter().map(|g| g.host.clone()).collect();
+    assert_eq!(long_hosts, ["h0", "h1"].iter().map(|s| s.to_string()).collect());
+    // Each short task probes max(K=1, 2) = 2 of the 3 hosts; h0 and h1 reject it (SSS),
+    // so every one of them runs on h2 although h0 and h1 have a free slot each.
+    for job in 2..6 {
+        d.submit(&c, job, 1, false);
+        d.until(&c, "the short task to run", false, |d| d.left[&job] == 0);
+    }
+    let short_hosts: BTreeSet<&String> = d.ran.iter().filter(|r| r.0 >= 2).map(|r| &r.1).collect();
+    assert_eq!(short_hosts.into_iter().cloned().collect::<Vec<_>>(), vec!["h2".to_string()]);
+    for g in std::mem::take(&mut d.running) {
+        c.task_end(&g);
+    }
+    for a in &nodes {
+        eventually("no lease left", || (leased(a) == 0).then_some(()));
+    }
+}
