@@ -94,7 +94,7 @@ pub fn spawn(opts: Options) -> io::Result<CentralHandle> {
         loop {
             let event = select! {
                 recv(prx) -> m => match m {
-                    Ok(Inbound::Open { conn, peer, writer, .. }) => { peers.insert(conn, writer); Event::Connected { conn, peer } }
+                    Ok(Inbound::Open { conn, peer, writer, welcome, .. }) => { peers.open(conn, writer, welcome); Event::Connected { conn, peer } }
                     Ok(Inbound::Msg { conn, msg }) => Event::Message { conn, msg },
                     Ok(Inbound::Closed { conn, .. }) => { peers.remove(conn); Event::Disconnected { conn } }
                     Err(_) => return,

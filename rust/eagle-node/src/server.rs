@@ -91,8 +91,10 @@ pub fn spawn(opts: Options) -> io::Result<NodeHandle> {
             // Apply what has arrived (a bounded batch), then flush the replies once.
             for inbound in first.into_iter().chain(std::iter::from_fn(|| rx.try_recv().ok()).take(63)) {
                 let event = match inbound {
-                    Inbound::Open { conn, peer, writer, .. } => {
-                        writers.insert(conn, writer);
+                    Inbound::Open { conn, peer, writer, welcome, .. } => {
+                        // The client's handshake ends when this batch is flushed: after
+                        // the state below has registered it (eagle_wire::net).
+                        writers.open(conn, writer, welcome);
                         Event::Connected { conn, peer }
                     }
                     Inbound::Msg { conn, msg } => Event::Message { conn, msg },

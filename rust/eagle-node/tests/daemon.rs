@@ -106,9 +106,8 @@ fn hawk_an_idle_node_steals_a_probe_blocked_behind_long_work_on_its_peer() {
     let thief = hawk(200, vec![victim.to_string()]);
     // The batch application's long task occupies the victim's only slot.
     let (mut batch, mut batch_r) = client_as(victim, Role::Driver, "batch");
-    // As the README asks of drivers: the link is usable once a Ping is answered (the
-    // handshake ends before the node's state thread knows the connection, so a Place sent
-    // by another connection at once could find the application unknown and be refused).
+    // A Ping round trip (no longer needed: the handshake ends only once the node's
+    // state knows the connection; see a_placement_sent_right_after_a_drivers_handshake_...).
     write_frame(&mut batch, &ToNode::Ping).unwrap();
     batch.flush().unwrap();
     assert!(matches!(batch_r.read::<FromNode>().unwrap(), FromNode::Pong));
@@ -142,4 +141,40 @@ fn hawk_an_idle_node_steals_a_probe_blocked_behind_long_work_on_its_peer() {
         other => panic!("{other:?}"),
     };
     assert!(st.apps.iter().all(|a| a.probes == 0), "the probe left the victim: {st:?}");
+}
+
+/// The race of issue 13: a driver's handshake with a node ends, it asks the central
+/// for long work at once (no `Ping` first), and the central's `Place` reaches the node
+/// over another connection. The node must already know the driver then: the client
+/// may only finish its handshake once the node's state holds the connection, so the
+/// placement is queued, never refused. Many fresh drivers, so a window between the
+/// handshake's end and the registration would show.
+#[test]
+fn a_placement_sent_right_after_a_drivers_handshake_finds_the_driver() {
+    let addr = daemon(1);
+    let (mut central, mut central_r) = client_as(addr, Role::Central, "central");
+    assert_eq!(ask(&mut central, &mut central_r, &ToNode::Ping), FromNode::Pong);
+    let mut drivers = Vec::new();
+    let mut refused = Vec::new();
+    for i in 0..100 {
+        let app = format!("driver-{i}");
+        // No Ping: the handshake's end is all the driver waits for.
+        drivers.push(client_as(addr, Role::Driver, &app));
+        let place = ToNode::Place { app: app.clone(), job: 1, est_ms: 1.0, bitvector: Default::default() };
+        write_frame(&mut central, &place).unwrap();
+        write_frame(&mut central, &ToNode::Ping).unwrap();
+        central.flush().unwrap();
+        loop {
+            match central_r.read::<FromNode>().unwrap() {
+                FromNode::Pong => break,
+                FromNode::PlaceRefused { app, .. } => refused.push(app),
+                FromNode::LongDone { .. } => {}
+                other => panic!("unexpected answer to the central: {other:?}"),
+            }
+        }
+    }
+    assert!(refused.is_empty(), "placements refused right after the handshake: {refused:?}");
+    // The first driver's reservation got the only slot.
+    let (_, first_r) = &mut drivers[0];
+    assert!(matches!(first_r.read::<FromNode>().unwrap(), FromNode::Grant { job: 1, long: true, .. }));
 }

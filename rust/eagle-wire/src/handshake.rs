@@ -162,13 +162,38 @@ fn send<S: Write>(s: &mut S, h: &Hello) -> Result<(), HandshakeError> {
 /// wrong version, proof or role the client is told why (`Refused`) and the error is
 /// returned: the caller logs it with the peer's address and closes the connection.
 pub fn accept<S: Read + Write>(stream: &mut S, secret: &[u8], role: Role, allowed: &[Role]) -> Result<Peer, HandshakeError> {
+    let (peer, welcome) = accept_deferred(stream, secret, role, allowed)?;
+    stream.write_all(welcome.bytes()).map_err(FrameError::Io)?;
+    stream.flush().map_err(FrameError::Io)?;
+    Ok(peer)
+}
+
+/// The server's last handshake frame (`Welcome`), encoded and not yet sent. The
+/// client's [`connect`] returns only once it has read it, so whoever sends it decides
+/// when the client may start talking: a daemon registers the connection with its
+/// state first, and nothing the client causes afterwards can reach the state before
+/// the connection does (see [`crate::net`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Welcome(Vec<u8>);
+
+impl Welcome {
+    /// The frame, ready to be written to the client's stream as is.
+    pub fn bytes(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+/// [`accept`] without its last step: the client is authenticated, and the `Welcome`
+/// that completes its handshake is returned for the caller to send (first, before
+/// any message) once it is ready for the client's traffic.
+pub fn accept_deferred<S: Read + Write>(stream: &mut S, secret: &[u8], role: Role, allowed: &[Role]) -> Result<(Peer, Welcome), HandshakeError> {
     let ns = nonce()?;
     send(stream, &Hello::Server { version: PROTOCOL_VERSION, role, nonce: hex(&ns) })?;
     let (version, peer_role, app, nc, proof) = match read_frame::<_, Hello>(stream)? {
         Hello::Client { version, role, app, nonce, proof } => (version, role, app, nonce, proof),
         other => return Err(HandshakeError::Protocol(format!("expected the client hello, got {other:?}"))),
     };
-    let refuse = |stream: &mut S, e: HandshakeError| -> Result<Peer, HandshakeError> {
+    let refuse = |stream: &mut S, e: HandshakeError| -> Result<(Peer, Welcome), HandshakeError> {
         let _ = send(stream, &Hello::Refused { reason: e.to_string() });
         Err(e)
     };
@@ -186,8 +211,9 @@ pub fn accept<S: Read + Write>(stream: &mut S, secret: &[u8], role: Role, allowe
         return refuse(stream, HandshakeError::RoleNotAllowed(peer_role));
     }
     let ps = mac(secret, "server", &[&ns, &nc, role_bytes(peer_role), app.as_bytes()]).finalize().into_bytes();
-    send(stream, &Hello::Welcome { proof: hex(&ps) })?;
-    Ok(Peer { role: peer_role, app })
+    let mut welcome = Vec::new();
+    write_frame(&mut welcome, &Hello::Welcome { proof: hex(&ps) })?;
+    Ok((Peer { role: peer_role, app }, Welcome(welcome)))
 }
 
 /// Client side: proves the secret to the server, checks the server's proof, and

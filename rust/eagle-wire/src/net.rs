@@ -5,9 +5,17 @@
 //!
 //! A connection whose frame is malformed (or that fails the handshake) is logged
 //! with the peer's address and closed; the others are untouched.
+//!
+//! ## A connection is registered before its client may speak
+//! The accept side does not send the handshake's last frame itself: it hands the
+//! encoded [`Welcome`] to the owning thread inside [`Inbound::Open`], and
+//! [`Writers::open`] writes it first. So the owner has processed `Open` before the
+//! client's `connect` returns, and anything the client causes afterwards (its own
+//! messages, or a central's `Place` for it sent over another connection) reaches the
+//! owner after it. Without this a `Place` could overtake the `Open` and be refused.
 
 use crate::frame::{write_frame, FrameError, FrameReader};
-use crate::handshake::{accept, HandshakeError, Peer, Role};
+use crate::handshake::{accept_deferred, HandshakeError, Peer, Role, Welcome};
 use crossbeam_channel::Sender;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -25,8 +33,9 @@ pub type ConnId = u64;
 /// What the reader threads hand to the state-owning thread.
 #[derive(Debug)]
 pub enum Inbound<M> {
-    /// A connection passed the handshake; `writer` is its write half.
-    Open { conn: ConnId, peer: Peer, addr: SocketAddr, writer: TcpStream },
+    /// A connection passed the handshake; `writer` is its write half. The client
+    /// waits for `welcome`: pass both to [`Writers::open`].
+    Open { conn: ConnId, peer: Peer, addr: SocketAddr, writer: TcpStream, welcome: Welcome },
     Msg { conn: ConnId, msg: M },
     /// The connection ended; `why` is `None` for a clean close.
     Closed { conn: ConnId, why: Option<String> },
@@ -60,7 +69,7 @@ pub fn serve<M: DeserializeOwned + Send + 'static>(
                 let spawned = thread::Builder::new().name(format!("conn-{conn}")).spawn(move || {
                     let addr = stream.peer_addr().map_or_else(|_| "?".to_string(), |a| a.to_string());
                     match authenticate(&stream, &secret, role, allowed) {
-                        Ok(peer) => read_loop(stream, conn, peer, tx),
+                        Ok((peer, welcome)) => read_loop(stream, conn, peer, welcome, tx),
                         Err(e) => log::warn!("refused connection from {addr}: {e}"),
                     }
                 });
@@ -72,17 +81,18 @@ pub fn serve<M: DeserializeOwned + Send + 'static>(
         .expect("spawn the accept thread")
 }
 
-fn authenticate(stream: &TcpStream, secret: &[u8], role: Role, allowed: &[Role]) -> Result<Peer, HandshakeError> {
+fn authenticate(stream: &TcpStream, secret: &[u8], role: Role, allowed: &[Role]) -> Result<(Peer, Welcome), HandshakeError> {
     let _ = stream.set_nodelay(true);
     let _ = stream.set_read_timeout(Some(HANDSHAKE_TIMEOUT));
-    let peer = accept(&mut &*stream, secret, role, allowed)?;
+    let done = accept_deferred(&mut &*stream, secret, role, allowed)?;
     let _ = stream.set_read_timeout(None);
-    Ok(peer)
+    Ok(done)
 }
 
 /// Reads frames of an authenticated connection into `tx` until it ends: announces it
-/// with `Open`, then `Msg`s, then `Closed` (after logging why, naming the peer).
-pub fn read_loop<M: DeserializeOwned>(stream: TcpStream, conn: ConnId, peer: Peer, tx: Sender<Inbound<M>>) {
+/// with `Open` (carrying the `welcome` still owed to the client), then `Msg`s, then
+/// `Closed` (after logging why, naming the peer).
+pub fn read_loop<M: DeserializeOwned>(stream: TcpStream, conn: ConnId, peer: Peer, welcome: Welcome, tx: Sender<Inbound<M>>) {
     let addr = match stream.peer_addr() {
         Ok(a) => a,
         Err(_) => return,
@@ -90,7 +100,7 @@ pub fn read_loop<M: DeserializeOwned>(stream: TcpStream, conn: ConnId, peer: Pee
     let Ok(writer) = stream.try_clone() else { return };
     let who = format!("{} '{}' at {addr}", peer.role, peer.app);
     log::info!("connection {conn}: {who} connected");
-    if tx.send(Inbound::Open { conn, peer, addr, writer }).is_err() {
+    if tx.send(Inbound::Open { conn, peer, addr, writer, welcome }).is_err() {
         return;
     }
     let mut r = FrameReader::new(BufReader::new(&stream));
@@ -122,10 +132,26 @@ pub struct Writers {
 }
 
 impl Writers {
+    /// Adds a connection this process opened (its handshake is complete).
     pub fn insert(&mut self, conn: ConnId, writer: TcpStream) {
         let _ = writer.set_nodelay(true);
         let _ = writer.set_write_timeout(Some(Duration::from_secs(5)));
         self.map.insert(conn, BufWriter::new(writer));
+    }
+
+    /// Adds an accepted connection ([`Inbound::Open`]) and buffers the `welcome` that
+    /// completes its client's handshake, ahead of any message. Call it when the owner's
+    /// state has registered the connection (the frame goes out at the next flush).
+    pub fn open(&mut self, conn: ConnId, writer: TcpStream, welcome: Welcome) {
+        self.insert(conn, writer);
+        let w = self.map.get_mut(&conn).expect("just inserted");
+        match w.write_all(welcome.bytes()) {
+            Ok(()) => self.dirty.push(conn),
+            Err(e) => {
+                log::warn!("connection {conn}: cannot send the handshake's welcome, closing: {e}");
+                self.close(conn);
+            }
+        }
     }
 
     /// Buffers `msg` for `conn`. A connection that cannot be written is shut down
@@ -173,5 +199,46 @@ impl Writers {
 
     pub fn contains(&self, conn: ConnId) -> bool {
         self.map.contains_key(&conn)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::handshake::connect;
+    use crossbeam_channel::unbounded;
+
+    /// The client's `connect` returns only after the owner took the connection in
+    /// (`Writers::open` and a flush), never on the accept thread's own.
+    #[test]
+    fn the_client_is_welcomed_only_by_the_owner() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (tx, rx) = unbounded::<Inbound<crate::msg::ToNode>>();
+        serve(listener, Arc::from(&b"s"[..]), Role::Node, &[Role::Driver], Arc::new(AtomicU64::new(1)), tx);
+        let (done_tx, done) = unbounded();
+        thread::spawn(move || {
+            let s = TcpStream::connect(addr).unwrap();
+            s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+            let shaken = connect(&mut &s, b"s", Role::Driver, "app");
+            let _ = done_tx.send(shaken.map(|_| s));
+        });
+        let Ok(Inbound::Open { conn, peer, writer, welcome, .. }) = rx.recv_timeout(Duration::from_secs(30)) else {
+            panic!("no Open")
+        };
+        assert_eq!(peer.app, "app");
+        // The owner has not answered: the client is still waiting for the welcome.
+        assert!(done.recv_timeout(Duration::from_millis(300)).is_err(), "connect returned before the owner registered it");
+        let mut w = Writers::default();
+        w.open(conn, writer, welcome);
+        w.flush();
+        let s = done.recv_timeout(Duration::from_secs(30)).expect("connect returns once welcomed").expect("handshake ok");
+        // The link works in both directions afterwards.
+        write_frame(&mut &s, &crate::msg::ToNode::Ping).unwrap();
+        assert!(matches!(rx.recv_timeout(Duration::from_secs(30)), Ok(Inbound::Msg { msg: crate::msg::ToNode::Ping, .. })));
+        assert!(w.send(conn, &crate::msg::FromNode::Pong));
+        w.flush();
+        let got: crate::msg::FromNode = FrameReader::new(&s).read().unwrap();
+        assert_eq!(got, crate::msg::FromNode::Pong);
     }
 }

@@ -1,0 +1,624 @@
+//! The client thread and its handle. One thread owns every decision and every write
+//! half ([`eagle_wire::net::Writers`]); the driver's calls and the link threads'
+//! reports reach it as [`Cmd`]s over one `crossbeam-channel`, so they are applied in
+//! one order. What the driver must act on comes back as [`Event`]s.
+//!
+//! A job's life here (Eagle §3.2, late binding):
+//! ```text
+//!  submit(short) ─► Probe to max(K,2t) hosts ─► Grant ─► Event::Grant ─► launched ─► task_end
+//!  submit(long)  ─► SubmitLong to the central ─┘   (or local LWL + Probes if it is down)  └► no_task
+//! ```
+//! A grant for a job with nothing left (or unknown) is returned at once (`NoTask`).
+
+use crate::link::{self, Link, LinkEvent};
+use crate::placement::{distinct, local_lwl};
+use crossbeam_channel::{after, select, unbounded, Receiver, Sender};
+use eagle_core::rng::Rng;
+use eagle_wire::net::Writers;
+use eagle_wire::{FromCentral, FromNode, ToCentral, ToNode};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// How the client runs.
+#[derive(Clone, Debug)]
+pub struct ClientConfig {
+    /// This application's id (the handshake's `app`; unique among the applications).
+    pub app: String,
+    /// The central scheduler, `host:port`.
+    pub central: String,
+    /// The shared secret of the daemons.
+    pub secret: Vec<u8>,
+    /// K, the minimum number of probes of a short job (`spark.scheduler.eagle.probeRatio`'s K).
+    pub min_probes: u32,
+    /// Keep-alive period towards every daemon: under a third of the nodes' lease time.
+    pub ping_ms: u64,
+    /// Seed of the probe sampling.
+    pub seed: u64,
+}
+
+/// A slot leased by `host`'s node for one task of `job`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Grant {
+    pub host: String,
+    pub lease: u64,
+    pub job: u64,
+    /// A central placement (long job) rather than a probe's.
+    pub long: bool,
+}
+
+/// What the driver is told.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Event {
+    /// Launch one task of `job` on `host` and call [`Client::launched`], or call
+    /// [`Client::no_task`] at once.
+    Grant(Grant),
+    /// The grant is void (not answered in time, or its node went away): do not launch.
+    Revoked(Grant),
+    /// The node of `host` is linked (again): it takes new work.
+    HostUp(String),
+    /// The node of `host` is unreachable: no new work goes there until `HostUp`.
+    HostDown(String),
+    /// Long task sets go to the central scheduler.
+    CentralUp,
+    /// The central scheduler is unreachable: long task sets are placed locally (LWL).
+    CentralDown,
+}
+
+/// One host as the client sees it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HostView {
+    pub host: String,
+    pub up: bool,
+    /// Leases of this application on the host (granted or running).
+    pub leases: u32,
+    /// Long work placed here by the local fallback and not over, in estimated ms.
+    pub local_long_ms: f64,
+}
+
+/// What the client thread is asked to do (by the driver or a link thread).
+#[derive(Debug)]
+pub(crate) enum Cmd {
+    AddHost { host: String, addr: String },
+    RemoveHost { host: String },
+    Submit { job: u64, tasks: u32, est_ms: f64, long: bool },
+    Remaining { job: u64, tasks: u32 },
+    Finished { job: u64 },
+    Launched(Grant),
+    NoTask(Grant),
+    TaskEnd(Grant),
+    Node(LinkEvent<FromNode>),
+    Central(LinkEvent<FromCentral>),
+    Hosts(Sender<(bool, Vec<HostView>)>),
+    Stop,
+}
+
+/// The handle the driver holds. Dropping it stops the threads and closes the links
+/// (the daemons then drop this application's probes and leases).
+pub struct Client {
+    cmd: Sender<Cmd>,
+    events: Receiver<Event>,
+    thread: Option<thread::JoinHandle<()>>,
+}
+
+impl Client {
+    /// Starts the client thread and the link to the central. Hosts come with [`Client::add_host`].
+    pub fn start(cfg: ClientConfig) -> Client {
+        let (cmd, rx) = unbounded();
+        let (etx, events) = unbounded();
+        let tx = cmd.clone();
+        let thread = thread::Builder::new()
+            .name("eagle-client".into())
+            .spawn(move || State::new(cfg, tx, etx).run(rx))
+            .expect("spawn the eagle-client thread");
+        Client { cmd, events, thread: Some(thread) }
+    }
+
+    /// The events to act on, in order.
+    pub fn events(&self) -> &Receiver<Event> {
+        &self.events
+    }
+
+    /// The application has executors on `host`, whose node daemon listens at `addr`.
+    pub fn add_host(&self, host: &str, addr: &str) {
+        let _ = self.cmd.send(Cmd::AddHost { host: host.into(), addr: addr.into() });
+    }
+
+    /// The application has no executor on `host` any more.
+    pub fn remove_host(&self, host: &str) {
+        let _ = self.cmd.send(Cmd::RemoveHost { host: host.into() });
+    }
+
+    /// A task set of `tasks` tasks of about `est_ms` each; `long` per the engine's classification.
+    pub fn submit(&self, job: u64, tasks: u32, est_ms: f64, long: bool) {
+        let _ = self.cmd.send(Cmd::Submit { job, tasks, est_ms, long });
+    }
+
+    /// The job's unlaunched tasks are now `tasks` (a retry adds one, a kill removes).
+    pub fn remaining(&self, job: u64, tasks: u32) {
+        let _ = self.cmd.send(Cmd::Remaining { job, tasks });
+    }
+
+    /// The job is over: its probes are withdrawn, later grants for it returned.
+    pub fn finished(&self, job: u64) {
+        let _ = self.cmd.send(Cmd::Finished { job });
+    }
+
+    pub fn launched(&self, g: &Grant) {
+        let _ = self.cmd.send(Cmd::Launched(g.clone()));
+    }
+
+    pub fn no_task(&self, g: &Grant) {
+        let _ = self.cmd.send(Cmd::NoTask(g.clone()));
+    }
+
+    pub fn task_end(&self, g: &Grant) {
+        let _ = self.cmd.send(Cmd::TaskEnd(g.clone()));
+    }
+
+    /// Whether the central is linked, and every host's view (waits for the client thread).
+    pub fn hosts(&self) -> (bool, Vec<HostView>) {
+        let (tx, rx) = unbounded();
+        let _ = self.cmd.send(Cmd::Hosts(tx));
+        rx.recv().unwrap_or((false, Vec::new()))
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        let _ = self.cmd.send(Cmd::Stop);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// The central's link id; hosts are numbered from 1.
+const CENTRAL: u64 = 0;
+
+struct Host {
+    name: String,
+    link: Link,
+    up: bool,
+    local_long_ms: f64,
+}
+
+#[derive(Debug)]
+struct Job {
+    left: u32,
+    est: f64,
+    long: bool,
+    /// Placed locally (central down, or unplaced): its probes carry long work.
+    local: bool,
+    /// Long jobs: tasks placed (by the central or locally) whose grant has not come.
+    reserved: u32,
+    /// Local placements: long tasks per host whose grant has not come.
+    share: BTreeMap<u64, u32>,
+    /// Hosts holding a probe of the job.
+    probed: BTreeSet<u64>,
+    /// Hosts that rejected a probe (SSS: they hold long work).
+    rejected: BTreeSet<u64>,
+}
+
+impl Job {
+    /// The local long tasks sent to `host` will not be granted there (it rejected
+    /// them, or its link dropped): they are no longer reserved.
+    fn lose_share(&mut self, host: u64) {
+        if let Some(n) = self.share.remove(&host) {
+            self.reserved = self.reserved.saturating_sub(n);
+        }
+    }
+}
+
+struct Lease {
+    job: u64,
+    long: bool,
+    local: bool,
+    running: bool,
+}
+
+struct State {
+    cfg: ClientConfig,
+    secret: Arc<[u8]>,
+    cmd: Sender<Cmd>,
+    events: Sender<Event>,
+    writers: Writers,
+    central: Link,
+    central_up: bool,
+    hosts: BTreeMap<u64, Host>,
+    by_name: HashMap<String, u64>,
+    next_link: u64,
+    jobs: HashMap<u64, Job>,
+    leases: HashMap<(u64, u64), Lease>,
+    rng: Rng,
+}
+
+impl State {
+    fn new(cfg: ClientConfig, cmd: Sender<Cmd>, events: Sender<Event>) -> State {
+        let secret: Arc<[u8]> = Arc::from(cfg.secret.as_slice());
+        let central = link::start(CENTRAL, cfg.central.clone(), secret.clone(), cfg.app.clone(), cmd.clone(), Cmd::Central);
+        State {
+            rng: Rng::new(cfg.seed),
+            cfg,
+            secret,
+            cmd,
+            events,
+            writers: Writers::default(),
+            central,
+            central_up: false,
+            hosts: BTreeMap::new(),
+            by_name: HashMap::new(),
+            next_link: 1,
+            jobs: HashMap::new(),
+            leases: HashMap::new(),
+        }
+    }
+
+    fn run(mut self, rx: Receiver<Cmd>) {
+        let period = Duration::from_millis(self.cfg.ping_ms.max(10));
+        let mut next = Instant::now() + period;
+        loop {
+            let got = select! {
+                recv(rx) -> c => c.ok(),
+                recv(after(next.saturating_duration_since(Instant::now()))) -> _ => None,
+            };
+            match got {
+                Some(Cmd::Stop) => break,
+                Some(c) => {
+                    self.handle(c);
+                    for c in std::iter::from_fn(|| rx.try_recv().ok()).take(63) {
+                        if matches!(c, Cmd::Stop) {
+                            return self.stop();
+                        }
+                        self.handle(c);
+                    }
+                }
+                None => {}
+            }
+            if Instant::now() >= next {
+                self.tick();
+                next = Instant::now() + period;
+            }
+            self.writers.flush();
+        }
+        self.stop();
+    }
+
+    fn stop(mut self) {
+        self.central.stop();
+        for h in self.hosts.values() {
+            h.link.stop();
+        }
+        self.writers.flush();
+    }
+
+    fn emit(&self, e: Event) {
+        let _ = self.events.send(e);
+    }
+
+    fn up_hosts(&self) -> Vec<u64> {
+        self.hosts.iter().filter(|(_, h)| h.up).map(|(&i, _)| i).collect()
+    }
+
+    fn handle(&mut self, c: Cmd) {
+        match c {
+            Cmd::AddHost { host, addr } => {
+                if self.by_name.contains_key(&host) {
+                    return;
+                }
+                let id = self.next_link;
+                self.next_link += 1;
+                let link = link::start(id, addr, self.secret.clone(), self.cfg.app.clone(), self.cmd.clone(), Cmd::Node);
+                self.by_name.insert(host.clone(), id);
+                self.hosts.insert(id, Host { name: host, link, up: false, local_long_ms: 0.0 });
+            }
+            Cmd::RemoveHost { host } => {
+                if let Some(id) = self.by_name.remove(&host) {
+                    self.host_down(id);
+                    if let Some(h) = self.hosts.remove(&id) {
+                        h.link.stop();
+                    }
+                }
+            }
+            Cmd::Submit { job, tasks, est_ms, long } => {
+                let est = if est_ms.is_finite() && est_ms >= 0.0 { est_ms } else { 0.0 };
+                let j = Job { left: tasks, est, long, local: false, reserved: 0, share: BTreeMap::new(), probed: BTreeSet::new(), rejected: BTreeSet::new() };
+                self.jobs.insert(job, j);
+                if tasks == 0 {
+                    return;
+                }
+                if long {
+                    self.place_long(job, tasks);
+                } else {
+                    self.probe(job);
+                }
+            }
+            Cmd::Remaining { job, tasks } => {
+                let Some(j) = self.jobs.get_mut(&job) else { return };
+                j.left = tasks;
+                for &h in &j.probed {
+                    self.writers.send(h, &ToNode::Remaining { job, tasks });
+                }
+                if tasks == 0 {
+                    j.probed.clear();
+                } else if j.long {
+                    // More tasks than reservations out (a retry): place the difference.
+                    let more = tasks.saturating_sub(j.reserved);
+                    if more > 0 {
+                        self.place_long(job, more);
+                    }
+                } else if j.probed.is_empty() {
+                    self.probe(job);
+                }
+            }
+            Cmd::Finished { job } => {
+                if let Some(j) = self.jobs.remove(&job) {
+                    for h in j.probed {
+                        self.writers.send(h, &ToNode::Remaining { job, tasks: 0 });
+                    }
+                }
+            }
+            Cmd::Launched(g) => self.launched(g),
+            Cmd::NoTask(g) => self.lease_over(g, true),
+            Cmd::TaskEnd(g) => self.lease_over(g, false),
+            Cmd::Node(e) => self.node_event(e),
+            Cmd::Central(e) => self.central_event(e),
+            Cmd::Hosts(tx) => {
+                let views = self
+                    .hosts
+                    .iter()
+                    .map(|(&id, h)| HostView {
+                        host: h.name.clone(),
+                        up: h.up,
+                        leases: self.leases.keys().filter(|(l, _)| *l == id).count() as u32,
+                        local_long_ms: h.local_long_ms,
+                    })
+                    .collect();
+                let _ = tx.send((self.central_up, views));
+            }
+            Cmd::Stop => {}
+        }
+    }
+
+    /// Probes up hosts for `job` until it holds `max(K, 2t)` probes (or every
+    /// usable host has one). Hosts that rejected it are tried last (none at all if
+    /// the rest suffice).
+    fn probe(&mut self, job: u64) {
+        let Some(j) = self.jobs.get(&job) else { return };
+        let fresh: Vec<u64> = self.up_hosts().into_iter().filter(|h| !j.probed.contains(h) && !j.rejected.contains(h)).collect();
+        let want = eagle_core::probe::probe_count(j.left, 2, self.cfg.min_probes).saturating_sub(j.probed.len());
+        let picked: Vec<u64> = distinct(&mut self.rng, fresh.len(), want).into_iter().map(|i| fresh[i]).collect();
+        let (tasks, est) = (j.left, j.est);
+        for h in picked {
+            self.writers.send(h, &ToNode::Probe { job, tasks, est_ms: est });
+            self.jobs.get_mut(&job).unwrap().probed.insert(h);
+        }
+    }
+
+    /// Places `tasks` more long tasks of `job`: by the central when it is linked.
+    fn place_long(&mut self, job: u64, tasks: u32) {
+        if self.central_up {
+            let Some(j) = self.jobs.get_mut(&job) else { return };
+            j.reserved += tasks;
+            self.writers.send(CENTRAL, &ToCentral::SubmitLong { job, tasks, est_ms: j.est });
+        } else {
+            self.place_locally(job, tasks);
+        }
+    }
+
+    /// The central is unreachable (or could not place them): water-fill `tasks` long
+    /// tasks of `job` over the up hosts by the local long work there, as probes.
+    fn place_locally(&mut self, job: u64, tasks: u32) {
+        let Some(j) = self.jobs.get_mut(&job) else { return };
+        let up: Vec<u64> = self.hosts.iter().filter(|(i, h)| h.up && !j.rejected.contains(i)).map(|(&i, _)| i).collect();
+        j.local = true;
+        let est = j.est;
+        if !up.is_empty() {
+            j.reserved += tasks;
+        }
+        let work: Vec<f64> = up.iter().map(|h| self.hosts[h].local_long_ms).collect();
+        for (i, n) in local_lwl(&work, tasks, est).into_iter().enumerate() {
+            if n == 0 {
+                continue;
+            }
+            let h = up[i];
+            let j = self.jobs.get_mut(&job).unwrap();
+            let share = j.share.entry(h).or_default();
+            *share += n;
+            j.probed.insert(h);
+            self.writers.send(h, &ToNode::Probe { job, tasks: *share, est_ms: est });
+            self.hosts.get_mut(&h).unwrap().local_long_ms += n as f64 * est;
+        }
+    }
+
+    fn launched(&mut self, g: Grant) {
+        let Some(&h) = self.by_name.get(&g.host) else { return };
+        let Some(l) = self.leases.get_mut(&(h, g.lease)) else { return };
+        l.running = true;
+        self.writers.send(h, &ToNode::Launched { lease: g.lease });
+        let Some(j) = self.jobs.get_mut(&g.job) else { return };
+        j.left = j.left.saturating_sub(1);
+        if j.left == 0 {
+            // The nodes drop the job's probes; more tasks later (a retry) probe anew.
+            for p in std::mem::take(&mut j.probed) {
+                self.writers.send(p, &ToNode::Remaining { job: g.job, tasks: 0 });
+            }
+        }
+    }
+
+    fn lease_over(&mut self, g: Grant, no_task: bool) {
+        let Some(&h) = self.by_name.get(&g.host) else { return };
+        let Some(l) = self.leases.remove(&(h, g.lease)) else { return };
+        if no_task {
+            self.writers.send(h, &ToNode::NoTask { lease: g.lease });
+            // The node drops the job's probe on a short NoTask: it is no longer there.
+            if !l.long {
+                if let Some(j) = self.jobs.get_mut(&l.job) {
+                    j.probed.remove(&h);
+                }
+            }
+        } else {
+            self.writers.send(h, &ToNode::TaskEnd { lease: g.lease });
+        }
+        if l.local && l.running {
+            if let (Some(host), Some(j)) = (self.hosts.get_mut(&h), self.jobs.get(&l.job)) {
+                host.local_long_ms = (host.local_long_ms - j.est).max(0.0);
+            }
+        }
+    }
+
+    fn node_event(&mut self, e: LinkEvent<FromNode>) {
+        match e {
+            LinkEvent::Up { link, writer } => {
+                let Some(h) = self.hosts.get_mut(&link) else { return };
+                h.up = true;
+                let name = h.name.clone();
+                self.writers.insert(link, writer);
+                log::info!("eagle-client: node of {name} linked");
+                self.emit(Event::HostUp(name));
+                // Short jobs still short of probes take this host too.
+                let short: Vec<u64> = self.jobs.iter().filter(|(_, j)| j.left > 0 && !j.long).map(|(&id, _)| id).collect();
+                for job in short {
+                    self.probe(job);
+                }
+            }
+            LinkEvent::Down { link, why } => {
+                if self.hosts.get(&link).is_some_and(|h| h.up) {
+                    log::warn!("eagle-client: node link down: {why}");
+                }
+                self.host_down(link);
+            }
+            LinkEvent::Msg { link, msg } => self.node_msg(link, msg),
+        }
+    }
+
+    /// The node of `link` is gone: its probes and leases with it. Jobs that lost
+    /// probes probe other hosts.
+    fn host_down(&mut self, link: u64) {
+        let Some(h) = self.hosts.get_mut(&link) else { return };
+        let was_up = std::mem::replace(&mut h.up, false);
+        h.local_long_ms = 0.0;
+        let name = h.name.clone();
+        self.writers.remove(link);
+        let gone: Vec<(u64, u64)> = self.leases.keys().filter(|(l, _)| *l == link).copied().collect();
+        for k in gone {
+            let l = self.leases.remove(&k).unwrap();
+            if !l.running {
+                self.emit(Event::Revoked(Grant { host: name.clone(), lease: k.1, job: l.job, long: l.long }));
+            }
+        }
+        let mut lost = Vec::new();
+        for (&id, j) in self.jobs.iter_mut() {
+            j.rejected.remove(&link);
+            j.lose_share(link);
+            if j.probed.remove(&link) && j.left > 0 {
+                lost.push(id);
+            }
+        }
+        if was_up {
+            self.emit(Event::HostDown(name));
+        }
+        for job in lost {
+            self.reprobe(job);
+        }
+    }
+
+    /// A job lost a probe: short jobs probe again; long ones placed locally are
+    /// placed again (the central's own placements are the central's to redo).
+    fn reprobe(&mut self, job: u64) {
+        let Some(j) = self.jobs.get(&job) else { return };
+        if !j.long {
+            self.probe(job);
+        } else if j.local && j.left > j.reserved {
+            let more = j.left - j.reserved;
+            self.place_locally(job, more);
+        }
+    }
+
+    fn node_msg(&mut self, link: u64, msg: FromNode) {
+        let Some(name) = self.hosts.get(&link).map(|h| h.name.clone()) else { return };
+        match msg {
+            FromNode::Grant { lease, job, long } => {
+                let Some(j) = self.jobs.get(&job).filter(|j| j.left > 0) else {
+                    self.writers.send(link, &ToNode::NoTask { lease });
+                    return;
+                };
+                let local = j.local;
+                if j.long {
+                    let j = self.jobs.get_mut(&job).unwrap();
+                    j.reserved = j.reserved.saturating_sub(1);
+                    if let Some(n) = j.share.get_mut(&link) {
+                        *n = n.saturating_sub(1);
+                    }
+                }
+                self.leases.insert((link, lease), Lease { job, long, local, running: false });
+                self.emit(Event::Grant(Grant { host: name, lease, job, long }));
+            }
+            FromNode::Rejected { job, .. } => {
+                let Some(j) = self.jobs.get_mut(&job) else { return };
+                j.probed.remove(&link);
+                j.rejected.insert(link);
+                j.lose_share(link);
+                self.reprobe(job);
+            }
+            FromNode::Revoked { lease, reason } => {
+                log::debug!("eagle-client: lease {lease} on {name} revoked: {reason}");
+                if let Some(l) = self.leases.remove(&(link, lease)) {
+                    self.emit(Event::Revoked(Grant { host: name, lease, job: l.job, long: l.long }));
+                }
+            }
+            FromNode::Error { what } => log::warn!("eagle-client: node of {name}: {what}"),
+            _ => {}
+        }
+    }
+
+    fn central_event(&mut self, e: LinkEvent<FromCentral>) {
+        match e {
+            LinkEvent::Up { writer, .. } => {
+                self.writers.insert(CENTRAL, writer);
+                self.central_up = true;
+                log::info!("eagle-client: central scheduler {} linked", self.cfg.central);
+                self.emit(Event::CentralUp);
+            }
+            LinkEvent::Down { why, .. } => {
+                self.writers.remove(CENTRAL);
+                if std::mem::replace(&mut self.central_up, false) {
+                    log::warn!("eagle-client: central scheduler unreachable, long task sets placed locally: {why}");
+                    self.emit(Event::CentralDown);
+                }
+            }
+            LinkEvent::Msg { msg, .. } => match msg {
+                FromCentral::Unplaced { job, tasks } => {
+                    if let Some(j) = self.jobs.get_mut(&job) {
+                        j.reserved = j.reserved.saturating_sub(tasks);
+                        self.place_locally(job, tasks);
+                    }
+                }
+                FromCentral::Error { what } => log::warn!("eagle-client: central: {what}"),
+                _ => {}
+            },
+        }
+    }
+
+    /// Keep-alives, and short jobs left without any probe (every host rejected them)
+    /// try again from scratch.
+    fn tick(&mut self) {
+        for id in self.up_hosts() {
+            self.writers.send(id, &ToNode::Ping);
+        }
+        if self.central_up {
+            self.writers.send(CENTRAL, &ToCentral::Ping);
+        }
+        let starved: Vec<u64> = self
+            .jobs
+            .iter()
+            .filter(|(_, j)| if j.long { j.local && j.left > j.reserved } else { j.left > 0 && j.probed.is_empty() })
+            .map(|(&id, _)| id)
+            .collect();
+        for job in starved {
+            self.jobs.get_mut(&job).unwrap().rejected.clear();
+            self.reprobe(job);
+        }
+    }
+}

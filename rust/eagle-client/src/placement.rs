@@ -1,0 +1,84 @@
+//! The driver's placement decisions, pure (no I/O; the random source is passed in).
+//!
+//! * [`probe_targets`]: Eagle's probing of a short job (§3.2): `max(K, 2t)` probes
+//!   ([`eagle_core::probe::probe_count`]), each to a different host, drawn uniformly
+//!   from the hosts that are up. A node keeps one sticky probe per job, so a second
+//!   probe to the same host would add nothing.
+//! * [`local_lwl`]: the fallback while the central scheduler is unreachable: the
+//!   job's long tasks water-filled over the driver's own hosts by the long work it
+//!   has there ([`eagle_core::lwl::water_fill`]), as the central does over all hosts.
+
+use eagle_core::lwl::water_fill;
+use eagle_core::probe::probe_count;
+use eagle_core::rng::Rng;
+use eagle_core::types::NodeId;
+
+/// The hosts (indexes into `up`) to probe for a short job of `tasks` tasks, with
+/// probe minimum `k`: `min(max(k, 2·tasks), up)` distinct hosts, uniformly drawn.
+pub fn probe_targets(rng: &mut Rng, up: usize, tasks: u32, k: u32) -> Vec<usize> {
+    distinct(rng, up, probe_count(tasks, 2, k))
+}
+
+/// `min(want, n)` distinct indexes below `n`, uniformly drawn.
+pub fn distinct(rng: &mut Rng, n: usize, want: usize) -> Vec<usize> {
+    let (up, want) = (n, want.min(n));
+    // A partial Fisher-Yates shuffle: the first `want` entries are a uniform sample.
+    let mut idx: Vec<usize> = (0..up).collect();
+    for i in 0..want {
+        let j = i + rng.below(up - i);
+        idx.swap(i, j);
+    }
+    idx.truncate(want);
+    idx
+}
+
+/// Spreads `tasks` long tasks of estimate `est_ms` over hosts whose current long
+/// work is `work[i]`: the number of tasks per host (same order as `work`).
+pub fn local_lwl(work: &[f64], tasks: u32, est_ms: f64) -> Vec<u32> {
+    let mut chosen = Vec::new();
+    water_fill(work.iter().enumerate().map(|(i, &w)| (w, NodeId(i as u32))), tasks as usize, est_ms, &mut chosen);
+    let mut per = vec![0u32; work.len()];
+    for n in chosen {
+        per[n.0 as usize] += 1;
+    }
+    per
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    #[test]
+    fn probes_go_to_max_k_2t_distinct_hosts_capped_by_the_hosts_up() {
+        let mut rng = Rng::new(7);
+        let t = probe_targets(&mut rng, 50, 3, 4);
+        assert_eq!(t.len(), 6, "2t > K");
+        assert_eq!(t.iter().collect::<BTreeSet<_>>().len(), 6, "distinct");
+        assert_eq!(probe_targets(&mut rng, 50, 1, 4).len(), 4, "K > 2t");
+        let all = probe_targets(&mut rng, 3, 10, 4);
+        assert_eq!(all.iter().copied().collect::<BTreeSet<_>>(), (0..3).collect(), "every host when fewer than asked");
+        assert!(probe_targets(&mut rng, 0, 10, 4).is_empty());
+    }
+
+    #[test]
+    fn probes_cover_the_hosts_uniformly() {
+        let mut rng = Rng::new(3);
+        let mut hits = [0u32; 5];
+        for _ in 0..5000 {
+            for h in probe_targets(&mut rng, 5, 1, 2) {
+                hits[h] += 1;
+            }
+        }
+        assert!(hits.iter().all(|&h| (1700..2300).contains(&h)), "{hits:?}");
+    }
+
+    #[test]
+    fn local_lwl_fills_the_least_loaded_hosts_first() {
+        assert_eq!(local_lwl(&[0.0, 0.0, 0.0], 3, 10.0), vec![1, 1, 1]);
+        // Host 1 carries 30 ms of long work: the others take tasks until they catch up.
+        assert_eq!(local_lwl(&[0.0, 30.0, 0.0], 4, 10.0), vec![2, 0, 2]);
+        assert_eq!(local_lwl(&[], 4, 10.0), Vec::<u32>::new());
+        assert_eq!(local_lwl(&[5.0], 0, 10.0), vec![0]);
+    }
+}

@@ -1,0 +1,203 @@
+//! The client against real daemons (in-process `eagle-node`s and `eagle-central` on
+//! 127.0.0.1): short jobs by probes, long jobs by the central, late binding, the
+//! central's and a node's disappearance and return, and no lease left behind.
+//! No timing is asserted; every wait is bounded generously.
+
+mod support;
+
+use eagle_client::Event;
+use std::collections::BTreeSet;
+use support::*;
+
+fn hosts_up(d: &mut Driver, c: &eagle_client::Client, n: usize) {
+    d.until(c, "the hosts to be linked", false, |d| d.events.iter().filter(|e| matches!(e, Event::HostUp(_))).count() >= n);
+}
+
+#[test]
+fn short_and_long_jobs_run_every_task_once_and_leave_no_lease() {
+    let nodes: Vec<String> = (0..3).map(|_| node(2)).collect();
+    let central = central(&nodes);
+    central_linked(&central, 3);
+    let c = client("app", &central, 2);
+    for (i, a) in nodes.iter().enumerate() {
+        c.add_host(&format!("h{i}"), a);
+    }
+    let mut d = Driver::default();
+    hosts_up(&mut d, &c, 3);
+    d.until(&c, "the central link", false, |d| d.events.contains(&Event::CentralUp));
+
+    // A short job of 6 tasks probes max(K=2, 12) → all 3 hosts; every task runs once.
+    d.submit(&c, 1, 6, false);
+    // A long job of 4 tasks goes to the central, whose placements come back as long grants.
+    d.submit(&c, 2, 4, true);
+    d.until(&c, "both jobs to run", false, |d| d.left.values().all(|&n| n == 0));
+    assert_eq!(d.ran_of(1).len(), 6);
+    assert!(d.ran_of(1).iter().all(|r| !r.2), "short tasks run under probe grants");
+    assert_eq!(d.ran_of(2).len(), 4);
+    assert!(d.ran_of(2).iter().all(|r| r.2), "long tasks run under the central's placements");
+    c.finished(1);
+    c.finished(2);
+    for a in &nodes {
+        eventually("no lease left on the node", || (leased(a) == 0).then_some(()));
+    }
+    let (central_up, views) = c.hosts();
+    assert!(central_up);
+    assert!(views.iter().all(|v| v.up && v.leases == 0), "{views:?}");
+}
+
+#[test]
+fn a_grant_with_nothing_to_launch_is_returned_and_the_slot_goes_to_another_application() {
+    let n = node(1);
+    let central = central(std::slice::from_ref(&n));
+    let a = client("a", &central, 1);
+    let b = client("b", &central, 1);
+    a.add_host("h", &n);
+    b.add_host("h", &n);
+    let (mut da, mut db) = (Driver::default(), Driver::default());
+    hosts_up(&mut da, &a, 1);
+    hosts_up(&mut db, &b, 1);
+    // a holds the only slot with a running task; b's job queues behind it.
+    da.submit(&a, 1, 1, false);
+    da.until(&a, "a's task to run", true, |d| d.ran.len() == 1);
+    db.submit(&b, 1, 2, false);
+    // a's driver says it has one more task (a retry, say) but, when the grant comes,
+    // finds none it may launch: the grant is returned at once (late binding).
+    a.remaining(1, 1);
+    let g = da.running.pop().unwrap();
+    da.left.insert(1, 0);
+    a.task_end(&g);
+    let grants = |d: &Driver| d.events.iter().filter(|e| matches!(e, Event::Grant(_))).count();
+    // b gets the slot for both its tasks, and a a grant it returns.
+    until2(&a, &mut da, &b, &mut db, "a's second grant and b's tasks", |da, db| grants(da) == 2 && db.ran.len() == 2);
+    eventually("no lease left", || (leased(&n) == 0).then_some(()));
+    assert_eq!(da.ran.len(), 1, "a launched nothing under the returned grant");
+}
+
+#[test]
+fn long_jobs_fall_back_to_local_lwl_while_the_central_is_down_and_go_back_to_it_after() {
+    let nodes: Vec<String> = (0..2).map(|_| node(2)).collect();
+    let central = central(&nodes);
+    central_linked(&central, 2);
+    let proxy = Proxy::new(&central);
+    proxy.cut();
+    let c = client("app", &proxy.addr, 2);
+    for (i, a) in nodes.iter().enumerate() {
+        c.add_host(&format!("h{i}"), a);
+    }
+    let mut d = Driver::default();
+    hosts_up(&mut d, &c, 2);
+    // Central unreachable: the long job is spread over the driver's own hosts and runs.
+    d.submit(&c, 1, 4, true);
+    d.until(&c, "the long job to run locally", false, |d| d.left[&1] == 0);
+    let hosts: BTreeSet<&String> = d.ran_of(1).iter().map(|r| &r.1).collect();
+    assert_eq!(hosts.len(), 2, "LWL spreads the tasks over both hosts");
+    assert!(d.ran_of(1).iter().all(|r| !r.2), "not under the central's placements");
+    assert!(!d.events.contains(&Event::CentralUp));
+    // The central returns: the next long job goes to it.
+    proxy.restore();
+    d.until(&c, "the central link", false, |d| d.events.contains(&Event::CentralUp));
+    d.submit(&c, 2, 2, true);
+    d.until(&c, "the second long job to run", false, |d| d.left[&2] == 0);
+    assert!(d.ran_of(2).iter().all(|r| r.2), "placed by the central");
+    // And it going away again is noticed.
+    proxy.cut();
+    d.until(&c, "the central to be seen down", false, |d| d.events.contains(&Event::CentralDown));
+    for a in &nodes {
+        eventually("no lease left", || (leased(a) == 0).then_some(()));
+    }
+}
+
+#[test]
+fn a_host_whose_node_is_down_gets_no_work_until_it_is_back() {
+    let nodes: Vec<String> = (0..2).map(|_| node(4)).collect();
+    let central = central(&nodes);
+    let proxies: Vec<Proxy> = nodes.iter().map(|a| Proxy::new(a)).collect();
+    let c = client("app", &central, 4);
+    c.add_host("h0", &proxies[0].addr);
+    c.add_host("h1", &proxies[1].addr);
+    let mut d = Driver::default();
+    hosts_up(&mut d, &c, 2);
+    // h1's node dies with two of the driver's tasks running there.
+    d.submit(&c, 1, 8, false);
+    d.until(&c, "tasks running on both hosts", true, |d| {
+        ["h0", "h1"].iter().all(|h| d.running.iter().any(|g| g.host == *h))
+    });
+    proxies[1].cut();
+    d.until(&c, "h1 seen down", true, |d| d.events.contains(&Event::HostDown("h1".into())));
+    let before = d.ran.iter().filter(|r| r.1 == "h1").count();
+    // The tasks running there finish on their own (their end has nowhere to go).
+    for g in std::mem::take(&mut d.running) {
+        c.task_end(&g);
+    }
+    // New work goes to h0 only.
+    d.submit(&c, 2, 6, false);
+    d.until(&c, "both jobs to run", false, |d| d.left.values().all(|&n| n == 0));
+    assert_eq!(d.ran.iter().filter(|r| r.1 == "h1").count(), before, "nothing launched on h1 while its node was down");
+    assert_eq!(d.ran.len(), 14, "every task ran once");
+    // The node comes back: the driver registers again and h1 takes work.
+    proxies[1].restore();
+    d.until(&c, "h1 back", false, |d| d.events.iter().filter(|e| **e == Event::HostUp("h1".into())).count() == 2);
+    // Eight tasks held at once need both hosts' four slots.
+    d.submit(&c, 3, 8, false);
+    d.until(&c, "job 3 to run", true, |d| d.left[&3] == 0);
+    assert_eq!(d.ran_of(3).iter().filter(|r| r.1 == "h1").count(), 4, "h1 is used again");
+    for g in std::mem::take(&mut d.running) {
+        c.task_end(&g);
+    }
+    for a in &nodes {
+        eventually("no lease left", || (leased(a) == 0).then_some(()));
+    }
+}
+
+#[test]
+fn a_dropped_client_leaves_no_lease_and_another_application_gets_the_slots() {
+    let n = node(2);
+    let central = central(std::slice::from_ref(&n));
+    let a = client("a", &central, 1);
+    a.add_host("h", &n);
+    let mut da = Driver::default();
+    hosts_up(&mut da, &a, 1);
+    da.submit(&a, 1, 5, false);
+    da.until(&a, "a to hold both slots", true, |d| d.running.len() == 2);
+    drop(a);
+    let b = client("b", &central, 1);
+    b.add_host("h", &n);
+    let mut db = Driver::default();
+    hosts_up(&mut db, &b, 1);
+    db.submit(&b, 1, 4, false);
+    db.until(&b, "b's tasks to run", false, |d| d.left[&1] == 0);
+    eventually("no lease left", || (leased(&n) == 0).then_some(()));
+}
+
+#[test]
+fn a_short_task_goes_around_hosts_holding_long_work() {
+    let nodes: Vec<String> = (0..3).map(|_| node(2)).collect();
+    let central = central(&nodes);
+    central_linked(&central, 3);
+    let c = client("app", &central, 1);
+    for (i, a) in nodes.iter().enumerate() {
+        c.add_host(&format!("h{i}"), a);
+    }
+    let mut d = Driver::default();
+    hosts_up(&mut d, &c, 3);
+    d.until(&c, "the central link", false, |d| d.events.contains(&Event::CentralUp));
+    // Two long tasks, placed by LWL on the two lowest empty hosts (h0, h1), keep running.
+    d.submit(&c, 1, 2, true);
+    d.until(&c, "the long tasks to run", true, |d| d.running.len() == 2);
+    let long_hosts: BTreeSet<String> = d.running.iter().map(|g| g.host.clone()).collect();
+    assert_eq!(long_hosts, ["h0", "h1"].iter().map(|s| s.to_string()).collect());
+    // Each short task probes max(K=1, 2) = 2 of the 3 hosts; h0 and h1 reject it (SSS),
+    // so every one of them runs on h2 although h0 and h1 have a free slot each.
+    for job in 2..6 {
+        d.submit(&c, job, 1, false);
+        d.until(&c, "the short task to run", false, |d| d.left[&job] == 0);
+    }
+    let short_hosts: BTreeSet<&String> = d.ran.iter().filter(|r| r.0 >= 2).map(|r| &r.1).collect();
+    assert_eq!(short_hosts.into_iter().cloned().collect::<Vec<_>>(), vec!["h2".to_string()]);
+    for g in std::mem::take(&mut d.running) {
+        c.task_end(&g);
+    }
+    for a in &nodes {
+        eventually("no lease left", || (leased(a) == 0).then_some(()));
+    }
+}

@@ -1,0 +1,211 @@
+//! Daemons for the client's tests: in-process `eagle-node`s and an `eagle-central`
+//! on 127.0.0.1, each reachable through a [`Proxy`] the test can cut (the daemon
+//! looks dead to the client: its connections drop and new ones are closed at once)
+//! and restore (the daemon is back), and a fake driver that answers the grants.
+
+use eagle_client::{Client, ClientConfig, Event, Grant};
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::net::{Shutdown, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+pub const SECRET: &[u8] = b"client-test";
+
+pub fn node(slots: u32) -> String {
+    let _ = env_logger::builder().is_test(true).try_init();
+    eagle_node::spawn(eagle_node::Options {
+        settings: eagle_node::Settings { policy: eagle_node::Policy::Eagle, slots, lease_ms: 5_000 },
+        listen: "127.0.0.1:0".into(),
+        secret: SECRET.to_vec(),
+        central: None,
+        name: None,
+        advertise: None,
+        peers: Vec::new(),
+    })
+    .unwrap()
+    .addr
+    .to_string()
+}
+
+pub fn central(nodes: &[String]) -> String {
+    eagle_central::spawn(eagle_central::Options {
+        listen: "127.0.0.1:0".into(),
+        secret: SECRET.to_vec(),
+        nodes: nodes.iter().enumerate().map(|(i, a)| (format!("n{i}"), a.clone())).collect(),
+        short_fraction: 0.0,
+        ping_ms: 200,
+    })
+    .unwrap()
+    .addr
+    .to_string()
+}
+
+/// A TCP forwarder to `upstream` that can be cut and restored.
+pub struct Proxy {
+    pub addr: String,
+    cut: Arc<AtomicBool>,
+    live: Arc<parking_lot::Mutex<Vec<TcpStream>>>,
+}
+
+impl Proxy {
+    pub fn new(upstream: &str) -> Proxy {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = l.local_addr().unwrap().to_string();
+        let cut = Arc::new(AtomicBool::new(false));
+        let live: Arc<parking_lot::Mutex<Vec<TcpStream>>> = Arc::default();
+        let (c, lv, up) = (cut.clone(), live.clone(), upstream.to_string());
+        thread::spawn(move || {
+            for s in l.incoming().flatten() {
+                if c.load(Ordering::SeqCst) {
+                    let _ = s.shutdown(Shutdown::Both);
+                    continue;
+                }
+                let Ok(u) = TcpStream::connect(&up) else { continue };
+                let _ = (s.set_nodelay(true), u.set_nodelay(true));
+                lv.lock().extend([s.try_clone().unwrap(), u.try_clone().unwrap()]);
+                pipe(s.try_clone().unwrap(), u.try_clone().unwrap());
+                pipe(u, s);
+            }
+        });
+        Proxy { addr, cut, live }
+    }
+
+    /// The daemon disappears for the client.
+    pub fn cut(&self) {
+        self.cut.store(true, Ordering::SeqCst);
+        for s in self.live.lock().drain(..) {
+            let _ = s.shutdown(Shutdown::Both);
+        }
+    }
+
+    /// The daemon is back.
+    pub fn restore(&self) {
+        self.cut.store(false, Ordering::SeqCst);
+    }
+}
+
+fn pipe(mut from: TcpStream, mut to: TcpStream) {
+    thread::spawn(move || {
+        let mut buf = [0u8; 16 * 1024];
+        loop {
+            match from.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => {
+                    if to.write_all(&buf[..n]).is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+        let _ = to.shutdown(Shutdown::Both);
+        let _ = from.shutdown(Shutdown::Both);
+    });
+}
+
+pub fn client(app: &str, central: &str, min_probes: u32) -> Client {
+    Client::start(ClientConfig {
+        app: app.into(),
+        central: central.into(),
+        secret: SECRET.to_vec(),
+        min_probes,
+        ping_ms: 200,
+        seed: 1,
+    })
+}
+
+/// A driver's bookkeeping over a client: tasks left per job, what ran where.
+#[derive(Default)]
+pub struct Driver {
+    pub left: BTreeMap<u64, u32>,
+    /// (job, host, long) per launched task.
+    pub ran: Vec<(u64, String, bool)>,
+    pub running: Vec<Grant>,
+    pub events: Vec<Event>,
+}
+
+impl Driver {
+    pub fn submit(&mut self, c: &Client, job: u64, tasks: u32, long: bool) {
+        self.left.insert(job, tasks);
+        c.submit(job, tasks, 50.0, long);
+    }
+
+    /// Reacts to one event: a grant launches a task if one is left (else returns it).
+    /// Tasks are ended at once unless `hold`.
+    pub fn on(&mut self, c: &Client, e: Event, hold: bool) {
+        if let Event::Grant(g) = &e {
+            match self.left.get_mut(&g.job).filter(|n| **n > 0) {
+                Some(n) => {
+                    *n -= 1;
+                    c.launched(g);
+                    self.ran.push((g.job, g.host.clone(), g.long));
+                    if hold {
+                        self.running.push(g.clone());
+                    } else {
+                        c.task_end(g);
+                    }
+                }
+                None => c.no_task(g),
+            }
+        }
+        self.events.push(e);
+    }
+
+    /// Handles events until `done` holds (panics after a generous bound).
+    pub fn until(&mut self, c: &Client, what: &str, hold: bool, mut done: impl FnMut(&Driver) -> bool) {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !done(self) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match c.events().recv_timeout(left.min(Duration::from_millis(200))) {
+                Ok(e) => self.on(c, e, hold),
+                Err(_) if Instant::now() >= deadline => panic!("timed out waiting for {what}; events: {:?}", self.events),
+                Err(_) => {}
+            }
+        }
+    }
+
+    pub fn ran_of(&self, job: u64) -> Vec<&(u64, String, bool)> {
+        self.ran.iter().filter(|r| r.0 == job).collect()
+    }
+}
+
+/// Handles the events of two clients until `done` holds (bounded generously).
+pub fn until2(a: &Client, da: &mut Driver, b: &Client, db: &mut Driver, what: &str, done: impl Fn(&Driver, &Driver) -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !done(da, db) {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}; events: {:?} / {:?}", da.events, db.events);
+        if let Ok(e) = a.events().recv_timeout(Duration::from_millis(20)) {
+            da.on(a, e, false);
+        }
+        if let Ok(e) = b.events().recv_timeout(Duration::from_millis(20)) {
+            db.on(b, e, false);
+        }
+    }
+}
+
+/// Polls `f` until it is `Some` (bounded generously).
+pub fn eventually<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        if let Some(t) = f() {
+            return t;
+        }
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Waits until the central at `addr` has linked `n` nodes.
+pub fn central_linked(addr: &str, n: usize) {
+    eventually("the central to link every node", || {
+        let st = eagle_wire::client::central_status(addr, SECRET, Duration::from_secs(10)).ok()?;
+        (st.nodes.len() == n && st.nodes.iter().all(|h| h.connected)).then_some(())
+    });
+}
+
+/// Leased slots on the node at `addr`.
+pub fn leased(addr: &str) -> u32 {
+    eagle_wire::client::node_status(addr, SECRET, Duration::from_secs(10)).map(|s| s.leased).unwrap_or(u32::MAX)
+}
