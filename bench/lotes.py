@@ -52,6 +52,12 @@ def workload(seed: int, n_jobs: int, cores: int, load: float) -> list:
     return jobs
 
 
+def offered(jobs: list, cores: int) -> float:
+    """Cpu-seconds the jobs ask per second of their arrival span, over the cores."""
+    span = jobs[-1]["arrival_s"] or 1.0
+    return sum(j["cpus"] * j["tasks"] * j["duration_s"] for j in jobs) / span / cores
+
+
 # ---------------------------------------------------------------- in the driver (bench.driver)
 
 def _sleeper(seconds):
@@ -206,6 +212,7 @@ def main(args) -> int:
               for s in ("fifo", "fair", "eagle") if s in summary}
     results = {"scenario": "lotes", "testbed": dict(harness.testbed_json(tb), cores_list=cores) if runs else {},
                "load": args.lotes_load, "jobs_per_seed": n_jobs, "seeds": seeds, "profiles": PROFILES,
+               "offered_load": {p["tag"]: round(offered(p["jobs"], sum(cores)), 3) for p in plans},
                "runs": runs, "summary": summary, "ratios": ratios}
     with open(os.path.join(out_dir, "results.json"), "w") as f:
         json.dump(results, f, indent=1)
