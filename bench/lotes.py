@@ -45,10 +45,16 @@ def workload(seed: int, n_jobs: int, cores: int, load: float) -> list:
                      "duration_s": round(rng.uniform(1.0, 3.0), 3)})
     work = sum(j["cpus"] * j["tasks"] * j["duration_s"] for j in jobs) / n_jobs
     rate = load * cores / work                    # jobs per second
-    t = 0.0
-    for j in jobs:
-        j["arrival_s"] = round(t, 3)
+    t, at = 0.0, []
+    for _ in jobs:
+        at.append(t)
         t += rng.expovariate(rate)
+    # Stretch the sampled arrivals so that the offered load over their span is `load` exactly
+    # (a short Poisson sample can be far off: seed 1's 40 jobs came out at 1.4).
+    total = sum(j["cpus"] * j["tasks"] * j["duration_s"] for j in jobs)
+    stretch = total / (load * cores) / at[-1] if at[-1] > 0 else 1.0
+    for j, a in zip(jobs, at):
+        j["arrival_s"] = round(a * stretch, 3)
     return jobs
 
 

@@ -20,7 +20,8 @@ def test_workload_is_deterministic_mixed_and_at_the_asked_load():
     assert arrivals == sorted(arrivals) and arrivals[0] == 0.0
     work = sum(j["cpus"] * j["tasks"] * j["duration_s"] for j in a)
     offered = work / arrivals[-1] / 8
-    assert 0.75 < offered < 1.1, offered
+    assert abs(offered - 0.9) < 0.01, offered
+    assert abs(lotes.offered(lotes.workload(1, 40, 8, 0.9), 8) - 0.9) < 0.01
 
 
 def test_job_wait_is_first_launch_minus_submission(tmp_path):
