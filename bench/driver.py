@@ -237,6 +237,9 @@ def main(argv) -> int:
             result.update(run_replay(spark, cfg))
         elif cfg["workload"] == "tpch":
             result.update(run_tpch(spark, cfg))
+        elif cfg["workload"] == "lotes":   # mixed resource profiles (bench/lotes.py)
+            from .lotes import run_lotes
+            result.update(run_lotes(spark, cfg))
         elif cfg["workload"] == "dds":     # Dynamic Delay Scheduling (bench/dds.py)
             from .dds import run_dds
             result.update(run_dds(spark, cfg))

@@ -45,6 +45,8 @@ class Testbed:
                "--network", a.network, "--rate", a.rate, "--state", self.state]
         if a.local:
             cmd.append("--local")
+        if getattr(a, "cores_list", None):     # heterogeneous hosts (bench/lotes.py)
+            cmd += ["--cores-list", a.cores_list]
         return cmd
 
     def up(self):

@@ -11,6 +11,9 @@
 #
 # Options (defaults in brackets):
 #   --workers W [4]  --cores C [2]  --memory M (worker memory) [1g]
+#   --cores-list C1,C2,...  heterogeneous hosts: worker i gets Ci cores (one entry per worker;
+#                    namespaces only, local-cluster cannot mix sizes). Sleep tasks need no real
+#                    CPU, so the cores may exceed the machine's.
 #   --network fast|congested [fast]   congested = every host link shaped to --rate (tbf, both ways)
 #   --rate R [100mbit]
 #   --state DIR [target/bench/testbed]
@@ -42,7 +45,7 @@ export SPARK_SCALA_VERSION="${SPARK_SCALA_VERSION:-2.13}"
 export SPARK_DAEMON_MEMORY="${SPARK_DAEMON_MEMORY:-256m}"
 
 WORKERS=4 CORES=2 MEMORY=1g NETWORK=fast RATE=100mbit STATE="$ROOT/target/bench/testbed"
-PREFIX=eb SUBNET=77 FORCE_LOCAL=0
+PREFIX=eb SUBNET=77 FORCE_LOCAL=0 CORES_LIST=""
 EAGLE=0 EAGLE_SLOTS="" EAGLE_POLICY=eagle EAGLE_LEASE_MS=3000 EAGLE_CENTRAL_PORT=7100 EAGLE_NODE_PORT=7101
 CMD=()
 ACTION="${1:-}"
@@ -51,6 +54,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --workers) WORKERS="$2"; shift 2 ;;
     --cores) CORES="$2"; shift 2 ;;
+    --cores-list) CORES_LIST="$2"; shift 2 ;;
     --memory) MEMORY="$2"; shift 2 ;;
     --network) NETWORK="$2"; shift 2 ;;
     --rate) RATE="$2"; shift 2 ;;
@@ -70,6 +74,13 @@ case "$NETWORK" in fast|congested) ;; *) echo "testbed: --network must be fast o
 [[ "$WORKERS" =~ ^[0-9]+$ && "$WORKERS" -ge 1 && "$WORKERS" -le 200 ]] || { echo "testbed: --workers must be 1..200" >&2; exit 2; }
 [[ "$SUBNET" =~ ^[0-9]+$ && "$SUBNET" -ge 0 && "$SUBNET" -le 255 ]] || { echo "testbed: --subnet must be 0..255" >&2; exit 2; }
 [[ "$PREFIX" =~ ^[a-z][a-z0-9]{0,5}$ ]] || { echo "testbed: --prefix must be 1-6 lowercase letters/digits" >&2; exit 2; }
+if [ -n "$CORES_LIST" ]; then
+  [[ "$CORES_LIST" =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || { echo "testbed: --cores-list must be positive integers separated by commas, got '$CORES_LIST'" >&2; exit 2; }
+  IFS=, read -r -a CORES_OF <<< "$CORES_LIST"
+  [ "${#CORES_OF[@]}" -eq "$WORKERS" ] || { echo "testbed: --cores-list has ${#CORES_OF[@]} entries for --workers $WORKERS" >&2; exit 2; }
+fi
+# Cores of worker i (1-based).
+worker_cores() { if [ -n "$CORES_LIST" ]; then echo "${CORES_OF[$(( $1 - 1 ))]}"; else echo "$CORES"; fi; }
 EAGLE_SLOTS="${EAGLE_SLOTS:-$CORES}"
 [[ "$EAGLE_SLOTS" =~ ^[0-9]+$ && "$EAGLE_SLOTS" -ge 1 ]] || { echo "testbed: --eagle-slots must be a positive integer" >&2; exit 2; }
 case "$EAGLE_POLICY" in eagle|hawk|sparrow) ;; *) echo "testbed: --eagle-policy must be eagle, hawk or sparrow" >&2; exit 2 ;; esac
@@ -149,7 +160,8 @@ EOF
 }
 
 write_env() { # mode master hosts note
-  local slots=$(( WORKERS * CORES ))
+  local slots=0 i
+  for i in $(seq 1 "$WORKERS"); do slots=$(( slots + $(worker_cores "$i") )); done
   cat > "$STATE/testbed.env" <<EOF
 TB_MODE=$1
 TB_MASTER='$2'
@@ -158,6 +170,7 @@ TB_HOSTS=$WORKERS
 TB_WORKERS=$WORKERS
 TB_CORES=$CORES
 TB_SLOTS=$slots
+TB_CORES_LIST='$CORES_LIST'
 TB_WORKER_MEMORY=$MEMORY
 TB_NETWORK=$5
 TB_WORKER_IPS='$6'
@@ -229,6 +242,11 @@ up() {
   : > "$STATE/pids"
   PY="$ROOT/.venv/bin/python"; [ -x "$PY" ] || PY=python3
   local memmb; memmb=$(mem_mb "$MEMORY")
+  if [ -n "$CORES_LIST" ] && { [ "$FORCE_LOCAL" = 1 ] || ! netns_possible; }; then
+    log "--cores-list needs network namespaces (root, iproute2): local-cluster gives every worker the same cores"
+    rm -f "$STATE/pids"
+    exit 2
+  fi
   if [ "$FORCE_LOCAL" = 1 ] || ! netns_possible; then
     local why="requested with --local"
     [ "$FORCE_LOCAL" = 1 ] || why="network namespaces are not available (need root and iproute2 'ip netns')"
@@ -291,7 +309,7 @@ up() {
     mkdir -p "$wdir/work" "$wdir/local"
     ip netns exec "$ns" env SPARK_LOCAL_IP="$ip" SPARK_LOCAL_HOSTNAME="$ip" SPARK_LOCAL_DIRS="$wdir/local" SPARK_WORKER_DIR="$wdir/work" \
       nohup "$SPARK_HOME/bin/spark-class" org.apache.spark.deploy.worker.Worker \
-      --host "$ip" --cores "$CORES" --memory "$MEMORY" --work-dir "$wdir/work" --webui-port 8081 \
+      --host "$ip" --cores "$(worker_cores "$i")" --memory "$MEMORY" --work-dir "$wdir/work" --webui-port 8081 \
       "spark://$MASTER_IP:$MASTER_PORT" > "$logs/worker$i.log" 2>&1 &
     echo "$! worker$i@$ip" >> "$STATE/pids"
   done
@@ -317,7 +335,7 @@ up() {
     start_eagle netns "$MASTER_IP:$EAGLE_CENTRAL_PORT" "${addrs[@]}"
     trap - ERR INT TERM
   fi
-  log "up: $WORKERS workers x $CORES cores registered"
+  log "up: $WORKERS workers x ${CORES_LIST:-$CORES} cores registered"
   cat "$STATE/testbed.env"
 }
 

@@ -21,6 +21,7 @@
 //!   a default value: nothing unwinds into the JVM.
 
 use crate::handle::{HandleError, Registry};
+use crate::placement;
 use crate::state::{self, State};
 use jni::errors::ErrorPolicy;
 use jni::objects::{JByteArray, JDoubleArray, JIntArray, JLongArray, JObject};
@@ -237,6 +238,7 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_removeNode<'
         let node = state::node_id(node)?;
         with_state(h, |st| {
             st.driver.remove_node(state::ms_to_s(now_ms), node);
+            placement::node_removed(st, node);
             Ok(())
         })
     })
@@ -290,6 +292,7 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_setPending<'
         let speculatable = state::count("speculatable", speculatable)?;
         with_state(h, |st| {
             st.driver.set_pending_tasks(state::ms_to_s(now_ms), job, pending, speculatable);
+            placement::pending(st, job, pending);
             Ok(())
         })
     })
@@ -423,6 +426,7 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_removeJob<'l
         let job = state::job_id(job)?;
         with_state(h, |st| {
             st.driver.remove_job(state::ms_to_s(now_ms), job);
+            placement::job_removed(st, job);
             Ok(())
         })
     })
@@ -682,4 +686,68 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_noop<'l>(
 ) -> jlong {
     // Nothing here can panic, so no catch_unwind (or Env upgrade) is needed.
     h
+}
+
+fn doubles_in(env: &Env<'_>, a: &JDoubleArray<'_>) -> Res<Vec<f64>> {
+    let n = a.len(env)?;
+    let mut v = vec![0f64; n];
+    a.get_region(env, 0, &mut v)?;
+    Ok(v)
+}
+
+/// `lotesExecutor(handle, node, capacity: Array[Double]): Unit` — `placement=lotes`: the
+/// executor behind `node` has `capacity` = `[cores, memoryMiB, custom…]`.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_lotesExecutor<'l>(
+    mut env: EnvUnowned<'l>,
+    _this: JObject<'l>,
+    h: jlong,
+    node: jint,
+    capacity: JDoubleArray<'l>,
+) {
+    env.with_env(|env| -> Res<()> {
+        let node = state::node_id(node)?;
+        let cap = doubles_in(env, &capacity)?;
+        with_state(h, |st| Ok(placement::add_executor(st, node, &cap)?))
+    })
+    .resolve_with::<ThrowEagle, _>(|| "lotesExecutor")
+}
+
+/// `lotesTaskSet(handle, job, demand: Array[Double], tasks): Unit` — `placement=lotes`:
+/// each task of the submitted `job` asks `demand` (same layout as the executors').
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_lotesTaskSet<'l>(
+    mut env: EnvUnowned<'l>,
+    _this: JObject<'l>,
+    h: jlong,
+    job: jint,
+    demand: JDoubleArray<'l>,
+    tasks: jint,
+) {
+    env.with_env(|env| -> Res<()> {
+        let job = state::job_id(job)?;
+        let tasks = state::count("tasks", tasks)?;
+        let d = doubles_in(env, &demand)?;
+        with_state(h, |st| Ok(placement::add_task_set(st, job, &d, tasks)?))
+    })
+    .resolve_with::<ThrowEagle, _>(|| "lotesTaskSet")
+}
+
+/// `lotesExclude(handle, node, free: Array[Double]): Array[Int]` — `placement=lotes`: the
+/// jobs LoTES keeps off this offer of executor `node` (free resources `free`).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_lotesExclude<'l>(
+    mut env: EnvUnowned<'l>,
+    _this: JObject<'l>,
+    h: jlong,
+    node: jint,
+    free: JDoubleArray<'l>,
+) -> JIntArray<'l> {
+    env.with_env(|env| -> Res<JIntArray<'l>> {
+        let node = state::node_id(node)?;
+        let f = doubles_in(env, &free)?;
+        let jobs: Vec<i32> = with_state(h, |st| Ok(placement::exclude(st, node, &f)?.iter().map(|j| j.0 as i32).collect()))?;
+        ints_out(env, &jobs)
+    })
+    .resolve_with::<ThrowEagle, _>(|| "lotesExclude")
 }

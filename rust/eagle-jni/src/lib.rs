@@ -11,6 +11,8 @@
 //! - [`state`]: safe Rust. The per-application [`state::State`] (driver + test hook),
 //!   the fixed layouts of the parameter and counter arrays, and the history JSON file.
 //!   Unit-tested without a JVM.
+//! - [`placement`]: safe Rust. `placement=lotes`: executor and task-set descriptions
+//!   for LoTES, kept in step with the driver's events.
 //! - `jni_api` (private): the only module with `unsafe` and the only one that
 //!   knows about the JVM. Every entry point runs inside `catch_unwind`
 //!   (through `jni::EnvUnowned::with_env`) and turns an error or a panic into a
@@ -21,6 +23,7 @@
 #![deny(unsafe_code)]
 
 pub mod handle;
+pub mod placement;
 pub mod state;
 
 #[allow(unsafe_code)]

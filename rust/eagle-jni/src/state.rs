@@ -5,6 +5,7 @@
 
 use eagle_core::delay::{DelayParams, Level, Sample};
 use eagle_core::driver::{MAX_MIN_PROBES, MAX_PROBE_RATIO};
+use eagle_core::lotes::{ExecutorPlacement, LotesParams};
 use eagle_core::reservation::AdaptiveParams;
 use eagle_core::{Class, Counters, Driver, DriverConfig, EstimateSource, JobId, NodeId, PolicyKind};
 use serde::{Deserialize, Serialize};
@@ -13,7 +14,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Names of the `create(params: Array[Double])` slots, in order. `Native.scala`
 /// builds the array in exactly this order (see `EagleConf.toNativeParams`).
-pub const PARAM_NAMES: [&str; 18] = [
+pub const PARAM_NAMES: [&str; 19] = [
     "cutoffMs",
     "shortPartition",
     "minProbes",
@@ -32,6 +33,7 @@ pub const PARAM_NAMES: [&str; 18] = [
     "reservationIdleMs",
     "reservationBaseFraction",
     "longShare",
+    "placement",
 ];
 
 /// Upper bound of `debugHoldCallMs` (a test hook; one minute is far more than any test needs).
@@ -95,6 +97,8 @@ pub struct Params {
     pub history_max_entries: usize,
     /// Test hook: every `taskFinished` call holds the engine this long (ms, 0 = off).
     pub hold_call_ms: u64,
+    /// `placement=lotes`: LoTES filters which task sets an executor's offer may serve.
+    pub lotes: bool,
 }
 
 fn integral(name: &str, v: f64, min: f64, max: f64) -> Result<f64, String> {
@@ -172,6 +176,7 @@ impl Params {
             ..AdaptiveParams::default()
         };
         adaptive.validate().map_err(|e| format!("parameter {e}"))?;
+        let lotes = integral("placement", p[18], 0.0, 1.0)? == 1.0;
         Ok(Params {
             config: DriverConfig {
                 policy,
@@ -188,6 +193,7 @@ impl Params {
             fail_after_calls: if fail < 0.0 { None } else { Some(fail as u64) },
             history_max_entries,
             hold_call_ms,
+            lotes,
         })
     }
 }
@@ -326,6 +332,8 @@ const ALIVE: u64 = 0x4541_474c_455f_4f4b;
 /// Everything one JNI handle owns.
 pub struct State {
     pub driver: Driver,
+    /// `placement=lotes` only (see `crate::placement`).
+    pub placement: Option<ExecutorPlacement>,
     /// Reused by `offer` so a decision allocates nothing on the Rust side.
     pub plan: Vec<JobId>,
     calls: u64,
@@ -347,8 +355,10 @@ impl State {
         let p = Params::decode(params)?;
         let mut driver = Driver::new(p.config, p.seed)?;
         driver.set_history_max_entries(p.history_max_entries);
+        let placement = if p.lotes { Some(ExecutorPlacement::new(LotesParams::default(), p.seed)?) } else { None };
         Ok(State {
             driver,
+            placement,
             plan: Vec::new(),
             calls: 0,
             fail_after_calls: p.fail_after_calls,
@@ -555,7 +565,7 @@ mod tests {
     use super::*;
 
     fn good() -> Vec<f64> {
-        vec![10_000.0, 0.1, 20.0, 2.0, 5.0, 0.0, 1000.0, 42.0, -1.0, 10_000.0, 0.0, 1.0, 60_000.0, 1.0, 0.5, 30_000.0, 0.1, 0.5]
+        vec![10_000.0, 0.1, 20.0, 2.0, 5.0, 0.0, 1000.0, 42.0, -1.0, 10_000.0, 0.0, 1.0, 60_000.0, 1.0, 0.5, 30_000.0, 0.1, 0.5, 0.0]
     }
 
     #[test]
@@ -583,7 +593,7 @@ mod tests {
     #[test]
     fn rejects_wrong_length_and_names_the_bad_slot() {
         let err = Params::decode(&good()[..8]).unwrap_err();
-        assert!(err.contains("expected 18 parameters"), "{err}");
+        assert!(err.contains("expected 19 parameters"), "{err}");
         for (i, name) in PARAM_NAMES.iter().enumerate() {
             let mut p = good();
             p[i] = f64::NAN;
@@ -602,6 +612,11 @@ mod tests {
         p = good();
         p[8] = 3.0;
         assert_eq!(Params::decode(&p).unwrap().fail_after_calls, Some(3));
+        p = good();
+        p[18] = 2.0;
+        assert!(Params::decode(&p).unwrap_err().contains("placement"));
+        p[18] = 1.0;
+        assert!(Params::decode(&p).unwrap().lotes);
     }
 
     #[test]

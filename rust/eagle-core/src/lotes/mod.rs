@@ -25,11 +25,13 @@ pub mod bins;
 pub mod classes;
 pub mod discrete;
 pub mod dispatch;
+pub mod executors;
 pub mod fluid;
 pub mod lp;
 
 pub use classes::{Class, Classes, Sample};
 pub use dispatch::{Lotes, LotesParams};
+pub use executors::ExecutorPlacement;
 
 use crate::hetero::MachineConfig;
 use discrete::Assignment;

@@ -48,7 +48,11 @@ private[eagle] case class EagleConf(
     reservationMaxFraction: Double = 0.5,
     reservationIdleMs: Long = 30000L,
     reservationBaseFraction: Double = 0.1,
-    longShare: Double = 0.5) {
+    longShare: Double = 0.5,
+    placement: String = "slots") {
+
+  /** `placement=lotes`: LoTES decides which executors serve which task sets. */
+  def lotes: Boolean = placement == "lotes"
 
   /** `policy=adaptive` (the default) rather than the paper's Eagle. */
   def adaptive: Boolean = policy == "adaptive"
@@ -82,7 +86,8 @@ private[eagle] case class EagleConf(
     reservationMaxFraction,
     reservationIdleMs.toDouble,
     reservationBaseFraction,
-    longShare)
+    longShare,
+    if (lotes) 1.0 else 0.0)
 
   /** For the summary file. */
   def asMap: Seq[(String, Any)] = Seq(
@@ -94,6 +99,7 @@ private[eagle] case class EagleConf(
     "reservation.idleMs" -> reservationIdleMs,
     "reservation.baseFraction" -> reservationBaseFraction,
     "longShare" -> longShare,
+    "placement" -> placement,
     "shortPartition" -> shortPartition,
     "minProbes" -> minProbes,
     "probeRatio" -> probeRatio,
@@ -211,7 +217,12 @@ private[eagle] object EagleConf {
     Key("dds.inherit", "true",
       "A new stage starts from the intervals the application has learned so far (every " +
         "finished task updates them by the same rule; the first stage starts from " +
-        "spark.locality.wait*), rather than from spark.locality.wait* itself."))
+        "spark.locality.wait*), rather than from spark.locality.wait* itself."),
+    Key("placement", "slots",
+      "slots: every executor slot is alike (task cpus only); lotes: LoTES (multi-resource, " +
+        "heterogeneous executors) decides which executors serve which task sets from the " +
+        "executors' cores, memory and custom resources and the task sets' resource profiles; " +
+        "Eagle's order still decides which task set goes first."))
 
   private val known: Set[String] = Keys.map(k => Prefix + k.name).toSet
 
@@ -283,8 +294,11 @@ private[eagle] object EagleConf {
     }
     val policy = raw("policy").getOrElse("adaptive").toLowerCase(Locale.ROOT)
     if (policy != "adaptive" && policy != "paper") bad("policy", policy, "adaptive or paper")
+    val placement = raw("placement").getOrElse("slots").toLowerCase(Locale.ROOT)
+    if (placement != "slots" && placement != "lotes") bad("placement", placement, "slots or lotes")
     EagleConf(
       policy = policy,
+      placement = placement,
       cutoffMs = if (raw("cutoffMs").isEmpty) 0L else long("cutoffMs", 1),
       reservationWindowMs = long("reservation.windowMs", 1),
       reservationHeadroom = double("reservation.headroom", _ > 0, "a number > 0"),

@@ -79,6 +79,9 @@ private[spark] class EagleTaskScheduler(
   /** Metrics, Eagle events and the Spark UI tab (see EagleObserver); never throws. */
   private[eagle] val observer = new EagleObserver(sc, eagleConf, engine, summary, masterUrl, () => nowMs)
 
+  /** `placement=lotes`: LoTES keeps task sets off executors its plan does not give them. */
+  private val lotes: Option[LotesPlacement] = if (eagleConf.lotes) Some(new LotesPlacement(this)) else None
+
   // All state below is guarded by `this` (the TaskSchedulerImpl lock).
   private val nodeOf = new mutable.HashMap[String, Int]
   private val tsmByJob = new mutable.HashMap[Int, EagleTaskSetManager]
@@ -147,6 +150,7 @@ private[spark] class EagleTaskScheduler(
     val group = queryGroup(taskSet)
     val job = if (barrier) -1 else engine.call("submit")(
       _.submit(_, now, taskSet.tasks.length * width, hintClass, hintEstimateMs, signature, group)).getOrElse(-1)
+    if (job >= 0) lotes.foreach(_.taskSetAdded(taskSet, job))
     if (job >= 0 && eagleConf.adaptive) {
       val (sigs, counts) = futureStages(taskSet)
       engine.call("groupFuture")(_.groupFuture(_, group, sigs, counts))
@@ -264,7 +268,10 @@ private[spark] class EagleTaskScheduler(
     for (o <- offers if !nodeOf.contains(o.executorId)) {
       val slots = Shims.fits(o.cores, CPUS_PER_TASK)
       if (slots > 0) {
-        engine.call("addNode")(_.addNode(_, now, slots)).foreach(n => nodeOf(o.executorId) = n)
+        engine.call("addNode")(_.addNode(_, now, slots)).foreach { n =>
+          nodeOf(o.executorId) = n
+          lotes.foreach(_.executorAdded(o, n))
+        }
       }
     }
     for ((job, tsm) <- tsmByJob) {
@@ -359,7 +366,8 @@ private[spark] class EagleTaskScheduler(
   private def plan(offers: Seq[WorkerOffer], now: Long, exclude: Map[String, Set[Int]]): Unit = {
     for (o <- offers; free = Shims.fits(o.cores, CPUS_PER_TASK) if free > 0; node <- nodeOf.get(o.executorId)) {
       val cannot = tsmByJob.collect { case (j, t) if !t.canUse(o) => j }
-      val ex = (exclude.getOrElse(o.executorId, Set.empty[Int]) ++ cannot).toArray
+      val placed = lotes.map(_.exclude(o, node)).getOrElse(Array.empty[Int])
+      val ex = (exclude.getOrElse(o.executorId, Set.empty[Int]) ++ cannot ++ placed).toArray
       engine.call("offer")(_.offer(_, now, node, free, ex)).foreach { jobs =>
         val m = allowance.getOrElseUpdate(o.executorId, new mutable.HashMap[Int, Int])
         jobs.foreach(j => m(j) = m.getOrElse(j, 0) + 1)

@@ -161,6 +161,19 @@ private[eagle] class Native {
 
   /** Returns `handle`; does nothing else. Measures the bare cost of a JNI call. */
   @native def noop(handle: Long): Long
+
+  /**
+   * `placement=lotes` (see [[LotesPlacement]]): the executor behind `node` has `capacity`,
+   * `[cores, memoryMiB, custom…]` in the plugin's resource order (a shorter array is zero of
+   * the rest). Throws under `placement=slots`.
+   */
+  @native def lotesExecutor(handle: Long, node: Int, capacity: Array[Double]): Unit
+
+  /** `placement=lotes`: each of the `tasks` tasks of the submitted `job` asks `demand`. */
+  @native def lotesTaskSet(handle: Long, job: Int, demand: Array[Double], tasks: Int): Unit
+
+  /** `placement=lotes`: the jobs LoTES keeps off executor `node`'s offer of `free` resources. */
+  @native def lotesExclude(handle: Long, node: Int, free: Array[Double]): Array[Int]
 }
 
 private[eagle] object Native {
@@ -169,7 +182,8 @@ private[eagle] object Native {
     "cutoffMs", "shortPartition", "minProbes", "probeRatio", "starvationFactor",
     "defaultClass", "defaultEstimateMs", "seed", "failAfterCalls", "historyMaxEntries",
     "debugHoldCallMs", "policy", "reservationWindowMs", "reservationHeadroom",
-    "reservationMaxFraction", "reservationIdleMs", "reservationBaseFraction", "longShare")
+    "reservationMaxFraction", "reservationIdleMs", "reservationBaseFraction", "longShare",
+    "placement")
 
   /** Layout of `enableDelay(params)`; mirrors `DELAY_PARAM_NAMES` in rust/eagle-jni/src/state.rs. */
   val DelayParamNames: Seq[String] = Seq(
