@@ -48,7 +48,8 @@ private[eagle] case class EagleConf(
     reservationMaxFraction: Double = 0.5,
     reservationIdleMs: Long = 30000L,
     reservationBaseFraction: Double = 0.1,
-    longShare: Double = 0.5) {
+    longShare: Double = 0.5,
+    eireneSatc: Boolean = false) {
 
   /** `policy=adaptive` (the default) rather than the paper's Eagle. */
   def adaptive: Boolean = policy == "adaptive"
@@ -117,7 +118,8 @@ private[eagle] case class EagleConf(
     "dds.inherit" -> ddsInherit,
     "dds.initialWaitMs.process" -> localityWaitProcessMs,
     "dds.initialWaitMs.node" -> localityWaitNodeMs,
-    "dds.initialWaitMs.rack" -> localityWaitRackMs)
+    "dds.initialWaitMs.rack" -> localityWaitRackMs,
+    "eirene.satc" -> eireneSatc)
 }
 
 private[eagle] object EagleConf {
@@ -211,7 +213,11 @@ private[eagle] object EagleConf {
     Key("dds.inherit", "true",
       "A new stage starts from the intervals the application has learned so far (every " +
         "finished task updates them by the same rule; the first stage starts from " +
-        "spark.locality.wait*), rather than from spark.locality.wait* itself."))
+        "spark.locality.wait*), rather than from spark.locality.wait* itself."),
+    Key("eirene.satc", "false",
+      "Eirene's Scheduler-Aware Task Cloning: a short task set whose tasks have all started " +
+        "gets one clone per running task in idle slots, launched as a Spark speculative copy " +
+        "(the first copy to finish wins, Spark kills the other)."))
 
   private val known: Set[String] = Keys.map(k => Prefix + k.name).toSet
 
@@ -315,7 +321,8 @@ private[eagle] object EagleConf {
       localityWaitRackMs = sparkWait("spark.locality.wait.rack"),
       historyMaxEntries = long("history.maxEntries", 1, MaxHistoryEntries).toInt,
       summaryMaxTaskSets = long("summary.maxTaskSets", 1, Int.MaxValue).toInt,
-      holdCallMs = long("debug.holdCallMs", 0, 60000))
+      holdCallMs = long("debug.holdCallMs", 0, 60000),
+      eireneSatc = bool("eirene.satc", default = false))
   }
 
   /**

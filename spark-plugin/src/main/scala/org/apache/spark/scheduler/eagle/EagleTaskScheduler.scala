@@ -74,6 +74,9 @@ private[spark] class EagleTaskScheduler(
   }
 
   private[eagle] val summary = new EagleSummary(eagleConf, masterUrl)
+
+  /** Eirene's task cloning, when `eirene.satc` is on (see EireneSatc). */
+  private[eagle] val satc: Option[EireneSatc] = if (eagleConf.eireneSatc) Some(new EireneSatc(this)) else None
   sc.addSparkListener(summary)
 
   /** Metrics, Eagle events and the Spark UI tab (see EagleObserver); never throws. */
@@ -175,6 +178,7 @@ private[spark] class EagleTaskScheduler(
       case m: EagleTaskSetManager if m.eagleJob >= 0 && tsmByJob.get(m.eagleJob).exists(_ eq m) =>
         tsmByJob.remove(m.eagleJob)
         restricted -= m.eagleJob
+        satc.foreach(_.taskSetEnded(m))
         val now = nowMs
         val info = engine.call("jobInfo")(_.jobInfo(_, m.eagleJob))
         // The interval history lives with the engine's job: fetch it before removeJob (only
@@ -267,6 +271,7 @@ private[spark] class EagleTaskScheduler(
         engine.call("addNode")(_.addNode(_, now, slots)).foreach(n => nodeOf(o.executorId) = n)
       }
     }
+    satc.foreach(_.round(offers.map(o => Shims.fits(o.cores, CPUS_PER_TASK)).sum, tsmByJob))
     for ((job, tsm) <- tsmByJob) {
       val w = tsm.slotWidth
       engine.call("setPending")(
@@ -487,6 +492,7 @@ private[spark] class EagleTaskScheduler(
           engine.call("counters")(_.counters(_)).foreach(summary.setCounters)
           engine.call("adaptiveHistory")(_.adaptiveHistory(_)).foreach(summary.setAdaptive)
         }
+        satc.foreach(e => summary.setSection("eirene", e.json))
         summary.setFallback(engine.failureReason)
         eagleConf.summaryPath.foreach { p =>
           // Job start/end events travel on the listener bus; let it drain first.
