@@ -243,6 +243,9 @@ def main(argv) -> int:
         elif cfg["workload"] == "dds":     # Dynamic Delay Scheduling (bench/dds.py)
             from .dds import run_dds
             result.update(run_dds(spark, cfg))
+        elif cfg["workload"] == "eirene":  # Eirene's SATC (bench/eirene.py)
+            from .eirene import run_eirene
+            result.update(run_eirene(spark, cfg))
         else:
             raise ValueError(f"unknown workload {cfg['workload']}")
         result["ok"] = True

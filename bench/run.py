@@ -28,7 +28,7 @@ from .schedulers import SCHEDULERS, find_bench_jar, find_jar, spark_conf
 def parse_args(argv):
     p = argparse.ArgumentParser(prog="scripts/bench", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("scenario", choices=["replay", "tpch", "sort", "all", "dds", "lotes"])
+    p.add_argument("scenario", choices=["replay", "tpch", "sort", "all", "dds", "lotes", "eirene"])
     p.add_argument("--quick", action="store_true", help="small sizes; finishes in a few minutes")
     p.add_argument("--schedulers", default=",".join(SCHEDULERS),
                    help="comma list of fifo,fair,eagle (default: all three)")
@@ -65,6 +65,8 @@ def parse_args(argv):
     dds.add_arguments(p)       # the dds scenario's own options (bench/dds.py)
     from . import lotes
     lotes.add_arguments(p)     # the lotes scenario's own options (bench/lotes.py)
+    from . import eirene
+    eirene.add_arguments(p)    # the eirene scenario's own options (bench/eirene.py)
     a = p.parse_args(argv)
     q = a.quick
     a.workers = a.workers or (4 if q else 8)
@@ -335,6 +337,9 @@ def main(argv=None) -> int:
     if args.scenario == "lotes":   # LoTES on heterogeneous hosts (bench/lotes.py)
         from . import lotes
         return lotes.main(args)
+    if args.scenario == "eirene":  # Eirene's SATC against eagle (bench/eirene.py)
+        from . import eirene
+        return eirene.main(args)
     # The sort scenario's second phase is the TPC-H stream, so it writes both results.
     wanted = {"all": ["replay", "tpch", "sort"], "sort": ["tpch", "sort"]}.get(args.scenario, [args.scenario])
     wait_idle(args)

@@ -314,16 +314,25 @@ fn a_dead_and_a_silent_driver_lose_everything_and_another_driver_gets_every_slot
     dead.connect_central().unwrap();
     dt.submit(1, 5);
     dead.send_node(0, &ToNode::Probe { job: 1, tasks: 5, est_ms: 10.0 });
+    // The long job is submitted only once the short tasks run: sent together, the central's
+    // placement can reach n0 before the probe does (a loaded machine reorders the two
+    // paths), and Eagle's SSS then rightly rejects the short probe at a host holding long
+    // work: the test waited for grants that never came.
+    dead.wait_for("dead running two tasks on n0", |d, ev| {
+        if let Ev::Node { node, msg: FromNode::Grant { lease, job, .. }, .. } = ev {
+            dt.on_grant(d, node, lease, job);
+        }
+        (dt.running_on(0) == 2).then_some(())
+    });
     dt.submit(2, 2);
     dead.send_central(&ToCentral::SubmitLong { job: 2, tasks: 2, est_ms: 100.0 });
-    let mut placed = false;
-    dead.wait_for("dead running two tasks on n0, its long job placed", |d, ev| {
+    dead.wait_for("dead's long job placed", |d, ev| {
         match ev {
             Ev::Node { node, msg: FromNode::Grant { lease, job, .. }, .. } => dt.on_grant(d, node, lease, job),
-            Ev::Central { msg: FromCentral::Placed { .. }, .. } => placed = true,
+            Ev::Central { msg: FromCentral::Placed { .. }, .. } => return Some(()),
             _ => {}
         }
-        (placed && dt.running_on(0) == 2).then_some(())
+        None
     });
     assert!(held(&nodes[0], "dead"), "dead holds n0's slots before it crashes");
     dead.crash();

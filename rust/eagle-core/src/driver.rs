@@ -175,6 +175,8 @@ pub struct Driver {
     points: VecDeque<AdaptivePoint>,
     /// Warm executors: the measured warm-up (adaptive).
     warmup: WarmupCost,
+    /// Eirene SATC for the host (see [`crate::eirene::clone_gate`]); `None` while off.
+    satc: Option<crate::eirene::clone_gate::CloneGate>,
 }
 
 impl Driver {
@@ -207,6 +209,7 @@ impl Driver {
             split: CutoffLearner::default(),
             points: VecDeque::new(),
             warmup: WarmupCost::default(),
+            satc: None,
         })
     }
 
@@ -264,6 +267,25 @@ impl Driver {
         self.learned = Some(LearnedIntervals::new(&params));
         self.delay = Some(params);
         Ok(())
+    }
+
+    /// Turns on Eirene's Scheduler-Aware Task Cloning (§III-C) for the host: see
+    /// [`Driver::satc_clone`].
+    pub fn enable_satc(&mut self) {
+        self.satc.get_or_insert_with(Default::default);
+    }
+
+    /// SATC: the task of `job` the host should clone now through its speculative-copy
+    /// path, if any (`waiting` tasks with no copy, `idle` slots nothing waits for, `running`
+    /// the single-copy tasks, earliest started first). `None` while SATC is off.
+    pub fn satc_clone(&mut self, job: JobId, waiting: u32, idle: u32, running: &[u32]) -> Option<u32> {
+        let class = self.engine.job(job).map(|j| j.class);
+        self.satc.as_mut()?.pick(job, class, waiting, idle, running)
+    }
+
+    /// Clones SATC decided so far (0 while off).
+    pub fn satc_decided(&self) -> u64 {
+        self.satc.as_ref().map_or(0, |g| g.decided)
     }
 
     /// The least local level `job` may launch at now. `valid` are the task set's locality
@@ -490,6 +512,9 @@ impl Driver {
         self.engine.remove_job(now, job);
         if self.warmup.job_removed(job.0) {
             self.engine.set_warmup(self.warmup.cost());
+        }
+        if let Some(g) = self.satc.as_mut() {
+            g.forget(job);
         }
         if let Some(m) = self.meta.remove(&job.0) {
             if let Some(mean) = m.observed.mean() {

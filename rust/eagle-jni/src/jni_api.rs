@@ -751,3 +751,38 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_lotesExclude
     })
     .resolve_with::<ThrowEagle, _>(|| "lotesExclude")
 }
+
+/// `enableSatc(handle): Unit` — turns on Eirene's Scheduler-Aware Task Cloning.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_enableSatc<'l>(
+    mut env: EnvUnowned<'l>,
+    _this: JObject<'l>,
+    h: jlong,
+) {
+    env.with_env(|_env| -> Res<()> {
+        with_state(h, |st| {
+            st.driver.enable_satc();
+            Ok(())
+        })
+    })
+    .resolve_with::<ThrowEagle, _>(|| "enableSatc")
+}
+
+/// `satcClone(handle, job, waiting, idle, running): Int` — the task index of `job` to
+/// clone now (Spark's speculative path), or -1; see [`crate::eirene::satc_clone`].
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_satcClone<'l>(
+    mut env: EnvUnowned<'l>,
+    _this: JObject<'l>,
+    h: jlong,
+    job: jint,
+    waiting: jint,
+    idle: jint,
+    running: JIntArray<'l>,
+) -> jint {
+    env.with_env(|env| -> Res<jint> {
+        let running = ints_in(env, &running)?;
+        with_state(h, |st| Ok(crate::eirene::satc_clone(st, job, waiting, idle, &running)?))
+    })
+    .resolve_with::<ThrowEagle, _>(|| "satcClone")
+}

@@ -22,6 +22,7 @@
 //! Ownership across the boundary is described in `docs/ffi.md`.
 #![deny(unsafe_code)]
 
+pub mod eirene;
 pub mod handle;
 pub mod placement;
 pub mod state;

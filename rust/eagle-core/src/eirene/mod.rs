@@ -31,6 +31,7 @@
 //! Only short jobs are tracked: Eirene targets short-job latency (§III-A).
 
 pub mod ccdm;
+pub mod clone_gate;
 pub mod satc;
 
 use crate::cluster::Counters;

@@ -49,7 +49,8 @@ private[eagle] case class EagleConf(
     reservationIdleMs: Long = 30000L,
     reservationBaseFraction: Double = 0.1,
     longShare: Double = 0.5,
-    placement: String = "slots") {
+    placement: String = "slots",
+    eireneSatc: Boolean = false) {
 
   /** `placement=lotes`: LoTES decides which executors serve which task sets. */
   def lotes: Boolean = placement == "lotes"
@@ -123,7 +124,8 @@ private[eagle] case class EagleConf(
     "dds.inherit" -> ddsInherit,
     "dds.initialWaitMs.process" -> localityWaitProcessMs,
     "dds.initialWaitMs.node" -> localityWaitNodeMs,
-    "dds.initialWaitMs.rack" -> localityWaitRackMs)
+    "dds.initialWaitMs.rack" -> localityWaitRackMs,
+    "eirene.satc" -> eireneSatc)
 }
 
 private[eagle] object EagleConf {
@@ -222,7 +224,11 @@ private[eagle] object EagleConf {
       "slots: every executor slot is alike (task cpus only); lotes: LoTES (multi-resource, " +
         "heterogeneous executors) decides which executors serve which task sets from the " +
         "executors' cores, memory and custom resources and the task sets' resource profiles; " +
-        "Eagle's order still decides which task set goes first."))
+        "Eagle's order still decides which task set goes first."),
+    Key("eirene.satc", "false",
+      "Eirene's Scheduler-Aware Task Cloning: a short task set whose tasks have all started " +
+        "gets one clone per running task in idle slots, launched as a Spark speculative copy " +
+        "(the first copy to finish wins, Spark kills the other)."))
 
   private val known: Set[String] = Keys.map(k => Prefix + k.name).toSet
 
@@ -329,7 +335,8 @@ private[eagle] object EagleConf {
       localityWaitRackMs = sparkWait("spark.locality.wait.rack"),
       historyMaxEntries = long("history.maxEntries", 1, MaxHistoryEntries).toInt,
       summaryMaxTaskSets = long("summary.maxTaskSets", 1, Int.MaxValue).toInt,
-      holdCallMs = long("debug.holdCallMs", 0, 60000))
+      holdCallMs = long("debug.holdCallMs", 0, 60000),
+      eireneSatc = bool("eirene.satc", default = false))
   }
 
   /**

@@ -44,6 +44,7 @@ private[eagle] final class EagleEngine(conf: EagleConf) extends Logging {
       NativeLibrary.load(conf.nativePath)
       handle = native.create(conf.toNativeParams)
       if (conf.ddsEnabled) native.enableDelay(handle, conf.toDelayParams)
+      if (conf.eireneSatc) native.enableSatc(handle)
     } catch {
       case e: Throwable if NonFatal(e) || e.isInstanceOf[LinkageError] => fail("create", e)
     }

@@ -171,6 +171,10 @@ private[eagle] class EagleSummary(conf: EagleConf, master: String) extends Spark
         "cutoffMs" -> (if (t(2) < 0) JNull else JDouble(t(2))))
     }))
 
+  /** Extra top-level sections (e.g. `eirene`), in the order first set. */
+  private val sections = mutable.LinkedHashMap.empty[String, JValue]
+  def setSection(name: String, v: JValue): Unit = synchronized { sections(name) = v }
+
   def setFallback(reason: Option[String]): Unit = synchronized { fallbackReason = reason }
 
   private def str(s: String): JValue = if (s == null) JNull else JString(s)
@@ -242,7 +246,10 @@ private[eagle] class EagleSummary(conf: EagleConf, master: String) extends Spark
           "localityLaunches" -> Option(t.launches).map(countsJson).getOrElse(JNull),
           "locality" -> Option(t.launches).map(localityJson).getOrElse(JNull),
           "delayHistory" -> Option(t.delayHistory).map(historyJson).getOrElse(JNull))
-      }))
+      })) match {
+      case JObject(fields) => JObject(fields ++ sections.toList)
+      case other => other
+    }
   }
 
   /**

@@ -74,6 +74,9 @@ private[spark] class EagleTaskScheduler(
   }
 
   private[eagle] val summary = new EagleSummary(eagleConf, masterUrl)
+
+  /** Eirene's task cloning, when `eirene.satc` is on (see EireneSatc). */
+  private[eagle] val satc: Option[EireneSatc] = if (eagleConf.eireneSatc) Some(new EireneSatc(this)) else None
   sc.addSparkListener(summary)
 
   /** Metrics, Eagle events and the Spark UI tab (see EagleObserver); never throws. */
@@ -179,6 +182,7 @@ private[spark] class EagleTaskScheduler(
       case m: EagleTaskSetManager if m.eagleJob >= 0 && tsmByJob.get(m.eagleJob).exists(_ eq m) =>
         tsmByJob.remove(m.eagleJob)
         restricted -= m.eagleJob
+        satc.foreach(_.taskSetEnded(m))
         val now = nowMs
         val info = engine.call("jobInfo")(_.jobInfo(_, m.eagleJob))
         // The interval history lives with the engine's job: fetch it before removeJob (only
@@ -274,6 +278,7 @@ private[spark] class EagleTaskScheduler(
         }
       }
     }
+    satc.foreach(_.round(offers.map(o => Shims.fits(o.cores, CPUS_PER_TASK)).sum, tsmByJob))
     for ((job, tsm) <- tsmByJob) {
       val w = tsm.slotWidth
       engine.call("setPending")(
@@ -499,6 +504,7 @@ private[spark] class EagleTaskScheduler(
             if (i < v.length) summary.setWarmupMs(v(i))
           }
         }
+        satc.foreach(e => summary.setSection("eirene", e.json))
         summary.setFallback(engine.failureReason)
         eagleConf.summaryPath.foreach { p =>
           // Job start/end events travel on the listener bus; let it drain first.

@@ -155,6 +155,7 @@ private[eagle] class EagleTaskSetManager(
     // A barrier task set's offer yields Some(null): TaskSchedulerImpl builds its task
     // descriptions only once every task of the set has a slot in the round.
     r._1.filter(_ != null).foreach { td =>
+      eagleSched.satc.foreach(_.launchedTask(this, td))
       taskInfos.get(td.taskId).foreach { info =>
         val level = info.taskLocality.id
         if (level >= 0 && level < launchesByLevel.length) launchesByLevel(level) += 1
@@ -235,6 +236,7 @@ private[eagle] class EagleTaskSetManager(
         case NonFatal(e) => logWarning(s"Eagle: no locality feedback for task $tid: ${e.getMessage}")
       }
     }
+    eagleSched.satc.foreach(_.succeeded(this, tid))
     try super.handleSuccessfulTask(tid, result) finally fetching.remove(tid)
   }
 
@@ -252,6 +254,7 @@ private[eagle] class EagleTaskSetManager(
 
   override def handleFailedTask(tid: Long, state: TaskState, reason: TaskFailedReason): Unit = {
     fetching.remove(tid)
+    eagleSched.satc.foreach(_.failed(this, tid, state, reason))
     super.handleFailedTask(tid, state, reason)
   }
 
@@ -263,7 +266,7 @@ private[eagle] class EagleTaskSetManager(
   def waitingTasks: Int =
     if (isZombie) {
       0
-    } else if (speculationEnabled) {
+    } else if (speculationEnabled || satcOn) {
       var n = 0
       var i = 0
       while (i < numTasks) {
@@ -281,6 +284,31 @@ private[eagle] class EagleTaskSetManager(
    * engine counts them as pending work, so a plan can give the copy a slot.
    */
   def speculatableWaiting: Int =
-    if (isZombie || !speculationEnabled) 0
+    if (isZombie || !(speculationEnabled || satcOn)) 0
     else speculatableTasks.count(i => !successful(i) && copiesRunning(i) == 1 && !fetching.containsValue(i))
+
+  // ---- Eirene SATC (see EireneSatc) ------------------------------------------------------
+
+  /** SATC may give this task set speculative copies even with spark.speculation off. */
+  private def satcOn: Boolean = eagleJob >= 0 && eagleSched.satc.isDefined
+
+  /** Task indices running as a single copy (result not being fetched), earliest launched first. */
+  private[eagle] def singleCopyRunning: Array[Int] =
+    (0 until numTasks).iterator
+      .filter(i => !successful(i) && copiesRunning(i) == 1 && !fetching.containsValue(i))
+      .flatMap(i => taskAttempts(i).find(_.running).map(a => (a.launchTime, i)))
+      .toArray.sortBy(_._1).map(_._2)
+
+  /**
+   * A copy of task `index` through Spark's speculative path, as `checkSpeculatableTasks` does
+   * for a slow task: Spark then launches it on another host, the first copy to succeed wins
+   * and Spark kills the other.
+   */
+  private[eagle] def requestCopy(index: Int): Unit = {
+    if (!speculatableTasks.contains(index)) {
+      speculatableTasks += index
+      addPendingTask(index, resolveRacks = true, speculatable = true)
+      Option(eagleSched.dagScheduler).foreach(_.speculativeTaskSubmitted(tasks(index), index))
+    }
+  }
 }

@@ -174,6 +174,16 @@ private[eagle] class Native {
 
   /** `placement=lotes`: the jobs LoTES keeps off executor `node`'s offer of `free` resources. */
   @native def lotesExclude(handle: Long, node: Int, free: Array[Double]): Array[Int]
+
+  /** Turns on Eirene's Scheduler-Aware Task Cloning (`spark.scheduler.eagle.eirene.satc`). */
+  @native def enableSatc(handle: Long): Unit
+
+  /**
+   * SATC: the task index of `job` to clone now, or -1. `waiting`: its tasks with no copy
+   * started; `idle`: engine slots no waiting task needs; `running`: its task indices running
+   * as one copy, earliest launched first. At most one clone per task, short jobs only.
+   */
+  @native def satcClone(handle: Long, job: Int, waiting: Int, idle: Int, running: Array[Int]): Int
 }
 
 private[eagle] object Native {
