@@ -21,7 +21,7 @@ import traceback
 
 from . import eventlog
 from .jobs import (input_checksum, log, query_stream, set_props, sort_checks, sort_input,
-                   timed_sort)
+                   timed_sort, wait_quiet)
 from .schedulers import job_properties
 
 
@@ -66,15 +66,6 @@ def warm_up(spark, slots: int) -> None:
 
 
 # ---------------------------------------------------------------- trace replay
-
-def wait_quiet(spark, settle: float = 2.0, timeout: float = 600.0) -> None:
-    """Until no job is active (the previous replay has drained), then ``settle`` seconds."""
-    tracker = spark.sparkContext.statusTracker()
-    t0 = time.time()
-    while tracker.getActiveJobsIds() and time.time() - t0 < timeout:
-        time.sleep(0.5)
-    time.sleep(settle)
-
 
 def replay_one(spark, sched: str, plan: dict, tag: str) -> dict:
     sc = spark.sparkContext

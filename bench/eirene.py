@@ -84,8 +84,7 @@ def build_plan(seed: int, load: float, slots: int, jobs: int, tasks: int, task_m
 
 def run_eirene(spark, cfg: dict) -> dict:
     """Every plan of cfg["plans"] in turn (drained in between)."""
-    from .driver import wait_quiet
-    from .jobs import log, set_props
+    from .jobs import log, set_props, wait_quiet
     from .schedulers import job_properties
     sc = spark.sparkContext
     job_cls = sc._jvm.org.apache.spark.scheduler.eagle.StragglerSleepJob

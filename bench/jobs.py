@@ -121,3 +121,12 @@ def query_stream(spark, cfg: dict, answers: dict, results: list, batch_alive=Non
     for th in threads:
         th.join()
     results.sort(key=lambda r: r["query"])
+
+
+def wait_quiet(spark, settle: float = 2.0, timeout: float = 600.0) -> None:
+    """Until no job is active (the previous replay has drained), then ``settle`` seconds."""
+    tracker = spark.sparkContext.statusTracker()
+    t0 = time.time()
+    while tracker.getActiveJobsIds() and time.time() - t0 < timeout:
+        time.sleep(0.5)
+    time.sleep(settle)

@@ -78,8 +78,7 @@ def run_lotes(spark, cfg: dict) -> dict:
     """Replays every plan of ``cfg["plans"]`` in turn (draining in between)."""
     from pyspark.resource import ResourceProfileBuilder, TaskResourceRequests
 
-    from .driver import wait_quiet
-    from .jobs import log, set_props
+    from .jobs import log, set_props, wait_quiet
     from .schedulers import job_properties
     sc = spark.sparkContext
     profiles = {c: ResourceProfileBuilder().require(TaskResourceRequests().cpus(c)).build

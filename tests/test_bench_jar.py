@@ -1,4 +1,5 @@
-"""Benchmark code stays out of the product jar: EagleBench, EagleStress and SleepJob are in
+"""Benchmark code stays out of the product jar: EagleBench, EagleStress, SleepJob and
+StragglerSleepJob are in
 build/libs/eagle-spark-bench-<version>.jar (spark-plugin/src/bench/scala, gradle benchJar),
 which the benchmarks put next to the plugin jar."""
 import glob
@@ -11,7 +12,7 @@ import zipfile
 
 from conftest import JAR, ROOT
 
-BENCH_CLASSES = re.compile(r"(^|/)(EagleBench|EagleStress|SleepJob)([$.]|$)")
+BENCH_CLASSES = re.compile(r"(^|/)(EagleBench|EagleStress|SleepJob|StragglerSleepJob)([$.]|$)")
 
 
 def bench_jar():
@@ -29,7 +30,7 @@ def test_the_product_jar_holds_no_benchmark_class():
 
 def test_the_bench_jar_holds_the_benchmark_mains_and_nothing_else():
     names = [n for n in zipfile.ZipFile(bench_jar()).namelist() if n.endswith(".class")]
-    for c in ("EagleBench", "EagleStress", "SleepJob"):
+    for c in ("EagleBench", "EagleStress", "SleepJob", "StragglerSleepJob"):
         assert f"org/apache/spark/scheduler/eagle/{c}.class" in names, names
     # Compiled against the plugin classes, not with them.
     assert [n for n in names if not BENCH_CLASSES.search(n)] == []
