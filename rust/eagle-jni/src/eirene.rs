@@ -21,13 +21,9 @@ mod tests {
     use super::*;
     use eagle_core::Class;
 
-    fn params() -> Vec<f64> {
-        vec![10_000.0, 0.1, 20.0, 2.0, 5.0, 0.0, 1000.0, 42.0, -1.0, 10_000.0, 0.0, 1.0, 60_000.0, 1.0, 0.5, 30_000.0, 0.1, 0.5, 0.0]
-    }
-
     #[test]
     fn clones_a_short_job_once_enabled_and_rejects_bad_arguments() {
-        let mut st = State::new(&params()).unwrap();
+        let mut st = State::new(&crate::state::tests::good()).unwrap();
         st.driver.add_node(0.0, 2);
         let j = st.driver.submit(0.0, 2, Some(Class::Short), Some(1.0), 1).0 as i32;
         assert_eq!(satc_clone(&mut st, j, 0, 1, &[0, 1]).unwrap(), -1, "off until enableSatc");

@@ -561,10 +561,11 @@ pub fn save_history(driver: &Driver, path: &Path) -> Result<i32, String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn good() -> Vec<f64> {
+    /// A valid `create()` parameter array (every slot documented in [`PARAM_NAMES`]).
+    pub(crate) fn good() -> Vec<f64> {
         vec![10_000.0, 0.1, 20.0, 2.0, 5.0, 0.0, 1000.0, 42.0, -1.0, 10_000.0, 0.0, 1.0, 60_000.0, 1.0, 0.5, 30_000.0, 0.1, 0.5, 0.0]
     }
 
