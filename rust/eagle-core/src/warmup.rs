@@ -84,8 +84,8 @@ impl WarmupCost {
 /// already warmed. Draining on those alone takes `waiting·est / running`; one more, cold,
 /// slot makes it `(waiting·est + warmup) / (running + 1)`, a gain of
 /// `(waiting·est − running·warmup) / (running·(running + 1))`. The warm-up is slot time
-/// taken from the `others` task sets waiting for the cluster's `slots`: each is delayed by
-/// about `warmup / slots`. The cold start is worth it when the gain exceeds that delay.
+/// lost on the cluster's `slots`: each of the `others` (the adaptive policy counts every
+/// other live query or job, not only those waiting now) ends about `warmup / slots` later. The cold start is worth it when the gain exceeds that delay.
 /// A task set with nothing running always is (it must start somewhere), and so is every
 /// cold start while no warm-up has been measured.
 pub fn worth_cold_start(waiting: u32, running: u32, est: f64, warmup: f64, others: usize, slots: u64) -> bool {

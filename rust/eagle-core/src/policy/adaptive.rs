@@ -37,12 +37,15 @@
 //!   executor pays a measured warm-up. A free slot goes to the first job in the order
 //!   above for which it is worth it: a job already warm on that executor, a job with
 //!   nothing running, or one whose gain from one more (cold) slot exceeds the delay the
-//!   warm-up imposes on the other waiting jobs ([`crate::warmup::worth_cold_start`]).
-//!   Overdue jobs skip the test. When no job passes, the slot goes to the first job that
-//!   still finishes sooner with it (no one else wants it); failing that too it stays
-//!   free: every waiting job then runs somewhere and drains there sooner than a cold
-//!   start would help, and the next task end re-offers the slot. With no warm-up measured (the simulator), the
-//!   order above stands.
+//!   warm-up imposes on the other live groups and jobs, waiting or running, since slot
+//!   time lost on a busy cluster makes every one of them end later
+//!   ([`crate::warmup::worth_cold_start`]). Overdue jobs take the test too: they go first
+//!   on every slot where they pass it (a slot they are warm on always), so a starved
+//!   query is not spread over every executor at once. When no job passes and no other
+//!   job waits, the slot goes to the job if it still finishes sooner with it; otherwise
+//!   the slot stays free: every waiting job runs somewhere and drains there sooner than
+//!   a cold start would help, and the next task end re-offers the slot. With no warm-up
+//!   measured (the simulator), the order above stands.
 //! - **Late binding**: tasks are bound to slots only when a slot is free, so there is
 //!   nothing to withdraw when estimates are wrong.
 //!
@@ -117,6 +120,10 @@ pub struct Adaptive {
     eirene: Option<Eirene>,
     /// Measured warm-up of a job on a new node (seconds; driver mode).
     warmup: f64,
+    /// Live jobs, and how many of them belong to a group: the units a user waits for
+    /// are the groups plus the jobs outside any.
+    live_jobs: usize,
+    grouped: usize,
 }
 
 impl Adaptive {
@@ -138,6 +145,8 @@ impl Adaptive {
             free_nodes: BTreeSet::new(),
             tick_at: None,
             warmup: 0.0,
+            live_jobs: 0,
+            grouped: 0,
         }
     }
 
@@ -211,6 +220,7 @@ impl Adaptive {
         if let Some(g) = self.meta[job as usize].group.take() {
             if let Some(gr) = self.groups.get_mut(&g) {
                 gr.members.retain(|&m| m != job);
+                self.grouped -= 1;
                 let members = gr.members.clone();
                 if members.is_empty() {
                     self.groups.remove(&g);
@@ -249,14 +259,21 @@ impl Adaptive {
         self.short_running < cap || self.reservation.observed_mean(now) < cap as f64
     }
 
+    /// What the user waits for: the live groups (SQL queries) plus the live jobs in none.
+    fn live_units(&self) -> usize {
+        self.live_jobs.saturating_sub(self.grouped) + self.groups.len()
+    }
+
     /// Whether a free slot of node `ni` is worth a task of `job` (warm executors); with
-    /// `crowded` false, as if no other job wanted the slot.
+    /// `crowded` false, as if no other job wanted the slot. A cold start's warm-up is slot
+    /// time lost on a busy cluster: every other live group or job ends that much later
+    /// (shared over the slots), not only the ones with a task waiting now.
     fn worth_here(&self, ni: usize, job: u32, crowded: bool) -> bool {
         if self.warmup <= 0.0 || self.meta[job as usize].warm.binary_search(&(ni as u32)).is_ok() {
             return true;
         }
         let j = &self.c.jobs[job as usize];
-        let others = if crowded { (self.ready_short.len() + self.ready_long.len()).saturating_sub(1) } else { 0 };
+        let others = if crowded { self.live_units().saturating_sub(1) } else { 0 };
         crate::warmup::worth_cold_start(j.unlaunched, j.running, j.est, self.warmup, others, self.c.total)
     }
 
@@ -275,7 +292,9 @@ impl Adaptive {
             if d > now_bits {
                 break;
             }
-            if eligible(self, j) {
+            // Overdue jobs go first on every slot where they are warm or a cold start is
+            // worth it; a cold slot that is not goes to the order below.
+            if eligible(self, j) && node.is_none_or(|ni| self.worth_here(ni, j, true)) {
                 return Some(j);
             }
         }
@@ -290,7 +309,11 @@ impl Adaptive {
                 (a, b) => a.or(b),
             }
         };
-        let best = first_worth(self, true).or_else(|| if node.is_some() && self.warmup > 0.0 { first_worth(self, false) } else { None });
+        // The fallback is for a slot no other job wants: with two jobs waiting, both cold
+        // here and neither worth it, the slot stays free until a task end re-offers it.
+        let alone = self.ready_short.len() + self.ready_long.len() <= 1;
+        let best = first_worth(self, true)
+            .or_else(|| if node.is_some() && self.warmup > 0.0 && alone { first_worth(self, false) } else { None });
         if let Some((_, j)) = best {
             let first = self.ready_short.first().into_iter().chain(self.ready_long.first()).min().copied();
             if first.is_some_and(|(_, f)| f != j) {
@@ -497,6 +520,7 @@ impl Policy for Adaptive {
             self.meta.resize_with(i + 1, Meta::default);
         }
         self.meta[i] = Meta { ready_since: now, ..Meta::default() };
+        self.live_jobs += 1;
         if !class.is_long() && spec.tasks > 0 {
             self.reservation.short_arrived(now);
         }
@@ -590,6 +614,7 @@ impl Policy for Adaptive {
         if !self.c.retire_job(job) {
             return;
         }
+        self.live_jobs -= 1;
         self.refresh(job.0);
         self.leave_group(job.0);
         self.meta[job.0 as usize].warm = Vec::new();
@@ -607,6 +632,7 @@ impl Policy for Adaptive {
         }
         self.leave_group(i);
         self.groups.entry(group).or_default().members.push(i);
+        self.grouped += 1;
         self.meta[i as usize].group = Some(group);
         self.refresh_group_of(i);
     }
