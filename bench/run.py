@@ -25,6 +25,20 @@ from .schedulers import SCHEDULERS, find_bench_jar, find_jar, spark_conf
 
 # ---------------------------------------------------------------- options
 
+EAGLE_PREFIX = "spark.scheduler.eagle."
+
+
+def eagle_conf_item(text: str) -> tuple:
+    """``KEY=VALUE`` of ``--eagle-conf``: the key relative to ``spark.scheduler.eagle.``."""
+    key, sep, value = text.partition("=")
+    key = key.strip()
+    if key.startswith(EAGLE_PREFIX):
+        key = key[len(EAGLE_PREFIX):]
+    if not sep or not key or not value.strip():
+        raise argparse.ArgumentTypeError(f"--eagle-conf wants KEY=VALUE, got {text!r}")
+    return key, value.strip()
+
+
 def parse_args(argv):
     p = argparse.ArgumentParser(prog="scripts/bench", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -33,6 +47,9 @@ def parse_args(argv):
     p.add_argument("--schedulers", default=",".join(SCHEDULERS),
                    help="comma list of fifo,fair,eagle (default: all three)")
     p.add_argument("--out", default=os.path.join(ROOT, "target", "bench"))
+    p.add_argument("--eagle-conf", action="append", default=[], metavar="KEY=VALUE", type=eagle_conf_item,
+                   help="replay/tpch/sort: a spark.scheduler.eagle.* key for the eagle runs (repeatable; "
+                        "the prefix may be left out), e.g. --eagle-conf eirene.satc=true")
     # testbed
     p.add_argument("--workers", type=int, help="hosts (default 8; quick 4)")
     p.add_argument("--cores", type=int, help="slots per host (default 2)")
@@ -158,7 +175,7 @@ def scenario_replay(args, tb, out_dir):
         # Default keys: the jobs carry the trace's class and estimate hints, as before;
         # the cutoff is not set (eagle-adaptive learns it).
         cfg = {"workload": "replay", "scheduler": sched, "testbed": tb, "plans": plans,
-               "spark_conf": spark_conf(sched, tb, run_dir, ROOT)}
+               "spark_conf": spark_conf(sched, tb, run_dir, ROOT, eagle=dict(args.eagle_conf))}
         log(f"  {sched}: {len(plans)} replays in one application")
         res = run_driver(run_dir, cfg, timeout=span_total * 8 + 900)
         if sched == "eagle":
@@ -271,7 +288,7 @@ def scenario_tpch_sort(args, tb, out_root, want):
                         "queries": args.queries, "lead_s": args.lead, "gap_s": args.gap},
                "sort": {"rows": rows, "parts": sort_parts},
                "sort_alone": "sort" in want, "stream": True,
-               "spark_conf": spark_conf(sched, tb, run_dir, ROOT)}
+               "spark_conf": spark_conf(sched, tb, run_dir, ROOT, eagle=dict(args.eagle_conf))}
         log(f"  {sched}: {'sort alone, then ' if 'sort' in want else ''}{len(args.queries)} queries during the batch sort")
         res = run_driver(run_dir, cfg, timeout=3600)
         if sched == "eagle":

@@ -1,0 +1,30 @@
+"""scripts/bench's --eagle-conf: extra spark.scheduler.eagle.* keys for the eagle runs."""
+import pytest
+
+from bench import run
+from bench.schedulers import spark_conf
+
+
+def test_eagle_conf_items_reach_the_eagle_runs_only(tmp_path):
+    a = run.parse_args(["tpch", "--quick", "--eagle-conf", "eirene.satc=true",
+                        "--eagle-conf", "spark.scheduler.eagle.longShare=0.4"])
+    assert a.eagle_conf == [("eirene.satc", "true"), ("longShare", "0.4")]
+    tb = {"master": "spark://h:7077", "slots": 4, "cores": 2, "driver_host": "h", "mode": "netns"}
+    (tmp_path / "build" / "libs").mkdir(parents=True)
+    import pyspark
+    line = ".".join(pyspark.__version__.split(".")[:2])
+    for name in (f"eagle-spark-{line}_2.13-0.jar", "eagle-spark-bench-0.jar"):
+        (tmp_path / "build" / "libs" / name).write_text("")
+    eagle = spark_conf("eagle", tb, str(tmp_path / "e"), str(tmp_path), eagle=dict(a.eagle_conf))
+    assert eagle["spark.scheduler.eagle.eirene.satc"] == "true"
+    assert eagle["spark.scheduler.eagle.longShare"] == "0.4"
+    fair = spark_conf("fair", tb, str(tmp_path / "f"), str(tmp_path), eagle=dict(a.eagle_conf))
+    assert not any(k.startswith("spark.scheduler.eagle.") for k in fair)
+
+
+@pytest.mark.parametrize("bad", ["eirene.satc", "=true", "eirene.satc=", "spark.scheduler.eagle.=1"])
+def test_a_malformed_eagle_conf_item_is_an_error_naming_the_option(bad, capsys):
+    with pytest.raises(SystemExit):
+        run.parse_args(["sort", "--eagle-conf", bad])
+    err = capsys.readouterr().err
+    assert "--eagle-conf wants KEY=VALUE" in err and repr(bad) in err
