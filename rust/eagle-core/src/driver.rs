@@ -213,6 +213,11 @@ impl Driver {
         })
     }
 
+    /// How the driver was configured.
+    pub fn config(&self) -> &DriverConfig {
+        &self.cfg
+    }
+
     /// The cutoff in force (seconds): the configured one, the paper default, or the
     /// learned split (`None` while the application shows one class only).
     pub fn cutoff(&self) -> Option<f64> {
@@ -471,10 +476,22 @@ impl Driver {
     pub fn task_finished(&mut self, now: Time, node: NodeId, job: JobId, duration: Option<f64>) {
         self.out.clear();
         self.engine.task_finished(now, node, job, &mut self.out);
+        self.learn_from_task(now, Some(node), job, duration);
+    }
+
+    /// Cluster mode (issue 13): a task of `job` ended on a slot that the hosts' `eagle-node`
+    /// daemons own, so the engine placed nothing and frees nothing. Only what the task teaches
+    /// is kept: the job's running mean and class, the learned cutoff, the history.
+    pub fn task_observed(&mut self, now: Time, job: JobId, duration: Option<f64>) {
+        self.out.clear();
+        self.learn_from_task(now, None, job, duration);
+    }
+
+    fn learn_from_task(&mut self, now: Time, node: Option<NodeId>, job: JobId, duration: Option<f64>) {
         let Some(d) = duration.filter(|d| d.is_finite() && *d >= 0.0) else { return };
         let cutoff = self.cutoff();
         let adaptive = self.cfg.policy == PolicyKind::Adaptive;
-        if adaptive && self.meta.contains_key(&job.0) {
+        if let Some(node) = node.filter(|_| adaptive && self.meta.contains_key(&job.0)) {
             self.warmup.task_finished(job.0, node.0, d);
         }
         let Some(m) = self.meta.get_mut(&job.0) else { return };

@@ -21,7 +21,7 @@
 //!   a default value: nothing unwinds into the JVM.
 
 use crate::handle::{HandleError, Registry};
-use crate::placement;
+use crate::{cluster, placement};
 use crate::state::{self, State};
 use jni::errors::ErrorPolicy;
 use jni::objects::{JByteArray, JDoubleArray, JIntArray, JLongArray, JObject};
@@ -33,11 +33,11 @@ use std::path::PathBuf;
 use std::sync::LazyLock;
 
 /// Every live engine of this process, by handle.
-static ENGINES: LazyLock<Registry<State>> = LazyLock::new(Registry::default);
+pub(crate) static ENGINES: LazyLock<Registry<State>> = LazyLock::new(Registry::default);
 
 /// An error raised by a bridge call: a JNI failure or a bad argument / engine error.
 #[derive(Debug)]
-enum BridgeError {
+pub(crate) enum BridgeError {
     Jni(jni::errors::Error),
     Msg(String),
     Handle(HandleError),
@@ -65,7 +65,7 @@ impl fmt::Display for BridgeError {
     }
 }
 
-type Res<T> = Result<T, BridgeError>;
+pub(crate) type Res<T> = Result<T, BridgeError>;
 
 /// Throws `EagleNativeException(msg)` (`EagleEngineClosedException` when `closed`) unless
 /// an exception is already pending.
@@ -100,7 +100,7 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 
 /// Error policy of every entry point: a Java exception naming the method, and the
 /// type's default value (0, or a null array) as the return value.
-struct ThrowEagle;
+pub(crate) struct ThrowEagle;
 
 impl<T: Default> ErrorPolicy<T, BridgeError> for ThrowEagle {
     /// The Java method name, for the exception message.
@@ -130,7 +130,7 @@ impl<T: Default> ErrorPolicy<T, BridgeError> for ThrowEagle {
 }
 
 /// Runs `f` on the locked state of `h`, counting the call for the test hook.
-fn with_state<T>(h: jlong, f: impl FnOnce(&mut State) -> Res<T>) -> Res<T> {
+pub(crate) fn with_state<T>(h: jlong, f: impl FnOnce(&mut State) -> Res<T>) -> Res<T> {
     ENGINES
         .with(h, |st| {
             st.tick();
@@ -139,14 +139,14 @@ fn with_state<T>(h: jlong, f: impl FnOnce(&mut State) -> Res<T>) -> Res<T> {
         .map_err(BridgeError::Handle)?
 }
 
-fn ints_in(env: &Env<'_>, a: &JIntArray<'_>) -> Res<Vec<i32>> {
+pub(crate) fn ints_in(env: &Env<'_>, a: &JIntArray<'_>) -> Res<Vec<i32>> {
     let n = a.len(env)?;
     let mut v = vec![0i32; n];
     a.get_region(env, 0, &mut v)?;
     Ok(v)
 }
 
-fn longs_in(env: &Env<'_>, a: &JLongArray<'_>) -> Res<Vec<i64>> {
+pub(crate) fn longs_in(env: &Env<'_>, a: &JLongArray<'_>) -> Res<Vec<i64>> {
     let n = a.len(env)?;
     let mut v = vec![0i64; n];
     a.get_region(env, 0, &mut v)?;
@@ -159,7 +159,7 @@ fn ints_out<'l>(env: &mut Env<'l>, v: &[i32]) -> Res<JIntArray<'l>> {
     Ok(a)
 }
 
-fn longs_out<'l>(env: &mut Env<'l>, v: &[i64]) -> Res<JLongArray<'l>> {
+pub(crate) fn longs_out<'l>(env: &mut Env<'l>, v: &[i64]) -> Res<JLongArray<'l>> {
     let a = JLongArray::new(env, v.len())?;
     a.set_region(env, 0, v)?;
     Ok(a)
@@ -239,6 +239,7 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_removeNode<'
         with_state(h, |st| {
             st.driver.remove_node(state::ms_to_s(now_ms), node);
             placement::node_removed(st, node);
+            cluster::node_removed(st, node);
             Ok(())
         })
     })
@@ -268,6 +269,7 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_submit<'l>(
         let group = u64::try_from(group).ok();
         with_state(h, |st| {
             let job = st.driver.submit_in(state::ms_to_s(now_ms), tasks, class, estimate, signature as u64, group);
+            cluster::submitted(st, job, tasks);
             Ok(job.0 as jint)
         })
     })
@@ -293,6 +295,7 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_setPending<'
         with_state(h, |st| {
             st.driver.set_pending_tasks(state::ms_to_s(now_ms), job, pending, speculatable);
             placement::pending(st, job, pending);
+            cluster::pending(st, job, pending.saturating_add(speculatable));
             Ok(())
         })
     })
@@ -360,7 +363,10 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_offer<'l>(
             .collect::<Result<Vec<_>, _>>()?;
         let plan: Vec<i32> = with_state(h, |st| {
             st.plan.clear();
-            st.driver.offer_into(state::ms_to_s(now_ms), node, free, &exclude, &mut st.plan);
+            match st.cluster.as_mut() {
+                Some(c) => c.offer(node, free, &exclude, &mut st.plan),
+                None => st.driver.offer_into(state::ms_to_s(now_ms), node, free, &exclude, &mut st.plan),
+            }
             Ok(st.plan.iter().map(|j| j.0 as i32).collect())
         })?;
         ints_out(env, &plan)
@@ -382,7 +388,10 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_decline<'l>(
         let node = state::node_id(node)?;
         let job = state::job_id(job)?;
         with_state(h, |st| {
-            st.driver.decline(state::ms_to_s(now_ms), node, job);
+            match st.cluster.as_mut() {
+                Some(c) => c.decline(node, job),
+                None => st.driver.decline(state::ms_to_s(now_ms), node, job),
+            }
             Ok(())
         })
     })
@@ -406,7 +415,12 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_taskFinished
         let duration = (duration_ms >= 0).then(|| state::ms_to_s(duration_ms));
         with_state(h, |st| {
             st.hold()?;
-            st.driver.task_finished(state::ms_to_s(now_ms), node, job, duration);
+            if st.cluster.is_some() {
+                // The lease ends by task id (`taskEnded`); the engine only learns.
+                st.driver.task_observed(state::ms_to_s(now_ms), job, duration);
+            } else {
+                st.driver.task_finished(state::ms_to_s(now_ms), node, job, duration);
+            }
             Ok(())
         })
     })
@@ -427,6 +441,9 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_removeJob<'l
         with_state(h, |st| {
             st.driver.remove_job(state::ms_to_s(now_ms), job);
             placement::job_removed(st, job);
+            if let Some(c) = st.cluster.as_mut() {
+                c.remove_job(job);
+            }
             Ok(())
         })
     })

@@ -13,8 +13,10 @@
 //!   Unit-tested without a JVM.
 //! - [`placement`]: safe Rust. `placement=lotes`: executor and task-set descriptions
 //!   for LoTES, kept in step with the driver's events.
-//! - `jni_api` (private): the only module with `unsafe` and the only one that
-//!   knows about the JVM. Every entry point runs inside `catch_unwind`
+//! - [`cluster`]: safe Rust. Cluster mode's driver side: the grants of the hosts'
+//!   `eagle-node` daemons become the offer rounds' plans (issue 13).
+//! - `jni_api` and `jni_cluster` (private): the only modules with `unsafe` and the only ones that
+//!   know about the JVM. Every entry point runs inside `catch_unwind`
 //!   (through `jni::EnvUnowned::with_env`) and turns an error or a panic into a
 //!   Java `org.apache.spark.scheduler.eagle.EagleNativeException`; nothing ever
 //!   unwinds into the JVM, and native code never calls back into Java.
@@ -22,6 +24,7 @@
 //! Ownership across the boundary is described in `docs/ffi.md`.
 #![deny(unsafe_code)]
 
+pub mod cluster;
 pub mod eirene;
 pub mod handle;
 pub mod placement;
@@ -29,5 +32,7 @@ pub mod state;
 
 #[allow(unsafe_code)]
 mod jni_api;
+#[allow(unsafe_code)]
+mod jni_cluster;
 
 pub use state::{Params, State, COUNTER_NAMES, PARAM_NAMES};

@@ -336,6 +336,11 @@ pub struct State {
     pub placement: Option<ExecutorPlacement>,
     /// Reused by `offer` so a decision allocates nothing on the Rust side.
     pub plan: Vec<JobId>,
+    /// Cluster mode (`spark.scheduler.eagle.cluster.central`): the daemons grant the slots
+    /// (see `crate::cluster`).
+    pub cluster: Option<crate::cluster::ClusterSide>,
+    /// The `seed` parameter (cluster mode's probe sampling uses it too).
+    pub seed: u64,
     calls: u64,
     fail_after_calls: Option<u64>,
     hold_call_ms: u64,
@@ -360,6 +365,8 @@ impl State {
             driver,
             placement,
             plan: Vec::new(),
+            cluster: None,
+            seed: p.seed,
             calls: 0,
             fail_after_calls: p.fail_after_calls,
             hold_call_ms: p.hold_call_ms,

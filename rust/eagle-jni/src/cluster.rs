@@ -1,0 +1,652 @@
+//! Cluster mode in the driver (issue 13; Eagle SoCC'16 §5, "a scheduler client as a
+//! plug-in for Spark"): the plan of every offer round comes from the slots that the hosts'
+//! `eagle-node` daemons grant this application, not from the driver's engine.
+//!
+//! The driver's engine still classifies task sets and learns their durations
+//! ([`eagle_core::Driver::task_observed`]); [`eagle_client::Client`] probes the nodes for
+//! short task sets and sends long ones to `eagle-central`. A grant is a lease of one slot
+//! for one task set on one host. How a grant is used:
+//!
+//! ```text
+//!  Grant ──► held ──offer(executor on its host)──► assigned ──round_end: a task of that
+//!                │                                     │      task set launched there──► running ──task_ended──► TaskEnd
+//!                │                                     └──decline / not launched──► NoTask
+//!                └──seen by an offer that could not use it, or held > GRANT_HOLD──► NoTask
+//! ```
+//!
+//! Spark's TaskSetManager still picks the task, so retries, speculation, locality and delay
+//! scheduling keep working; a launch without a grant never happens (the plugin vetoes every
+//! launch the plan does not allow). Running leases are keyed by Spark's task id, so a task
+//! that ends after its task set is gone (a killed speculative copy, a zombie attempt) still
+//! ends its lease, and a lost executor ends the leases of its tasks: no slot leaks.
+//!
+//! Threads: the client's own (links, decisions), and one pump that moves the client's
+//! [`Event`]s into an [`Inbox`] and wakes [`Inbox::wait`] (the plugin's revive thread,
+//! which asks Spark for an offer round when a grant arrives). Every other step runs under
+//! the engine's handle lock and drains the inbox first, in the client's order.
+
+use crate::state::State;
+use eagle_client::{Client, ClientConfig, Event, Grant};
+use eagle_core::{Class, JobId, NodeId};
+use parking_lot::{Condvar, Mutex};
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// A grant no offer round used within this time goes back to its node (late binding: a
+/// slot is never held for a task set that cannot take it; the node's lease is longer).
+pub const GRANT_HOLD: Duration = Duration::from_millis(1000);
+
+/// How the driver reaches the daemons (`spark.scheduler.eagle.cluster.*`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClusterParams {
+    /// `eagle-central`, `host:port`.
+    pub central: String,
+    /// Every host's `eagle-node` listens on this port.
+    pub node_port: u16,
+    pub secret: Vec<u8>,
+    /// This application's id (unique among the applications sharing the daemons).
+    pub app: String,
+    /// K, the minimum number of probes of a short task set.
+    pub min_probes: u32,
+    /// Keep-alive period towards every daemon (under a third of the nodes' lease time).
+    pub ping_ms: u64,
+    pub seed: u64,
+}
+
+impl ClusterParams {
+    /// Rejects what cannot work, naming the key.
+    pub fn validate(&self) -> Result<(), String> {
+        let central = self.central.trim();
+        let ok = central
+            .rsplit_once(':')
+            .is_some_and(|(h, p)| !h.is_empty() && p.parse::<u16>().is_ok_and(|p| p > 0));
+        if !ok {
+            return Err(format!(
+                "spark.scheduler.eagle.cluster.central must be host:port, got '{}'",
+                self.central
+            ));
+        }
+        if self.node_port == 0 {
+            return Err(
+                "spark.scheduler.eagle.cluster.nodePort must be in [1, 65535], got 0".into(),
+            );
+        }
+        if self.secret.is_empty() {
+            return Err(
+                "cluster mode needs a shared secret: spark.scheduler.eagle.cluster.secretFile, \
+                        spark.scheduler.eagle.cluster.secret or spark.authenticate.secret"
+                    .into(),
+            );
+        }
+        if self.app.is_empty() {
+            return Err("cluster mode needs an application id".into());
+        }
+        Ok(())
+    }
+}
+
+/// The client's events, moved by the pump thread; [`Inbox::wait`] wakes on each grant.
+#[derive(Default)]
+pub struct Inbox {
+    q: Mutex<InboxState>,
+    cv: Condvar,
+}
+
+#[derive(Default)]
+struct InboxState {
+    events: Vec<Event>,
+    /// Grants pushed so far.
+    grants: u64,
+    closed: bool,
+}
+
+impl Inbox {
+    fn push(&self, e: Event) {
+        let mut q = self.q.lock();
+        if matches!(e, Event::Grant(_)) {
+            q.grants += 1;
+        }
+        q.events.push(e);
+        self.cv.notify_all();
+    }
+
+    fn close(&self) {
+        self.q.lock().closed = true;
+        self.cv.notify_all();
+    }
+
+    fn drain(&self) -> Vec<Event> {
+        std::mem::take(&mut self.q.lock().events)
+    }
+
+    /// Waits up to `timeout` for a grant after the `seen`-th; returns the number of grants
+    /// pushed so far, or `None` once the client is gone.
+    pub fn wait(&self, seen: u64, timeout: Duration) -> Option<u64> {
+        let deadline = Instant::now() + timeout;
+        let mut q = self.q.lock();
+        while !q.closed && q.grants <= seen {
+            if self.cv.wait_until(&mut q, deadline).timed_out() {
+                break;
+            }
+        }
+        (!q.closed).then_some(q.grants)
+    }
+}
+
+/// A grant not yet used.
+struct Held {
+    grant: Grant,
+    since: Instant,
+    /// An offer round saw it and could not use it: it goes back at the round's end.
+    refused: bool,
+}
+
+/// What cluster mode did (the run summary's `cluster` section).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ClusterCounters {
+    pub grants: u64,
+    pub launched: u64,
+    /// Grants given back unused (`NoTask`).
+    pub returned: u64,
+    /// Grants voided by their node (link lost, lease expired) before use.
+    pub revoked: u64,
+    pub task_ends: u64,
+    pub host_downs: u64,
+    pub central_downs: u64,
+}
+
+/// The driver's side of cluster mode behind one engine handle.
+pub struct ClusterSide {
+    client: Option<Client>,
+    inbox: Arc<Inbox>,
+    pump: Option<thread::JoinHandle<()>>,
+    node_port: u16,
+    host_of: HashMap<NodeId, String>,
+    executors_on: HashMap<String, u32>,
+    up: HashSet<String>,
+    central_up: bool,
+    held: HashMap<String, Vec<Held>>,
+    /// Planned this round: (executor, grant).
+    assigned: Vec<(NodeId, Grant)>,
+    /// Launched tasks by Spark task id: (executor, grant).
+    running: HashMap<i64, (NodeId, Grant)>,
+    /// Live task sets: their last reported launchable tasks.
+    pending: HashMap<JobId, u32>,
+    pub counters: ClusterCounters,
+}
+
+/// `host:port`, with brackets around an IPv6 literal.
+pub fn node_addr(host: &str, port: u16) -> String {
+    if host.contains(':') && !host.starts_with('[') {
+        format!("[{host}]:{port}")
+    } else {
+        format!("{host}:{port}")
+    }
+}
+
+impl ClusterSide {
+    pub fn start(p: ClusterParams) -> Result<ClusterSide, String> {
+        p.validate()?;
+        let client = Client::start(ClientConfig {
+            app: p.app.clone(),
+            central: p.central.trim().to_string(),
+            secret: p.secret.clone(),
+            min_probes: p.min_probes,
+            ping_ms: p.ping_ms,
+            seed: p.seed,
+        });
+        let inbox = Arc::new(Inbox::default());
+        let (rx, ib) = (client.events().clone(), inbox.clone());
+        let pump = thread::Builder::new()
+            .name("eagle-cluster-pump".into())
+            .spawn(move || {
+                // Ends when the client thread stops (its event sender is dropped).
+                for e in rx.iter() {
+                    ib.push(e);
+                }
+                ib.close();
+            })
+            .map_err(|e| format!("cannot start the cluster-mode thread: {e}"))?;
+        Ok(ClusterSide {
+            client: Some(client),
+            inbox,
+            pump: Some(pump),
+            node_port: p.node_port,
+            host_of: HashMap::new(),
+            executors_on: HashMap::new(),
+            up: HashSet::new(),
+            central_up: false,
+            held: HashMap::new(),
+            assigned: Vec::new(),
+            running: HashMap::new(),
+            pending: HashMap::new(),
+            counters: ClusterCounters::default(),
+        })
+    }
+
+    fn client(&self) -> &Client {
+        self.client.as_ref().expect("the client lives until drop")
+    }
+
+    /// For the plugin's revive thread (waits without the engine's lock).
+    pub fn inbox(&self) -> Arc<Inbox> {
+        self.inbox.clone()
+    }
+
+    /// Applies the client's events so far, in order.
+    pub fn drain(&mut self) {
+        for e in self.inbox.drain() {
+            match e {
+                Event::Grant(g) => {
+                    self.counters.grants += 1;
+                    if self.pending.contains_key(&JobId(g.job as u32))
+                        && self.executors_on.contains_key(&g.host)
+                    {
+                        self.held.entry(g.host.clone()).or_default().push(Held {
+                            grant: g,
+                            since: Instant::now(),
+                            refused: false,
+                        });
+                    } else {
+                        self.give_back(&g);
+                    }
+                }
+                Event::Revoked(g) => {
+                    if let Some(v) = self.held.get_mut(&g.host) {
+                        let before = v.len();
+                        v.retain(|h| h.grant.lease != g.lease);
+                        self.counters.revoked += (before - v.len()) as u64;
+                    }
+                    // Assigned this round: Spark may launch it anyway; the node no longer counts it.
+                    self.assigned
+                        .retain(|(_, a)| !(a.host == g.host && a.lease == g.lease));
+                }
+                Event::HostUp(h) => {
+                    self.up.insert(h);
+                }
+                Event::HostDown(h) => {
+                    self.counters.host_downs += 1;
+                    self.up.remove(&h);
+                    self.held.remove(&h);
+                }
+                Event::CentralUp => self.central_up = true,
+                Event::CentralDown => {
+                    self.counters.central_downs += 1;
+                    self.central_up = false;
+                }
+            }
+        }
+    }
+
+    fn give_back(&mut self, g: &Grant) {
+        self.counters.returned += 1;
+        self.client().no_task(g);
+    }
+
+    /// Executor `node` runs on `host`: the application links to that host's node daemon.
+    pub fn executor_added(&mut self, node: NodeId, host: &str) {
+        if self.host_of.insert(node, host.to_string()).is_some() {
+            return;
+        }
+        let n = self.executors_on.entry(host.to_string()).or_default();
+        *n += 1;
+        if *n == 1 {
+            let addr = node_addr(host, self.node_port);
+            self.client().add_host(host, &addr);
+        }
+    }
+
+    /// Executor `node` is gone, with its tasks: their leases end, its grants go back.
+    pub fn executor_removed(&mut self, node: NodeId) {
+        self.drain();
+        let Some(host) = self.host_of.remove(&node) else {
+            return;
+        };
+        let ended: Vec<i64> = self
+            .running
+            .iter()
+            .filter(|(_, (n, _))| *n == node)
+            .map(|(&t, _)| t)
+            .collect();
+        for t in ended {
+            self.task_ended(t);
+        }
+        let mine: Vec<Grant> = self
+            .assigned
+            .iter()
+            .filter(|(n, _)| *n == node)
+            .map(|(_, g)| g.clone())
+            .collect();
+        self.assigned.retain(|(n, _)| *n != node);
+        for g in mine {
+            self.give_back(&g);
+        }
+        let n = self
+            .executors_on
+            .get_mut(&host)
+            .expect("counted at executor_added");
+        *n -= 1;
+        if *n == 0 {
+            self.executors_on.remove(&host);
+            for h in self.held.remove(&host).unwrap_or_default() {
+                self.give_back(&h.grant);
+            }
+            self.client().remove_host(&host);
+            self.up.remove(&host);
+        }
+    }
+
+    /// A task set of `tasks` launchable tasks, classified and estimated by the engine.
+    pub fn submit(&mut self, job: JobId, tasks: u32, est_s: f64, long: bool) {
+        self.drain();
+        self.pending.insert(job, tasks);
+        self.client()
+            .submit(job.0 as u64, tasks, est_s * 1000.0, long);
+    }
+
+    /// Spark's count of the task set's launchable tasks (waiting + speculatable).
+    pub fn set_pending(&mut self, job: JobId, tasks: u32) {
+        if let Some(p) = self.pending.get_mut(&job) {
+            if *p != tasks {
+                *p = tasks;
+                self.client().remaining(job.0 as u64, tasks);
+            }
+        }
+    }
+
+    /// The task set is gone: its probes are withdrawn, its grants go back.
+    pub fn remove_job(&mut self, job: JobId) {
+        self.drain();
+        if self.pending.remove(&job).is_none() {
+            return;
+        }
+        self.client().finished(job.0 as u64);
+        let mut back = Vec::new();
+        for v in self.held.values_mut() {
+            v.retain(|h| {
+                let mine = h.grant.job == job.0 as u64;
+                if mine {
+                    back.push(h.grant.clone());
+                }
+                !mine
+            });
+        }
+        for g in back {
+            self.give_back(&g);
+        }
+    }
+
+    /// `free` slots are free on executor `node`: the task sets whose grants on its host it
+    /// may serve, one entry per launch (never one of `exclude`, never more than a task set
+    /// has launchable tasks this round). Grants it cannot use are marked to go back.
+    pub fn offer(&mut self, node: NodeId, free: u32, exclude: &[JobId], out: &mut Vec<JobId>) {
+        self.drain();
+        let Some(host) = self.host_of.get(&node).cloned() else {
+            return;
+        };
+        let Some(held) = self.held.get_mut(&host) else {
+            return;
+        };
+        let mut taken: HashMap<JobId, u32> = HashMap::new();
+        for (_, g) in &self.assigned {
+            *taken.entry(JobId(g.job as u32)).or_default() += 1;
+        }
+        let mut left = free;
+        let mut i = 0;
+        while i < held.len() {
+            let job = JobId(held[i].grant.job as u32);
+            let room = self
+                .pending
+                .get(&job)
+                .copied()
+                .unwrap_or(0)
+                .saturating_sub(taken.get(&job).copied().unwrap_or(0));
+            if left > 0 && room > 0 && !exclude.contains(&job) {
+                let h = held.swap_remove(i);
+                *taken.entry(job).or_default() += 1;
+                left -= 1;
+                out.push(job);
+                self.assigned.push((node, h.grant));
+                continue;
+            }
+            if left > 0 {
+                // This executor had room but may not run it: give it back at the round's end
+                // (another executor of the host may still take it in this round).
+                held[i].refused = true;
+            }
+            i += 1;
+        }
+    }
+
+    /// A planned launch did not happen: its grant goes back at once.
+    pub fn decline(&mut self, node: NodeId, job: JobId) {
+        if let Some(i) = self
+            .assigned
+            .iter()
+            .position(|(n, g)| *n == node && g.job == job.0 as u64)
+        {
+            let (_, g) = self.assigned.swap_remove(i);
+            self.give_back(&g);
+        }
+    }
+
+    /// The offer round is over; `launched` are its launches as (task id, executor, job).
+    /// Each takes an assigned grant of its job on its executor; grants left unassigned or
+    /// refused (or held too long) go back.
+    pub fn round_end(&mut self, launched: &[(i64, NodeId, JobId)]) {
+        self.drain();
+        for &(tid, node, job) in launched {
+            if let Some(i) = self
+                .assigned
+                .iter()
+                .position(|(n, g)| *n == node && g.job == job.0 as u64)
+            {
+                let (n, g) = self.assigned.swap_remove(i);
+                self.counters.launched += 1;
+                self.client().launched(&g);
+                self.running.insert(tid, (n, g));
+            }
+        }
+        for (_, g) in std::mem::take(&mut self.assigned) {
+            self.give_back(&g);
+        }
+        let now = Instant::now();
+        let mut back = Vec::new();
+        for v in self.held.values_mut() {
+            v.retain_mut(|h| {
+                let go = h.refused || now.duration_since(h.since) > GRANT_HOLD;
+                if go {
+                    back.push(h.grant.clone());
+                }
+                h.refused = false;
+                !go
+            });
+        }
+        for g in back {
+            self.give_back(&g);
+        }
+    }
+
+    /// Spark task `tid` reached a final state: its lease ends (unknown ids are ignored).
+    pub fn task_ended(&mut self, tid: i64) {
+        if let Some((_, g)) = self.running.remove(&tid) {
+            self.counters.task_ends += 1;
+            self.client().task_end(&g);
+        }
+    }
+
+    /// Grants waiting for an offer round.
+    pub fn held_grants(&self) -> usize {
+        self.held.values().map(Vec::len).sum()
+    }
+
+    /// Tasks running under a lease.
+    pub fn running(&self) -> usize {
+        self.running.len()
+    }
+
+    pub fn central_up(&self) -> bool {
+        self.central_up
+    }
+
+    /// Hosts whose node is linked.
+    pub fn hosts_up(&self) -> usize {
+        self.up.len()
+    }
+}
+
+impl Drop for ClusterSide {
+    fn drop(&mut self) {
+        // Stops the client's threads and closes its links (the daemons then drop this
+        // application's probes and leases); the pump sees the end of the events and ends.
+        drop(self.client.take());
+        if let Some(p) = self.pump.take() {
+            let _ = p.join();
+        }
+    }
+}
+
+// ---- the bridge's calls, on the engine's state (no-ops outside cluster mode) -------------
+
+/// Names of the `clusterStatus(handle): Array[Long]` slots, in order (empty outside cluster
+/// mode).
+pub const CLUSTER_STATUS_NAMES: [&str; 11] = [
+    "centralUp",
+    "hostsUp",
+    "heldGrants",
+    "runningLeases",
+    "grants",
+    "launched",
+    "returned",
+    "revoked",
+    "taskEnds",
+    "hostDowns",
+    "centralDowns",
+];
+
+fn side(st: &mut State) -> Result<&mut ClusterSide, String> {
+    st.cluster.as_mut().ok_or_else(|| {
+        "cluster mode is off: this call needs spark.scheduler.eagle.cluster.central".to_string()
+    })
+}
+
+/// `clusterStart`: from now on the daemons grant the slots. Before any executor or task set.
+pub fn start(
+    st: &mut State,
+    central: String,
+    node_port: i32,
+    secret: Vec<u8>,
+    app: String,
+    ping_ms: i64,
+) -> Result<(), String> {
+    if st.cluster.is_some() {
+        return Err("cluster mode is already started".into());
+    }
+    let node_port = u16::try_from(node_port).map_err(|_| {
+        format!("spark.scheduler.eagle.cluster.nodePort must be in [1, 65535], got {node_port}")
+    })?;
+    let ping_ms = u64::try_from(ping_ms)
+        .ok()
+        .filter(|&p| p > 0)
+        .ok_or_else(|| format!("ping period must be > 0 ms, got {ping_ms}"))?;
+    let p = ClusterParams {
+        central,
+        node_port,
+        secret,
+        app,
+        min_probes: st.driver.config().min_probes,
+        ping_ms,
+        seed: st.seed,
+    };
+    st.cluster = Some(ClusterSide::start(p)?);
+    Ok(())
+}
+
+/// `executorHost`: executor `node` (from `addNode`) runs on `host`.
+pub fn executor_host(st: &mut State, node: NodeId, host: &str) -> Result<(), String> {
+    if host.trim().is_empty() {
+        return Err(format!("executor {} has an empty host name", node.0));
+    }
+    side(st)?.executor_added(node, host.trim());
+    Ok(())
+}
+
+/// Mirrors `removeNode`.
+pub fn node_removed(st: &mut State, node: NodeId) {
+    if let Some(c) = st.cluster.as_mut() {
+        c.executor_removed(node);
+    }
+}
+
+/// Mirrors `submit`: the task set goes to the daemons with the engine's class and estimate.
+pub fn submitted(st: &mut State, job: JobId, tasks: u32) {
+    let Some(c) = st.cluster.as_mut() else { return };
+    let long = st.driver.job_class(job) == Some(Class::Long);
+    let est = st.driver.job_estimate(job).map_or(0.0, |(e, _)| e);
+    c.submit(job, tasks, est, long);
+}
+
+/// Mirrors `setPending` (launchable = waiting + speculatable).
+pub fn pending(st: &mut State, job: JobId, launchable: u32) {
+    if let Some(c) = st.cluster.as_mut() {
+        c.set_pending(job, launchable);
+    }
+}
+
+/// `roundEnd`: the launches of the round that just ended, as parallel arrays.
+pub fn round_end(st: &mut State, tids: &[i64], nodes: &[i32], jobs: &[i32]) -> Result<(), String> {
+    if tids.len() != nodes.len() || tids.len() != jobs.len() {
+        return Err(format!(
+            "roundEnd: {} task ids, {} executors, {} jobs",
+            tids.len(),
+            nodes.len(),
+            jobs.len()
+        ));
+    }
+    let Some(c) = st.cluster.as_mut() else {
+        return Ok(());
+    };
+    let mut launched = Vec::with_capacity(tids.len());
+    for i in 0..tids.len() {
+        launched.push((
+            tids[i],
+            crate::state::node_id(nodes[i])?,
+            crate::state::job_id(jobs[i])?,
+        ));
+    }
+    c.round_end(&launched);
+    Ok(())
+}
+
+/// `taskEnded`: Spark task `tid` reached a final state.
+pub fn task_ended(st: &mut State, tid: i64) {
+    if let Some(c) = st.cluster.as_mut() {
+        c.drain();
+        c.task_ended(tid);
+    }
+}
+
+/// The [`CLUSTER_STATUS_NAMES`] layout (empty outside cluster mode).
+pub fn status(st: &mut State) -> Vec<i64> {
+    let Some(c) = st.cluster.as_mut() else {
+        return Vec::new();
+    };
+    c.drain();
+    let k = &c.counters;
+    let v = [
+        c.central_up as u64,
+        c.hosts_up() as u64,
+        c.held_grants() as u64,
+        c.running() as u64,
+        k.grants,
+        k.launched,
+        k.returned,
+        k.revoked,
+        k.task_ends,
+        k.host_downs,
+        k.central_downs,
+    ];
+    v.iter().map(|&x| x.min(i64::MAX as u64) as i64).collect()
+}

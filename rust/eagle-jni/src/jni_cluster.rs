@@ -1,0 +1,142 @@
+//! The JNI entry points of cluster mode (issue 13): `@native` methods of
+//! `org.apache.spark.scheduler.eagle.Native`, with the conventions of `jni_api` (a handle
+//! is a registry key, primitives only, every body inside `catch_unwind`, errors and panics
+//! thrown as `EagleNativeException`). The logic is in the safe [`crate::cluster`].
+
+use crate::cluster;
+use crate::jni_api::{
+    ints_in, longs_in, longs_out, with_state, BridgeError, Res, ThrowEagle, ENGINES,
+};
+use crate::state;
+use jni::objects::{JByteArray, JIntArray, JLongArray, JObject};
+use jni::sys::{jint, jlong};
+use jni::{Env, EnvUnowned};
+use std::time::Duration;
+
+fn utf8(env: &Env<'_>, a: &JByteArray<'_>, what: &str) -> Res<String> {
+    let bytes = env.convert_byte_array(a)?;
+    String::from_utf8(bytes).map_err(|_| BridgeError::from(format!("{what} is not UTF-8")))
+}
+
+/// `clusterStart(handle, central: Array[Byte], nodePort, secret: Array[Byte], app:
+/// Array[Byte], pingMs): Unit` — cluster mode on: the driver links to `central` and, per
+/// executor host, to `host:nodePort`; strings are UTF-8.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_clusterStart<'l>(
+    mut env: EnvUnowned<'l>,
+    _this: JObject<'l>,
+    h: jlong,
+    central: JByteArray<'l>,
+    node_port: jint,
+    secret: JByteArray<'l>,
+    app: JByteArray<'l>,
+    ping_ms: jlong,
+) {
+    env.with_env(|env| -> Res<()> {
+        let central = utf8(env, &central, "cluster.central")?;
+        let secret = env.convert_byte_array(&secret)?;
+        let app = utf8(env, &app, "the application id")?;
+        with_state(h, |st| {
+            Ok(cluster::start(
+                st, central, node_port, secret, app, ping_ms,
+            )?)
+        })
+    })
+    .resolve_with::<ThrowEagle, _>(|| "clusterStart")
+}
+
+/// `executorHost(handle, node, host: Array[Byte]): Unit` — executor `node` runs on `host`.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_executorHost<'l>(
+    mut env: EnvUnowned<'l>,
+    _this: JObject<'l>,
+    h: jlong,
+    node: jint,
+    host: JByteArray<'l>,
+) {
+    env.with_env(|env| -> Res<()> {
+        let node = state::node_id(node)?;
+        let host = utf8(env, &host, "the executor host")?;
+        with_state(h, |st| Ok(cluster::executor_host(st, node, &host)?))
+    })
+    .resolve_with::<ThrowEagle, _>(|| "executorHost")
+}
+
+/// `roundEnd(handle, tids: Array[Long], nodes: Array[Int], jobs: Array[Int]): Unit` — the
+/// launches of the offer round that just ended (no-op outside cluster mode).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_roundEnd<'l>(
+    mut env: EnvUnowned<'l>,
+    _this: JObject<'l>,
+    h: jlong,
+    tids: JLongArray<'l>,
+    nodes: JIntArray<'l>,
+    jobs: JIntArray<'l>,
+) {
+    env.with_env(|env| -> Res<()> {
+        let (tids, nodes, jobs) = (
+            longs_in(env, &tids)?,
+            ints_in(env, &nodes)?,
+            ints_in(env, &jobs)?,
+        );
+        with_state(h, |st| Ok(cluster::round_end(st, &tids, &nodes, &jobs)?))
+    })
+    .resolve_with::<ThrowEagle, _>(|| "roundEnd")
+}
+
+/// `taskEnded(handle, tid): Unit` — Spark task `tid` reached a final state (no-op outside
+/// cluster mode, and for a task launched without a grant).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_taskEnded<'l>(
+    mut env: EnvUnowned<'l>,
+    _this: JObject<'l>,
+    h: jlong,
+    tid: jlong,
+) {
+    env.with_env(|_env| -> Res<()> {
+        with_state(h, |st| {
+            cluster::task_ended(st, tid);
+            Ok(())
+        })
+    })
+    .resolve_with::<ThrowEagle, _>(|| "taskEnded")
+}
+
+/// `awaitGrants(handle, seen, timeoutMs): Long` — blocks, without the engine's lock, until
+/// more than `seen` grants have arrived or `timeoutMs` passes; returns the grants so far,
+/// or -1 outside cluster mode or once the engine is closed.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_awaitGrants<'l>(
+    mut env: EnvUnowned<'l>,
+    _this: JObject<'l>,
+    h: jlong,
+    seen: jlong,
+    timeout_ms: jlong,
+) -> jlong {
+    env.with_env(|_env| -> Res<jlong> {
+        let inbox = match ENGINES.with(h, |st| st.cluster.as_ref().map(|c| c.inbox())) {
+            Ok(Some(i)) => i,
+            Ok(None) | Err(_) => return Ok(-1),
+        };
+        let timeout = Duration::from_millis(timeout_ms.clamp(0, 60_000) as u64);
+        Ok(inbox
+            .wait(seen.max(0) as u64, timeout)
+            .map_or(-1, |n| n.min(i64::MAX as u64) as jlong))
+    })
+    .resolve_with::<ThrowEagle, _>(|| "awaitGrants")
+}
+
+/// `clusterStatus(handle): Array[Long]` — layout in [`cluster::CLUSTER_STATUS_NAMES`]; empty
+/// outside cluster mode.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_clusterStatus<'l>(
+    mut env: EnvUnowned<'l>,
+    _this: JObject<'l>,
+    h: jlong,
+) -> JLongArray<'l> {
+    env.with_env(|env| -> Res<JLongArray<'l>> {
+        let v = with_state(h, |st| Ok(cluster::status(st)))?;
+        longs_out(env, &v)
+    })
+    .resolve_with::<ThrowEagle, _>(|| "clusterStatus")
+}

@@ -1,0 +1,306 @@
+//! Cluster mode's driver side (`eagle_jni::cluster::ClusterSide`) against real in-process
+//! `eagle-node` and `eagle-central` daemons on 127.0.0.1, with a fake Spark per application
+//! that runs offer rounds as the plugin does: `setPending`, `offer`, launches, `roundEnd`,
+//! `taskEnded`. No timing is asserted; every wait is bounded generously.
+
+use eagle_core::{JobId, NodeId};
+use eagle_jni::cluster::{ClusterParams, ClusterSide};
+use std::time::{Duration, Instant};
+
+const SECRET: &[u8] = b"jni-cluster-test";
+
+fn node(slots: u32) -> (String, u16) {
+    let h = eagle_node::spawn(eagle_node::Options {
+        settings: eagle_node::Settings {
+            policy: eagle_node::Policy::Eagle,
+            slots,
+            lease_ms: 3_000,
+        },
+        listen: "127.0.0.1:0".into(),
+        secret: SECRET.to_vec(),
+        central: None,
+        name: None,
+        advertise: None,
+        peers: Vec::new(),
+    })
+    .unwrap();
+    let addr = h.addr.to_string();
+    let port = h.addr.port();
+    std::mem::forget(h);
+    (addr, port)
+}
+
+fn central(nodes: &[&str]) -> String {
+    eagle_central::spawn(eagle_central::Options {
+        listen: "127.0.0.1:0".into(),
+        secret: SECRET.to_vec(),
+        nodes: nodes
+            .iter()
+            .map(|a| (a.to_string(), a.to_string()))
+            .collect(),
+        short_fraction: 0.0,
+        ping_ms: 200,
+    })
+    .unwrap()
+    .addr
+    .to_string()
+}
+
+fn side(app: &str, central: &str, node_port: u16) -> ClusterSide {
+    ClusterSide::start(ClusterParams {
+        central: central.into(),
+        node_port,
+        secret: SECRET.to_vec(),
+        app: app.into(),
+        min_probes: 2,
+        ping_ms: 200,
+        seed: 7,
+    })
+    .unwrap()
+}
+
+fn leased(addr: &str) -> u32 {
+    eagle_wire::client::node_status(addr, SECRET, Duration::from_secs(10))
+        .map(|s| s.leased)
+        .unwrap_or(u32::MAX)
+}
+
+fn eventually(what: &str, mut f: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !f() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// One application's Spark, as the plugin drives it: one executor (`EXEC`) on the host with
+/// `slots` cores, task sets with waiting tasks, tasks that run until `finish`.
+struct FakeSpark {
+    c: ClusterSide,
+    slots: u32,
+    waiting: Vec<(JobId, u32)>,
+    running: Vec<(i64, JobId)>,
+    next_tid: i64,
+    launched: u32,
+    grants_seen: u64,
+}
+
+const EXEC: NodeId = NodeId(0);
+
+impl FakeSpark {
+    fn new(c: ClusterSide, slots: u32) -> FakeSpark {
+        FakeSpark {
+            c,
+            slots,
+            waiting: Vec::new(),
+            running: Vec::new(),
+            next_tid: 0,
+            launched: 0,
+            grants_seen: 0,
+        }
+    }
+
+    fn submit(&mut self, job: u32, tasks: u32, est_s: f64, long: bool) {
+        self.c.submit(JobId(job), tasks, est_s, long);
+        self.waiting.push((JobId(job), tasks));
+    }
+
+    /// Waits briefly for a grant, then runs one offer round; `exclude` as the plugin's.
+    fn round(&mut self, exclude: &[JobId]) {
+        if let Some(n) = self
+            .c
+            .inbox()
+            .wait(self.grants_seen, Duration::from_millis(20))
+        {
+            self.grants_seen = n;
+        }
+        for &(j, w) in &self.waiting {
+            self.c.set_pending(j, w);
+        }
+        let free = self.slots - self.running.len() as u32;
+        let mut plan = Vec::new();
+        self.c.offer(EXEC, free, exclude, &mut plan);
+        let mut launched = Vec::new();
+        for job in plan {
+            let w = self.waiting.iter_mut().find(|(j, _)| *j == job).unwrap();
+            if w.1 == 0 {
+                continue; // Spark finds no task: the planned slot is not used
+            }
+            w.1 -= 1;
+            let tid = self.next_tid;
+            self.next_tid += 1;
+            self.running.push((tid, job));
+            launched.push((tid, EXEC, job));
+        }
+        self.launched += launched.len() as u32;
+        self.c.round_end(&launched);
+    }
+
+    /// The oldest running task ends.
+    fn finish_one(&mut self) {
+        if !self.running.is_empty() {
+            let (tid, _) = self.running.remove(0);
+            self.c.task_ended(tid);
+        }
+    }
+
+    fn done(&self) -> bool {
+        self.running.is_empty() && self.waiting.iter().all(|w| w.1 == 0)
+    }
+}
+
+#[test]
+fn two_applications_share_a_host_slot_by_slot_and_every_task_runs_once() {
+    let (addr, port) = node(2);
+    let central = central(&[&addr]);
+    let mut a = FakeSpark::new(side("a", &central, port), 2);
+    let mut b = FakeSpark::new(side("b", &central, port), 2);
+    a.c.executor_added(EXEC, "127.0.0.1");
+    b.c.executor_added(EXEC, "127.0.0.1");
+    eventually("both applications to link the node", || {
+        a.c.drain();
+        b.c.drain();
+        a.c.hosts_up() == 1 && b.c.hosts_up() == 1
+    });
+    a.submit(0, 6, 0.05, false);
+    b.submit(0, 6, 0.05, false);
+    b.submit(1, 3, 0.05, false);
+    let mut most = 0;
+    let mut step = 0u64;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !(a.done() && b.done()) {
+        assert!(
+            Instant::now() < deadline,
+            "jobs did not finish: a launched {} b launched {}",
+            a.launched,
+            b.launched
+        );
+        a.round(&[]);
+        b.round(&[]);
+        most = most.max(a.running.len() + b.running.len());
+        // The node has 2 slots for both applications: never more tasks at once.
+        assert!(
+            a.running.len() + b.running.len() <= 2,
+            "{} + {} tasks on a 2-slot host",
+            a.running.len(),
+            b.running.len()
+        );
+        step += 1;
+        if step % 2 == 0 {
+            a.finish_one();
+            b.finish_one();
+        }
+    }
+    assert_eq!(a.launched, 6, "every task of a once");
+    assert_eq!(b.launched, 9, "every task of b once");
+    assert_eq!(most, 2, "the host's slots were used");
+    a.c.remove_job(JobId(0));
+    b.c.remove_job(JobId(0));
+    b.c.remove_job(JobId(1));
+    eventually("no lease left on the node", || leased(&addr) == 0);
+}
+
+#[test]
+fn a_killed_driver_frees_its_slots_for_the_other_application() {
+    let (addr, port) = node(2);
+    let central = central(&[&addr]);
+    let mut a = FakeSpark::new(side("a", &central, port), 2);
+    a.c.executor_added(EXEC, "127.0.0.1");
+    a.submit(0, 4, 1.0, false);
+    eventually("a to hold both slots", || {
+        a.round(&[]);
+        a.running.len() == 2
+    });
+    let mut b = FakeSpark::new(side("b", &central, port), 2);
+    b.c.executor_added(EXEC, "127.0.0.1");
+    b.submit(0, 2, 0.05, false);
+    for _ in 0..10 {
+        b.round(&[]);
+    }
+    assert_eq!(b.launched, 0, "b waits while a holds both slots");
+    // a's driver dies with its tasks running (no task end, no goodbye).
+    drop(a);
+    eventually("b to get both slots", || {
+        b.round(&[]);
+        b.launched == 2
+    });
+    while !b.done() {
+        b.finish_one();
+        b.round(&[]);
+    }
+    b.c.remove_job(JobId(0));
+    eventually("no lease left on the node", || leased(&addr) == 0);
+}
+
+#[test]
+fn a_grant_the_round_cannot_use_goes_back_and_a_lost_executor_ends_its_leases() {
+    let (addr, port) = node(2);
+    let central = central(&[&addr]);
+    let mut a = FakeSpark::new(side("a", &central, port), 2);
+    a.c.executor_added(EXEC, "127.0.0.1");
+    a.submit(3, 2, 1.0, false);
+    // Spark may not run job 3 on this executor (e.g. excluded): its grants go back.
+    eventually("a grant to be refused and returned", || {
+        a.round(&[JobId(3)]);
+        a.c.counters.returned >= 1
+    });
+    assert_eq!(a.launched, 0);
+    // Later it may: the job probes again and runs.
+    eventually("job 3 to launch both tasks", || {
+        a.round(&[]);
+        a.launched == 2
+    });
+    eventually("both leases held", || leased(&addr) == 2);
+    // The executor is lost with both tasks: their leases end, the node frees the slots.
+    a.c.executor_removed(EXEC);
+    assert_eq!(a.c.running(), 0);
+    eventually("the lost executor's leases to end", || leased(&addr) == 0);
+    assert_eq!(a.c.counters.task_ends, 2);
+}
+
+#[test]
+fn bad_settings_are_refused_naming_the_key() {
+    let base = ClusterParams {
+        central: "127.0.0.1:7100".into(),
+        node_port: 7101,
+        secret: b"s".to_vec(),
+        app: "app".into(),
+        min_probes: 2,
+        ping_ms: 200,
+        seed: 1,
+    };
+    for (p, key) in [
+        (
+            ClusterParams {
+                central: "nohost".into(),
+                ..base.clone()
+            },
+            "cluster.central",
+        ),
+        (
+            ClusterParams {
+                central: "h:notaport".into(),
+                ..base.clone()
+            },
+            "cluster.central",
+        ),
+        (
+            ClusterParams {
+                node_port: 0,
+                ..base.clone()
+            },
+            "cluster.nodePort",
+        ),
+        (
+            ClusterParams {
+                secret: Vec::new(),
+                ..base.clone()
+            },
+            "secret",
+        ),
+    ] {
+        let e = ClusterSide::start(p).err().expect("refused");
+        assert!(e.contains(key), "{e}");
+    }
+    assert!(base.validate().is_ok());
+}
