@@ -5,69 +5,25 @@ once. Every result is exact, and every task ran on an executor with the cores it
 (each task reports its worker's address and its cpus). The start-up check of the key is
 here too.
 
-The cluster is started as tests/test_features_standalone.py starts its own (master and
-workers through spark-daemon.sh, everything stopped in the fixture's finalizer).
+The cluster is tests/standalone.py's (master and workers through spark-daemon.sh, everything
+stopped when the module's tests are done).
 """
-import os
-import shutil
-import signal
-import subprocess
-import tempfile
 import threading
-import time
 
 import pytest
 
 import features as ft
 from conftest import spark
 from test_config import start_fails
-from test_features_standalone import DAEMON, MASTER_CLASS, WORKER_CLASS, _cmdline, alive, free_port, pids_in
+from standalone import standalone
 
-SPARK_HOME = os.environ["SPARK_HOME"]
 CORES = {"127.0.0.2": 4, "127.0.0.3": 1}
 
 
 @pytest.fixture(scope="module")
 def hetero_cluster():
-    tmp = tempfile.mkdtemp(prefix="eagle-lotes-")
-    port, ui = free_port(), free_port()
-    base = dict(os.environ, SPARK_HOME=SPARK_HOME, SPARK_PID_DIR=f"{tmp}/pid", SPARK_CONF_DIR=f"{tmp}/conf")
-    base.pop("SPARK_NO_DAEMONIZE", None)
-    os.makedirs(f"{tmp}/conf")
-    envs = []
-    menv = dict(base, SPARK_LOCAL_IP="127.0.0.1", SPARK_MASTER_HOST="127.0.0.1",
-                SPARK_LOG_DIR=f"{tmp}/log-master", SPARK_IDENT_STRING="eagle-lotes-master")
-    url = f"spark://127.0.0.1:{port}"
-    try:
-        envs.append(("master", menv))
-        subprocess.run([DAEMON, "start", MASTER_CLASS, "1", "--host", "127.0.0.1", "--port", str(port),
-                        "--webui-port", str(ui)], env=menv, check=True, capture_output=True)
-        for i, (h, cores) in enumerate(CORES.items()):
-            wenv = dict(base, SPARK_LOCAL_IP=h, SPARK_WORKER_DIR=f"{tmp}/work-{i}",
-                        SPARK_LOG_DIR=f"{tmp}/log-w{i}", SPARK_IDENT_STRING=f"eagle-lotes-w{i}")
-            envs.append((f"worker{i}", wenv))
-            subprocess.run([DAEMON, "start", WORKER_CLASS, "1", url, "--host", h, "--cores", str(cores),
-                            "--memory", "1200m", "--webui-port", str(free_port())],
-                           env=wenv, check=True, capture_output=True)
+    with standalone(CORES, "lotes") as url:
         yield url
-    finally:
-        daemons = pids_in(f"{tmp}/pid") if os.path.isdir(f"{tmp}/pid") else []
-        for name, env in reversed(envs):
-            cls = MASTER_CLASS if name == "master" else WORKER_CLASS
-            subprocess.run([DAEMON, "stop", cls, "1"], env=env, capture_output=True)
-
-        def ours():
-            return [int(d) for d in os.listdir("/proc") if d.isdigit() and alive(int(d))
-                    and (int(d) in daemons or tmp.encode() in _cmdline(d))]
-
-        deadline = time.time() + 60
-        while time.time() < deadline and ours():
-            time.sleep(0.5)
-        still = ours()
-        for p in still:
-            os.kill(p, signal.SIGKILL)
-        shutil.rmtree(tmp, ignore_errors=True)
-        assert not still, f"processes of the test cluster still running after stop: {still}"
 
 
 CONF = {

@@ -50,7 +50,8 @@ private[eagle] case class EagleConf(
     reservationBaseFraction: Double = 0.1,
     longShare: Double = 0.5,
     placement: String = "slots",
-    eireneSatc: Boolean = false) {
+    eireneSatc: Boolean = false,
+    cluster: Option[ClusterConf] = None) {
 
   /** `placement=lotes`: LoTES decides which executors serve which task sets. */
   def lotes: Boolean = placement == "lotes"
@@ -125,7 +126,19 @@ private[eagle] case class EagleConf(
     "dds.initialWaitMs.process" -> localityWaitProcessMs,
     "dds.initialWaitMs.node" -> localityWaitNodeMs,
     "dds.initialWaitMs.rack" -> localityWaitRackMs,
-    "eirene.satc" -> eireneSatc)
+    "eirene.satc" -> eireneSatc,
+    "cluster.central" -> cluster.map(_.central).orNull,
+    "cluster.nodePort" -> cluster.map(_.nodePort).getOrElse(null),
+    "cluster.pingMs" -> cluster.map(_.pingMs).getOrElse(null))
+}
+
+/**
+ * Cluster mode: where the daemons are and the shared secret (never printed). The secret
+ * comes from `cluster.secretFile` (trailing whitespace ignored, as the daemons read it),
+ * else `cluster.secret`, else `spark.authenticate.secret`.
+ */
+private[eagle] case class ClusterConf(central: String, nodePort: Int, secret: Array[Byte], pingMs: Long) {
+  override def toString: String = s"ClusterConf($central, nodePort=$nodePort, pingMs=$pingMs)"
 }
 
 private[eagle] object EagleConf {
@@ -228,7 +241,19 @@ private[eagle] object EagleConf {
     Key("eirene.satc", "false",
       "Eirene's Scheduler-Aware Task Cloning: a short task set whose tasks have all started " +
         "gets one clone per running task in idle slots, launched as a Spark speculative copy " +
-        "(the first copy to finish wins, Spark kills the other)."))
+        "(the first copy to finish wins, Spark kills the other)."),
+    Key("cluster.central", "(none)",
+      "Cluster mode: host:port of eagle-central. Set, the application shares the worker hosts " +
+        "with other applications at task level: every host's eagle-node grants its slots, short " +
+        "task sets probe the hosts, long ones go to the central (see Cluster mode in the README)."),
+    Key("cluster.nodePort", "7101", "Cluster mode: the port of every host's eagle-node (integer in [1, 65535])."),
+    Key("cluster.secretFile", "(none)",
+      "Cluster mode: file holding the daemons' shared secret (trailing whitespace ignored); " +
+        "else cluster.secret, else spark.authenticate.secret."),
+    Key("cluster.secret", "(none)", "Cluster mode: the daemons' shared secret itself (prefer cluster.secretFile)."),
+    Key("cluster.pingMs", "900",
+      "Cluster mode: keep-alive period towards every daemon (ms, integer in [10, 60000]); keep it " +
+        "under a third of the daemons' --lease-ms (default 3000)."))
 
   private val known: Set[String] = Keys.map(k => Prefix + k.name).toSet
 
@@ -336,7 +361,47 @@ private[eagle] object EagleConf {
       historyMaxEntries = long("history.maxEntries", 1, MaxHistoryEntries).toInt,
       summaryMaxTaskSets = long("summary.maxTaskSets", 1, Int.MaxValue).toInt,
       holdCallMs = long("debug.holdCallMs", 0, 60000),
-      eireneSatc = bool("eirene.satc", default = false))
+      eireneSatc = bool("eirene.satc", default = false),
+      cluster = clusterConf(conf, raw, long))
+  }
+
+  /** `cluster.*`: None unless `cluster.central` is set; bad values name their key. */
+  private def clusterConf(
+      conf: SparkConf,
+      raw: String => Option[String],
+      long: (String, Long, Long) => Long): Option[ClusterConf] = {
+    val others = Seq("cluster.nodePort", "cluster.secretFile", "cluster.secret", "cluster.pingMs").filter(k => raw(k).isDefined)
+    val central = raw("cluster.central") match {
+      case None =>
+        if (others.nonEmpty) bad(others.head, raw(others.head).get, s"nothing unless ${Prefix}cluster.central is set")
+        return None
+      case Some(v) => v
+    }
+    val hostPort = "^(.+):([0-9]{1,5})$".r
+    central match {
+      case hostPort(h, p) if h.nonEmpty && p.toInt >= 1 && p.toInt <= 65535 =>
+      case _ => bad("cluster.central", central, "host:port of eagle-central (e.g. master:7100)")
+    }
+    val nodePort = long("cluster.nodePort", 1, 65535).toInt
+    val pingMs = long("cluster.pingMs", 10, 60000)
+    val secret: Array[Byte] = raw("cluster.secretFile") match {
+      case Some(f) =>
+        val bytes = Try(java.nio.file.Files.readAllBytes(java.nio.file.Paths.get(f))).getOrElse(
+          bad("cluster.secretFile", f, "a readable file holding the daemons' shared secret"))
+        var n = bytes.length
+        while (n > 0 && Character.isWhitespace(bytes(n - 1).toChar)) n -= 1
+        if (n == 0) bad("cluster.secretFile", f, "a file holding a non-empty secret")
+        bytes.take(n)
+      case None =>
+        raw("cluster.secret").orElse(conf.getOption("spark.authenticate.secret").map(_.trim)) match {
+          case Some(s) if s.nonEmpty => s.getBytes(java.nio.charset.StandardCharsets.UTF_8)
+          case _ => throw new IllegalArgumentException(
+            s"Invalid Eagle configuration: ${Prefix}cluster.central is set but no shared secret is: " +
+              s"set ${Prefix}cluster.secretFile (the daemons' --secret-file), ${Prefix}cluster.secret " +
+              "or spark.authenticate.secret")
+        }
+    }
+    Some(ClusterConf(central, nodePort, secret, pingMs))
   }
 
   /**

@@ -82,6 +82,13 @@ private[spark] class EagleTaskScheduler(
   /** Metrics, Eagle events and the Spark UI tab (see EagleObserver); never throws. */
   private[eagle] val observer = new EagleObserver(sc, eagleConf, engine, summary, masterUrl, () => nowMs)
 
+  /** Cluster mode: the hosts' eagle-node daemons grant the slots (see ClusterMode). */
+  private[eagle] val cluster: Option[ClusterMode] = eagleConf.cluster.map { c =>
+    val m = new ClusterMode(engine, c, sc.appName, () => if (backend != null) backend.reviveOffers())
+    m.start()
+    m
+  }
+
   /** `placement=lotes`: LoTES keeps task sets off executors its plan does not give them. */
   private val lotes: Option[LotesPlacement] = if (eagleConf.lotes) Some(new LotesPlacement(this)) else None
 
@@ -274,6 +281,7 @@ private[spark] class EagleTaskScheduler(
       if (slots > 0) {
         engine.call("addNode")(_.addNode(_, now, slots)).foreach { n =>
           nodeOf(o.executorId) = n
+          cluster.foreach(_.executorAdded(n, o.host))
           lotes.foreach(_.executorAdded(o, n))
         }
       }
@@ -298,15 +306,18 @@ private[spark] class EagleTaskScheduler(
     // Whatever the stock round does (it may throw), every planned slot it did not fill goes
     // back to the engine: otherwise the engine would count those slots busy for good.
     var ran = false
-    var result = try {
-      val r = runPlanned(offers, isAllFreeResources, hook = true)
+    var result: Seq[Seq[TaskDescription]] = Seq.empty
+    try {
+      result = runPlanned(offers, isAllFreeResources, hook = true)
       ran = true
-      r
     } finally {
       declined = declineLeftovers(now)
       // Local mode revives offers only on task events: a round that threw before launching
       // anything would leave the waiting task sets with no next round.
-      if (!ran) needRevive = true
+      if (!ran) {
+        needRevive = true
+        roundEnd(result)
+      }
     }
     summary.round(planned, result.map(_.size).sum, declined.size)
     if (declined.nonEmpty && engine.active) {
@@ -321,13 +332,18 @@ private[spark] class EagleTaskScheduler(
       val usableIds = usable.iterator.map(_.executorId).toSet
       plan(retry.filter(o => usableIds.contains(o.executorId)), now, declined)
       if (allowance.nonEmpty) {
+        var retried = false
         result = result ++ (try {
-          runPlanned(retry, isAllFreeResources = false, hook = false)
+          val r = runPlanned(retry, isAllFreeResources = false, hook = false)
+          retried = true
+          r
         } finally {
           declineLeftovers(now)
+          if (!retried) roundEnd(result) // the retry threw: bind the first phase's launches
         })
       }
     }
+    roundEnd(result)
     allowance.clear()
     val freeSlots = offers.map(o => Shims.fits(o.cores, CPUS_PER_TASK)).sum - result.map(_.size).sum
     if (log.isDebugEnabled) {
@@ -393,6 +409,14 @@ private[spark] class EagleTaskScheduler(
     } finally _planActive = false
   }
 
+  /** Cluster mode: the round's launches take their grants; the other grants go back. */
+  private def roundEnd(result: Seq[Seq[TaskDescription]]): Unit = cluster.foreach { c =>
+    c.roundEnd(result.flatten, nodeOf.get, tid => Option(taskIdToTaskSetManager.get(tid)) match {
+      case Some(m: EagleTaskSetManager) => m.eagleJob
+      case _ => -1
+    })
+  }
+
   /** Declines every planned launch that did not happen; returns the declining jobs per executor. */
   private def declineLeftovers(now: Long): Map[String, Set[Int]] = {
     val declined = new mutable.HashMap[String, Set[Int]]
@@ -412,6 +436,8 @@ private[spark] class EagleTaskScheduler(
    * busy). Duration on success: from launch to the status update.
    */
   override def statusUpdate(tid: Long, state: TaskState, serializedData: ByteBuffer): Unit = {
+    // Cluster mode: the task's lease ends, whatever became of its task set.
+    if (TaskState.isFinished(state)) cluster.foreach(_.taskEnded(tid))
     if (TaskState.isFinished(state)) synchronized {
       Option(taskIdToTaskSetManager.get(tid)) match {
         case Some(m: EagleTaskSetManager)
@@ -490,6 +516,7 @@ private[spark] class EagleTaskScheduler(
    */
   override def stop(exitCode: Int): Unit = {
     reviver.shutdownNow()
+    cluster.foreach(_.stop())
     try {
       super.stop(exitCode)
     } finally {
@@ -505,6 +532,7 @@ private[spark] class EagleTaskScheduler(
           }
         }
         satc.foreach(e => summary.setSection("eirene", e.json))
+        cluster.foreach(c => summary.setSection("cluster", c.json))
         summary.setFallback(engine.failureReason)
         eagleConf.summaryPath.foreach { p =>
           // Job start/end events travel on the listener bus; let it drain first.
@@ -527,6 +555,7 @@ private[spark] class EagleTaskScheduler(
    */
   private[eagle] def discard(): Unit = {
     reviver.shutdownNow()
+    cluster.foreach(_.stop())
     try super.stop(0) finally {
       engine.close()
       stopInner(0)

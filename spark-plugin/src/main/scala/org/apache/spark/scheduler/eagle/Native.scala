@@ -184,6 +184,33 @@ private[eagle] class Native {
    * as one copy, earliest launched first. At most one clone per task, short jobs only.
    */
   @native def satcClone(handle: Long, job: Int, waiting: Int, idle: Int, running: Array[Int]): Int
+
+  /**
+   * Cluster mode (`spark.scheduler.eagle.cluster.central`, see [[ClusterMode]]): from now on
+   * the hosts' `eagle-node` daemons grant the slots. `central`, `app` UTF-8; the driver links
+   * to `host:nodePort` of every executor host. Before any executor or task set.
+   */
+  @native def clusterStart(
+      handle: Long, central: Array[Byte], nodePort: Int, secret: Array[Byte], app: Array[Byte],
+      pingMs: Long): Unit
+
+  /** Cluster mode: executor `node` (from `addNode`) runs on `host` (UTF-8). */
+  @native def executorHost(handle: Long, node: Int, host: Array[Byte]): Unit
+
+  /** Cluster mode: the launches of the offer round that just ended (task id, executor, job). */
+  @native def roundEnd(handle: Long, tids: Array[Long], nodes: Array[Int], jobs: Array[Int]): Unit
+
+  /** Cluster mode: Spark task `tid` reached a final state (its lease ends). */
+  @native def taskEnded(handle: Long, tid: Long): Unit
+
+  /**
+   * Cluster mode: blocks (without the engine's lock) until more than `seen` grants have
+   * arrived or `timeoutMs` passes; the grants so far, or -1 outside cluster mode or once closed.
+   */
+  @native def awaitGrants(handle: Long, seen: Long, timeoutMs: Long): Long
+
+  /** Cluster mode: [[Native.ClusterStatusNames]]; empty outside cluster mode. */
+  @native def clusterStatus(handle: Long): Array[Long]
 }
 
 private[eagle] object Native {
@@ -214,6 +241,11 @@ private[eagle] object Native {
     "ddsProcessWaitMeanMs", "ddsProcessWaitMaxMs", "ddsNodeWaitMeanMs", "ddsNodeWaitMaxMs",
     "ddsRackWaitMeanMs", "ddsRackWaitMaxMs",
     "ddsLearnedProcessWaitMs", "ddsLearnedNodeWaitMs", "ddsLearnedRackWaitMs", "warmupMs")
+
+  /** Layout of `clusterStatus(handle)`; mirrors `CLUSTER_STATUS_NAMES` in rust/eagle-jni/src/cluster.rs. */
+  val ClusterStatusNames: Seq[String] = Seq(
+    "centralUp", "hostsUp", "heldGrants", "runningLeases", "grants", "launched", "returned",
+    "revoked", "taskEnds", "hostDowns", "centralDowns")
 
   val EstimateSources: Seq[String] = Seq("hint", "history", "runningMean", "default")
 

@@ -1,0 +1,59 @@
+"""A loopback Spark standalone cluster for the integration tests: a master on 127.0.0.1 and
+one worker per loopback address (127.0.0.2, 127.0.0.3, ...), each with its own cores, started
+with spark-daemon.sh and stopped (every process of it, SIGKILL after 60 s) on exit.
+"""
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+
+from test_features_standalone import DAEMON, MASTER_CLASS, WORKER_CLASS, _cmdline, alive, free_port, pids_in
+
+SPARK_HOME = os.environ["SPARK_HOME"]
+
+
+@contextlib.contextmanager
+def standalone(workers, prefix, memory="1200m"):
+    """workers: {host: cores}. Yields the master URL."""
+    tmp = tempfile.mkdtemp(prefix=f"eagle-{prefix}-")
+    port, ui = free_port(), free_port()
+    base = dict(os.environ, SPARK_HOME=SPARK_HOME, SPARK_PID_DIR=f"{tmp}/pid", SPARK_CONF_DIR=f"{tmp}/conf")
+    base.pop("SPARK_NO_DAEMONIZE", None)
+    os.makedirs(f"{tmp}/conf")
+    envs = []
+    menv = dict(base, SPARK_LOCAL_IP="127.0.0.1", SPARK_MASTER_HOST="127.0.0.1",
+                SPARK_LOG_DIR=f"{tmp}/log-master", SPARK_IDENT_STRING=f"eagle-{prefix}-master")
+    url = f"spark://127.0.0.1:{port}"
+    try:
+        envs.append(("master", menv))
+        subprocess.run([DAEMON, "start", MASTER_CLASS, "1", "--host", "127.0.0.1", "--port", str(port),
+                        "--webui-port", str(ui)], env=menv, check=True, capture_output=True)
+        for i, (h, cores) in enumerate(workers.items()):
+            wenv = dict(base, SPARK_LOCAL_IP=h, SPARK_WORKER_DIR=f"{tmp}/work-{i}",
+                        SPARK_LOG_DIR=f"{tmp}/log-w{i}", SPARK_IDENT_STRING=f"eagle-{prefix}-w{i}")
+            envs.append((f"worker{i}", wenv))
+            subprocess.run([DAEMON, "start", WORKER_CLASS, "1", url, "--host", h, "--cores", str(cores),
+                            "--memory", memory, "--webui-port", str(free_port())],
+                           env=wenv, check=True, capture_output=True)
+        yield url
+    finally:
+        daemons = pids_in(f"{tmp}/pid") if os.path.isdir(f"{tmp}/pid") else []
+        for name, env in reversed(envs):
+            cls = MASTER_CLASS if name == "master" else WORKER_CLASS
+            subprocess.run([DAEMON, "stop", cls, "1"], env=env, capture_output=True)
+
+        def ours():
+            return [int(d) for d in os.listdir("/proc") if d.isdigit() and alive(int(d))
+                    and (int(d) in daemons or tmp.encode() in _cmdline(d))]
+
+        deadline = time.time() + 60
+        while time.time() < deadline and ours():
+            time.sleep(0.5)
+        still = ours()
+        for p in still:
+            os.kill(p, signal.SIGKILL)
+        shutil.rmtree(tmp, ignore_errors=True)
+        assert not still, f"processes of the test cluster still running after stop: {still}"

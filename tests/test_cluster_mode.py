@@ -1,0 +1,242 @@
+"""Cluster mode on real Spark (issue 13): applications, each a spark-submit of
+tests/cluster_app.py in a JVM of its own, share two worker hosts (127.0.0.2 and 127.0.0.3) at
+task level through each host's eagle-node (2 slots, one port on both) and an eagle-central that
+keeps one host of two for short work (--short-fraction 0.5), as the README's standalone recipe
+says: every worker advertises slots x 2 applications = 4 cores, and each application takes one
+executor of 2 cores on every host (spark.executor.cores = the host's slots, spark.cores.max =
+slots x hosts).
+
+- Two applications, a batch one (a long job of many 2.5 s tasks) and an interactive one (short
+  jobs), never run more tasks at once on a host than its 2 slots (stock Spark would run 4:
+  each executor has 2 cores), every result is exact, the short jobs run beside the long job
+  and finish while it is still running, and no lease is left once both stop.
+- A driver killed with SIGKILL while its tasks hold every slot: the other application gets
+  the slots (its job finishes) and the nodes end with no lease.
+- Bad cluster keys fail the start, naming the key.
+
+The daemons are the workspace's debug binaries (cargo build). Waits are bounded generously;
+no timing is asserted.
+"""
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import JAR, ROOT
+from test_config import start_fails
+from test_features_standalone import free_port
+from standalone import standalone
+
+HOSTS = ["127.0.0.2", "127.0.0.3"]
+SLOTS = 2
+
+
+def _cargo_bin(name):
+    return os.path.join(os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target")), "debug", name)
+
+
+@pytest.fixture(scope="module")
+def daemons(tmp_path_factory):
+    subprocess.run(["cargo", "build", "-q", "-p", "eagle-node", "-p", "eagle-central"], cwd=ROOT, check=True)
+    tmp = tmp_path_factory.mktemp("eagle-cluster")
+    secret = tmp / "secret"
+    secret.write_text(os.urandom(16).hex() + "\n")
+    node_port, central_port = _port_free_on_every_host(), free_port()
+    nodes = {h: f"{h}:{node_port}" for h in HOSTS}
+    central_addr = f"127.0.0.1:{central_port}"
+    env = dict(os.environ, RUST_LOG="info")
+    logs = []
+    procs = []
+    for name, args in [(f"node-{h}", [_cargo_bin("eagle-node"), "--slots", str(SLOTS), "--listen", a,
+                                      "--secret-file", str(secret), "--lease-ms", "3000"])
+                       for h, a in nodes.items()] + [
+        ("central", [_cargo_bin("eagle-central"), "--listen", central_addr, "--secret-file", str(secret),
+                     "--nodes", ",".join(f"{h}={a}" for h, a in nodes.items()), "--short-fraction", "0.5"]),
+    ]:
+        log = open(tmp / f"{name}.log", "w")
+        logs.append(log)
+        procs.append(subprocess.Popen(args, env=env, stdout=log, stderr=subprocess.STDOUT))
+    d = {"nodes": nodes, "node_port": node_port, "central": central_addr, "secret": str(secret), "tmp": tmp}
+    try:
+        for h in HOSTS:
+            _until(f"the node of {h} to answer", lambda: node_status(d, h) is not None, 60)
+        yield d
+    finally:
+        for p in procs:
+            p.terminate()
+        for p in procs:
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        for log in logs:
+            log.close()
+
+
+@pytest.fixture(scope="module")
+def shared_hosts():
+    # slots x 2 applications on every host
+    with standalone({h: SLOTS * 2 for h in HOSTS}, "cluster", memory="1500m") as url:
+        yield url
+
+
+def _port_free_on_every_host():
+    for _ in range(50):
+        p = free_port(HOSTS[0])
+        try:
+            for h in HOSTS[1:]:
+                assert free_port(h) and _bindable(h, p)
+            return p
+        except (AssertionError, OSError):
+            continue
+    raise RuntimeError("no port free on every test host")
+
+
+def _bindable(host, port):
+    import socket
+    with socket.socket() as s:
+        s.bind((host, port))
+    return True
+
+
+def node_status(d, host):
+    """The node's status line as a dict of its key=value fields, or None when it does not answer."""
+    p = subprocess.run([_cargo_bin("eagle-node"), "--status", d["nodes"][host], "--secret-file", d["secret"]],
+                       capture_output=True, text=True, timeout=30)
+    if p.returncode != 0:
+        return None
+    return dict(re.findall(r"(\w+)=(\S+)", p.stdout))
+
+
+def _until(what, f, timeout):
+    deadline = time.time() + timeout
+    while True:
+        v = f()
+        if v:
+            return v
+        assert time.time() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.3)
+
+
+def launch(d, master, tmp_path, name, jobs, go=None, executors=len(HOSTS)):
+    """Starts cluster_app.py under cluster mode (in a session of its own); returns (process, out path)."""
+    spec = {"name": name, "out": str(tmp_path / f"{name}.json"), "go": go and str(go), "jobs": jobs,
+            "executors": executors}
+    spec_path = tmp_path / f"{name}.spec.json"
+    spec_path.write_text(json.dumps(spec))
+    conf = {
+        "spark.driver.host": "127.0.0.1",
+        "spark.driver.bindAddress": "127.0.0.1",
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+        "spark.executor.memory": "600m",
+        "spark.executor.cores": str(SLOTS),
+        "spark.cores.max": str(SLOTS * len(HOSTS)),
+        "spark.scheduler.eagle.cluster.central": d["central"],
+        "spark.scheduler.eagle.cluster.nodePort": str(d["node_port"]),
+        "spark.scheduler.eagle.cluster.secretFile": d["secret"],
+        "spark.scheduler.eagle.cluster.pingMs": "500",
+        "spark.scheduler.eagle.summary.path": str(tmp_path / f"{name}.summary.json"),
+    }
+    cmd = [os.path.join(os.environ["SPARK_HOME"], "bin", "spark-submit"), "--master", "spark-eagle:" + master,
+           "--driver-class-path", JAR, "--driver-memory", "700m"]
+    for k, v in conf.items():
+        cmd += ["--conf", f"{k}={v}"]
+    cmd += [os.path.join(ROOT, "tests", "cluster_app.py"), str(spec_path)]
+    env = dict(os.environ, PYSPARK_PYTHON=sys.executable, PYSPARK_DRIVER_PYTHON=sys.executable)
+    log = open(tmp_path / f"{name}.log", "w")
+    p = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    p.log_path = tmp_path / f"{name}.log"
+    return p, tmp_path / f"{name}.json"
+
+
+def finish(p, timeout):
+    try:
+        rc = p.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        pytest.fail(f"application did not finish in {timeout} s; its log ends:\n" + p.log_path.read_text()[-6000:])
+    assert rc == 0, p.log_path.read_text()[-6000:]
+
+
+def read(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def most_at_once(intervals):
+    events = sorted([(s, 1) for s, _ in intervals] + [(e, -1) for _, e in intervals], key=lambda x: (x[0], x[1]))
+    cur = best = 0
+    for _, k in events:
+        cur += k
+        best = max(best, cur)
+    return best
+
+
+def leased(d):
+    """Leases held on every node, by host (None for a node that does not answer)."""
+    return {h: (node_status(d, h) or {}).get("leased") for h in HOSTS}
+
+
+def test_two_applications_share_the_hosts_slots_at_task_level(daemons, shared_hosts, tmp_path):
+    go = tmp_path / "go"
+    batch, batch_out = launch(daemons, shared_hosts, tmp_path, "batch", [{"class": "long", "ms": 2500, "tasks": 24}])
+    inter, inter_out = launch(daemons, shared_hosts, tmp_path, "interactive",
+                              [{"class": "short", "ms": 300, "tasks": 2}] * 3, go=go)
+    # The batch job runs on the general host (long work: the central's placements).
+    _until("the batch job to hold a host's slots", lambda: str(SLOTS) in leased(daemons).values(), 240)
+    _until("the interactive application's executors", lambda: os.path.exists(inter_out), 240)
+    go.write_text("go")
+    finish(inter, 300)
+    finish(batch, 300)
+    b, i = read(batch_out), read(inter_out)
+    assert sorted(r[0] for r in b["jobs"][0]["rows"]) == list(range(24))
+    for j in i["jobs"]:
+        assert sorted(r[0] for r in j["rows"]) == [0, 1]
+    rows = b["jobs"][0]["rows"] + [r for j in i["jobs"] for r in j["rows"]]
+    # Each host's 2 slots are shared by both applications: never more tasks at once on a host
+    # (each application has an executor of 2 cores there, so ungated Spark would run 4).
+    for h in HOSTS:
+        assert most_at_once([(r[1], r[2]) for r in rows if r[3] == h]) <= SLOTS, h
+    # Short work does not wait for the long job: the interactive jobs all end before it does.
+    assert max(j["done"] for j in i["jobs"]) < b["jobs"][0]["done"]
+    _until("no lease left on the nodes", lambda: set(leased(daemons).values()) == {"0"}, 60)
+    for name, tasks in (("batch", 24), ("interactive", 6)):
+        c = read(tmp_path / f"{name}.summary.json")["cluster"]
+        assert c["launched"] == tasks and c["taskEnds"] == tasks, c
+
+
+def test_a_killed_driver_frees_its_slots_for_the_other_application(daemons, shared_hosts, tmp_path):
+    go = tmp_path / "go"
+    slots = SLOTS * len(HOSTS)
+    doomed, _ = launch(daemons, shared_hosts, tmp_path, "doomed",
+                       [{"class": "short", "ms": 600000, "tasks": slots}], executors=len(HOSTS))
+    other, other_out = launch(daemons, shared_hosts, tmp_path, "other", [{"class": "short", "ms": 300, "tasks": 4}],
+                              go=go, executors=len(HOSTS))
+    _until("the doomed application to hold every slot",
+           lambda: set(leased(daemons).values()) == {str(SLOTS)}, 240)
+    _until("the other application's executors", lambda: os.path.exists(other_out), 240)
+    os.killpg(doomed.pid, signal.SIGKILL)  # the driver dies without a goodbye
+    doomed.wait(timeout=60)
+    go.write_text("go")
+    # Its tasks run for 10 minutes: the other job can finish only on slots the nodes took back.
+    finish(other, 300)
+    o = read(other_out)
+    assert sorted(r[0] for r in o["jobs"][0]["rows"]) == [0, 1, 2, 3]
+    _until("no lease left on the nodes", lambda: set(leased(daemons).values()) == {"0"}, 120)
+
+
+@pytest.mark.parametrize("key,value,needle", [
+    ("spark.scheduler.eagle.cluster.central", "nohostport", "cluster.central"),
+    ("spark.scheduler.eagle.cluster.nodePort", "0", "cluster.nodePort"),
+    ("spark.scheduler.eagle.cluster.secretFile", "/nonexistent/secret", "cluster.secretFile"),
+])
+def test_bad_cluster_keys_fail_the_start_naming_the_key(key, value, needle):
+    conf = {"spark.scheduler.eagle.cluster.central": "127.0.0.1:7100",
+            "spark.scheduler.eagle.cluster.secret": "s", key: value}
+    assert needle in start_fails("spark-eagle:local[2]", conf)
