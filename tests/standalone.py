@@ -4,15 +4,52 @@ with spark-daemon.sh and stopped (every process of it, SIGKILL after 60 s) on ex
 """
 import contextlib
 import os
+import socket
 import shutil
 import signal
 import subprocess
 import tempfile
 import time
 
-from test_features_standalone import DAEMON, MASTER_CLASS, WORKER_CLASS, _cmdline, alive, free_port, pids_in
-
 SPARK_HOME = os.environ["SPARK_HOME"]
+DAEMON = f"{SPARK_HOME}/sbin/spark-daemon.sh"
+MASTER_CLASS = "org.apache.spark.deploy.master.Master"
+WORKER_CLASS = "org.apache.spark.deploy.worker.Worker"
+
+
+def free_port(host="127.0.0.1"):
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+def pids_in(piddir):
+    out = []
+    for p in os.listdir(piddir):
+        try:
+            out.append(int(open(os.path.join(piddir, p)).read().strip()))
+        except (OSError, ValueError):
+            pass
+    return out
+
+
+def alive(pid):
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        return False
+    try:  # a zombie is dead for our purpose
+        return open(f"/proc/{pid}/stat").read().split()[2] != "Z"
+    except OSError:
+        return False
+
+
+def _cmdline(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read()
+    except OSError:
+        return b""
 
 
 @contextlib.contextmanager

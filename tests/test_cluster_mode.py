@@ -29,8 +29,7 @@ import pytest
 
 from conftest import JAR, ROOT
 from test_config import start_fails
-from test_features_standalone import free_port
-from standalone import standalone
+from standalone import free_port, standalone
 
 HOSTS = ["127.0.0.2", "127.0.0.3"]
 SLOTS = 2
