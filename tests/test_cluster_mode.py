@@ -8,8 +8,9 @@ slots x hosts).
 
 - Two applications, a batch one (a long job of many 2.5 s tasks) and an interactive one (short
   jobs), never run more tasks at once on a host than its 2 slots (stock Spark would run 4:
-  each executor has 2 cores), every result is exact, the short jobs run beside the long job
-  and finish while it is still running, and no lease is left once both stop.
+  each executor has 2 cores), every result is exact, the long job runs on the general host
+  only, the short jobs run beside it and finish while it is still running, and no lease is
+  left once both stop.
 - A driver killed with SIGKILL while its tasks hold every slot: the other application gets
   the slots (its job finishes) and the nodes end with no lease.
 - Bad cluster keys fail the start, naming the key.
@@ -197,6 +198,8 @@ def test_two_applications_share_the_hosts_slots_at_task_level(daemons, shared_ho
     assert sorted(r[0] for r in b["jobs"][0]["rows"]) == list(range(24))
     for j in i["jobs"]:
         assert sorted(r[0] for r in j["rows"]) == [0, 1]
+    # Long work stays off the short partition: the central keeps one host of two for short work.
+    assert len({r[3] for r in b["jobs"][0]["rows"]}) == 1, b["jobs"][0]["rows"]
     rows = b["jobs"][0]["rows"] + [r for j in i["jobs"] for r in j["rows"]]
     # Each host's 2 slots are shared by both applications: never more tasks at once on a host
     # (each application has an executor of 2 cores there, so ungated Spark would run 4).

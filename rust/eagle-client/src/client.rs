@@ -199,7 +199,16 @@ struct Job {
     probed: BTreeSet<u64>,
     /// Hosts that rejected a probe (SSS: they hold long work).
     rejected: BTreeSet<u64>,
+    /// Long tasks the central could not place yet (`Unplaced` while it is up: e.g. the
+    /// driver's links to the nodes were not up yet); sent to it again at the next tick.
+    unplaced: u32,
+    /// Times the central was asked again; past [`CENTRAL_RETRIES`], local LWL takes them.
+    central_tries: u32,
 }
+
+/// How many ticks the central is asked again for tasks it could not place before they
+/// are placed locally.
+const CENTRAL_RETRIES: u32 = 10;
 
 impl Job {
     /// The local long tasks sent to `host` will not be granted there (it rejected
@@ -323,7 +332,7 @@ impl State {
             }
             Cmd::Submit { job, tasks, est_ms, long } => {
                 let est = if est_ms.is_finite() && est_ms >= 0.0 { est_ms } else { 0.0 };
-                let j = Job { left: tasks, est, long, local: false, reserved: 0, share: BTreeMap::new(), probed: BTreeSet::new(), rejected: BTreeSet::new() };
+                let j = Job { left: tasks, est, long, local: false, reserved: 0, share: BTreeMap::new(), probed: BTreeSet::new(), rejected: BTreeSet::new(), unplaced: 0, central_tries: 0 };
                 self.jobs.insert(job, j);
                 if tasks == 0 {
                     return;
@@ -344,7 +353,7 @@ impl State {
                     j.probed.clear();
                 } else if j.long {
                     // More tasks than reservations out (a retry): place the difference.
-                    let more = tasks.saturating_sub(j.reserved);
+                    let more = tasks.saturating_sub(j.reserved + j.unplaced);
                     if more > 0 {
                         self.place_long(job, more);
                     }
@@ -592,7 +601,12 @@ impl State {
                 FromCentral::Unplaced { job, tasks } => {
                     if let Some(j) = self.jobs.get_mut(&job) {
                         j.reserved = j.reserved.saturating_sub(tasks);
-                        self.place_locally(job, tasks);
+                        if self.central_up && j.central_tries < CENTRAL_RETRIES {
+                            // Keep the central's partitions: ask it again at the next tick.
+                            j.unplaced += tasks;
+                        } else {
+                            self.place_locally(job, tasks);
+                        }
                     }
                 }
                 FromCentral::Error { what } => log::warn!("eagle-client: central: {what}"),
@@ -609,6 +623,19 @@ impl State {
         }
         if self.central_up {
             self.writers.send(CENTRAL, &ToCentral::Ping);
+        }
+        let unplaced: Vec<u64> = self.jobs.iter().filter(|(_, j)| j.unplaced > 0).map(|(&id, _)| id).collect();
+        for job in unplaced {
+            let central_up = self.central_up;
+            let j = self.jobs.get_mut(&job).unwrap();
+            let n = std::mem::take(&mut j.unplaced);
+            if central_up && j.central_tries < CENTRAL_RETRIES {
+                j.central_tries += 1;
+                j.reserved += n;
+                self.writers.send(CENTRAL, &ToCentral::SubmitLong { job, tasks: n, est_ms: j.est });
+            } else {
+                self.place_locally(job, n);
+            }
         }
         let starved: Vec<u64> = self
             .jobs

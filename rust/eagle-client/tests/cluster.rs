@@ -73,6 +73,28 @@ fn a_grant_with_nothing_to_launch_is_returned_and_the_slot_goes_to_another_appli
     assert_eq!(da.ran.len(), 1, "a launched nothing under the returned grant");
 }
 
+/// A Spark application submits its first job as its executors register, so the central may
+/// place a long job on a node that has no link from the driver yet: the node refuses, the
+/// central answers `Unplaced`. While the central is up, the job goes back to it once the
+/// links are up (its placements respect the short partition), not to local LWL over every host.
+#[test]
+fn a_long_job_the_central_could_not_place_yet_is_placed_by_the_central_again() {
+    let nodes: Vec<String> = (0..2).map(|_| node(2)).collect();
+    let central = central(&nodes);
+    central_linked(&central, 2);
+    let c = client("app", &central, 2);
+    let mut d = Driver::default();
+    d.until(&c, "the central link", false, |d| d.events.contains(&Event::CentralUp));
+    // No node is linked yet: the central's placements are refused.
+    d.submit(&c, 1, 4, true);
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    for (i, a) in nodes.iter().enumerate() {
+        c.add_host(&format!("h{i}"), a);
+    }
+    d.until(&c, "the long job to run", false, |d| d.left[&1] == 0);
+    assert!(d.ran_of(1).iter().all(|r| r.2), "every task under a central placement: {:?}", d.ran_of(1));
+}
+
 #[test]
 fn long_jobs_fall_back_to_local_lwl_while_the_central_is_down_and_go_back_to_it_after() {
     let nodes: Vec<String> = (0..2).map(|_| node(2)).collect();
