@@ -67,13 +67,17 @@ def warm_up(spark, slots: int) -> None:
 
 # ---------------------------------------------------------------- trace replay
 
-def replay_one(spark, sched: str, plan: dict, tag: str) -> dict:
+def replay_one(spark, sched: str, plan: dict, tag: str, t0: float | None = None,
+               pass_class: bool = False) -> dict:
+    """Replays ``plan``'s jobs at their arrival times from ``t0`` (epoch seconds; default one
+    second from now); each job is a thread. ``pass_class``: eagle jobs carry the plan's class
+    as a hint too (cluster mode: the class decides probes or the central)."""
     sc = spark.sparkContext
     jobs = plan["jobs"]
     records = [None] * len(jobs)
 
     def one(job, t_arrival):
-        props = job_properties(sched, job["class"], job["estimate_ms"], pass_class=False)
+        props = job_properties(sched, job["class"], job["estimate_ms"], pass_class=pass_class)
         props["spark.job.description"] = f"replay {tag} job {job['id']} ({job['class']})"
         props["bench.plan"] = tag
         set_props(sc, props)
@@ -94,7 +98,7 @@ def replay_one(spark, sched: str, plan: dict, tag: str) -> dict:
         }
 
     threads = []
-    t0 = time.time() + 1.0
+    t0 = time.time() + 1.0 if t0 is None else t0
     span = jobs[-1]["arrival_s"]
     log(f"{tag}: replaying {len(jobs)} jobs over {span:.1f}s")
     last_progress = time.time()
@@ -137,6 +141,34 @@ def run_replay(spark, cfg: dict) -> dict:
             plan = json.load(f)
         wait_quiet(spark)
         out.append(replay_one(spark, cfg["scheduler"], plan, p["tag"]))
+    return {"replays": out, "correct": all(r["correct"] for r in out)}
+
+
+# ---------------------------------------------------------------- cluster mode
+
+def run_cluster(spark, cfg: dict) -> dict:
+    """bench/cluster.py's applications: for each plan of ``cfg["plans"]`` in turn, writes its
+    ``ready`` file, waits for its ``go`` file (the common start of the four applications,
+    epoch seconds) and replays this application's share of the plan."""
+    sched = "eagle" if cfg["system"] in ("eagle", "hawk", "sparrow") else "fifo"
+    out = []
+    for p in cfg["plans"]:
+        with open(p["path"]) as f:
+            plan = json.load(f)
+        with open(p["ready"], "w") as f:
+            f.write(str(time.time()))
+        deadline = time.time() + 1800
+        while not os.path.exists(p["go"]):
+            if time.time() > deadline:
+                raise RuntimeError(f"{p['tag']}: no start signal from the orchestrator")
+            time.sleep(0.05)
+        with open(p["go"]) as f:
+            t0 = float(f.read().strip())
+        if plan["jobs"]:
+            out.append(replay_one(spark, sched, plan, f"{cfg['app']} {p['tag']}", t0=t0, pass_class=True))
+        else:
+            out.append({"jobs": [], "wall_seconds": 0.0, "correct": True})
+        out[-1]["tag"] = p["tag"]
     return {"replays": out, "correct": all(r["correct"] for r in out)}
 
 
@@ -220,7 +252,7 @@ def main(argv) -> int:
     try:
         t = time.time()
         spark = start_spark(cfg["spark_conf"])
-        n = wait_executors(spark, int(cfg["testbed"]["hosts"]))
+        n = wait_executors(spark, int(cfg.get("executors", cfg["testbed"]["hosts"])))
         log(f"{cfg['scheduler']}: {n} executors up after {time.time() - t:.1f}s "
             f"(master {cfg['spark_conf']['spark.master']})")
         warm_up(spark, int(cfg["testbed"]["slots"]))
@@ -234,6 +266,8 @@ def main(argv) -> int:
         elif cfg["workload"] == "dds":     # Dynamic Delay Scheduling (bench/dds.py)
             from .dds import run_dds
             result.update(run_dds(spark, cfg))
+        elif cfg["workload"] == "cluster":  # applications sharing the hosts (bench/cluster.py)
+            result.update(run_cluster(spark, cfg))
         elif cfg["workload"] == "eirene":  # Eirene's SATC (bench/eirene.py)
             from .eirene import run_eirene
             result.update(run_eirene(spark, cfg))

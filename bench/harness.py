@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 
+from . import trace
 from .progress import fmt_seconds
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -47,6 +48,8 @@ class Testbed:
             cmd.append("--local")
         if getattr(a, "cores_list", None):     # heterogeneous hosts (bench/lotes.py)
             cmd += ["--cores-list", a.cores_list]
+        if action == "up":
+            cmd += list(getattr(a, "testbed_extra", None) or [])   # e.g. --eagle-daemons (bench/cluster.py)
         return cmd
 
     def up(self):
@@ -67,6 +70,7 @@ class Testbed:
                 "hosts": int(e["TB_HOSTS"]), "cores": int(e["TB_CORES"]), "slots": int(e["TB_SLOTS"]),
                 "network": e["TB_NETWORK"], "note": e.get("TB_NOTE", ""),
                 "executor_memory": self.args.executor_memory,
+                "eagle_central": e.get("TB_EAGLE_CENTRAL"), "eagle_secret": e.get("TB_EAGLE_SECRET"),
                 "worker_memory": e.get("TB_WORKER_MEMORY")}
 
     def down(self):
@@ -212,3 +216,36 @@ def write_results(out_root, results):
         json.dump(results, f, indent=1)
     html = report.write_report(d, results)
     log(f"wrote {os.path.join(d, 'results.json')} and {html}")
+
+
+# ---------------------------------------------------------------- traces
+
+def shared_dir():
+    try:
+        top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=ROOT, check=True,
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True).stdout.strip()
+    except Exception:
+        top = ROOT
+    d = os.path.normpath(os.path.join(top, "..", "shared"))
+    if not os.path.isdir(os.path.join(d, "traces")):
+        raise SystemExit(f"trace folder {d}/traces not found: the replay needs the shared traces "
+                         "(YH2_sub.tr.xz, GOOG_subtrace.tr.xz) next to the repository")
+    return d
+
+
+def resolve_trace(args, out_dir, slots):
+    path = args.trace
+    if not os.path.exists(path):
+        path = os.path.join(shared_dir(), "traces", args.trace)
+    if not os.path.exists(path):
+        raise SystemExit(f"trace {args.trace} not found (looked in {os.path.dirname(path)})")
+    cutoff = args.cutoff or trace.cutoff_for(path)
+    if args.synth:
+        sim = os.path.join(ROOT, "target", "release", "eagle-sim")
+        if not os.path.exists(sim):
+            raise SystemExit("--synth needs target/release/eagle-sim: cargo build --release -p eagle-sim")
+        synth = os.path.join(out_dir, "synth-" + os.path.basename(path).replace(".xz", ""))
+        subprocess.run([sim, "gen", "--like", path, "--jobs", str(max(1000, args.jobs * 5)),
+                        "--nodes", str(slots), "--load", "0.8", "--seed", "1", "--out", synth], check=True)
+        path = synth
+    return path, cutoff

@@ -14,11 +14,10 @@ import json
 import os
 import shutil
 import signal
-import subprocess
 import sys
 
 from . import harness, stats, trace
-from .harness import (DRIVERS, ROOT, Testbed, log, run_driver, spark_home, testbed_json,
+from .harness import (DRIVERS, ROOT, Testbed, log, resolve_trace, run_driver, spark_home, testbed_json,
                       wait_idle, write_results)
 from .progress import Steps
 from .schedulers import SCHEDULERS, find_bench_jar, find_jar, spark_conf
@@ -42,7 +41,7 @@ def eagle_conf_item(text: str) -> tuple:
 def parse_args(argv):
     p = argparse.ArgumentParser(prog="scripts/bench", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("scenario", choices=["replay", "tpch", "sort", "all", "dds", "lotes", "eirene"])
+    p.add_argument("scenario", choices=["replay", "tpch", "sort", "all", "dds", "lotes", "eirene", "cluster"])
     p.add_argument("--quick", action="store_true", help="small sizes; finishes in a few minutes")
     p.add_argument("--schedulers", default=",".join(SCHEDULERS),
                    help="comma list of fifo,fair,eagle (default: all three)")
@@ -84,6 +83,8 @@ def parse_args(argv):
     lotes.add_arguments(p)     # the lotes scenario's own options (bench/lotes.py)
     from . import eirene
     eirene.add_arguments(p)    # the eirene scenario's own options (bench/eirene.py)
+    from . import cluster
+    cluster.add_arguments(p)   # the cluster scenario's own options (bench/cluster.py)
     a = p.parse_args(argv)
     q = a.quick
     a.workers = a.workers or (4 if q else 8)
@@ -104,37 +105,6 @@ def parse_args(argv):
 
 
 # ---------------------------------------------------------------- runs
-
-def shared_dir():
-    try:
-        top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=ROOT, check=True,
-                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True).stdout.strip()
-    except Exception:
-        top = ROOT
-    d = os.path.normpath(os.path.join(top, "..", "shared"))
-    if not os.path.isdir(os.path.join(d, "traces")):
-        raise SystemExit(f"trace folder {d}/traces not found: the replay needs the shared traces "
-                         "(YH2_sub.tr.xz, GOOG_subtrace.tr.xz) next to the repository")
-    return d
-
-
-def resolve_trace(args, out_dir, slots):
-    path = args.trace
-    if not os.path.exists(path):
-        path = os.path.join(shared_dir(), "traces", args.trace)
-    if not os.path.exists(path):
-        raise SystemExit(f"trace {args.trace} not found (looked in {os.path.dirname(path)})")
-    cutoff = args.cutoff or trace.cutoff_for(path)
-    if args.synth:
-        sim = os.path.join(ROOT, "target", "release", "eagle-sim")
-        if not os.path.exists(sim):
-            raise SystemExit("--synth needs target/release/eagle-sim: cargo build --release -p eagle-sim")
-        synth = os.path.join(out_dir, "synth-" + os.path.basename(path).replace(".xz", ""))
-        subprocess.run([sim, "gen", "--like", path, "--jobs", str(max(1000, args.jobs * 5)),
-                        "--nodes", str(slots), "--load", "0.8", "--seed", "1", "--out", synth], check=True)
-        path = synth
-    return path, cutoff
-
 
 def summarise_jobs(jobs):
     short = [j["latency"] for j in jobs if j and j.get("class") == "short"]
@@ -354,6 +324,9 @@ def main(argv=None) -> int:
     if args.scenario == "lotes":   # LoTES on heterogeneous hosts (bench/lotes.py)
         from . import lotes
         return lotes.main(args)
+    if args.scenario == "cluster":  # cluster mode: applications sharing the hosts (bench/cluster.py)
+        from . import cluster
+        return cluster.main(args)
     if args.scenario == "eirene":  # Eirene's SATC against eagle (bench/eirene.py)
         from . import eirene
         return eirene.main(args)

@@ -1,0 +1,283 @@
+"""Cluster mode on the testbed (issue 13): ``scripts/bench cluster [--quick]``.
+
+Four Spark applications share the testbed's hosts at once: the trace replay's short jobs split
+between two "interactive" applications and its long jobs between two "batch" ones (alternating,
+in arrival order; every job keeps its arrival time). Systems, each on a fresh testbed:
+
+* ``eagle``, ``hawk``, ``sparrow`` — cluster mode (``spark.scheduler.eagle.cluster.central``)
+  on the same daemons (``scripts/testbed.sh --eagle-daemons --eagle-policy P``): each host's
+  ``eagle-node`` owns ``--cores`` slots; every worker advertises slots x 4 cores, and each
+  application takes one executor of ``slots`` cores on every host (the README's recipe). Jobs
+  carry the trace's class and estimate as hints.
+* ``static`` — stock standalone, what operators do today: workers advertise their slots, and
+  each application's ``spark.cores.max`` is its share of the work's task-seconds of all slots
+  (at least 1), in executors of 1 core.
+* ``oversubscribed`` — stock standalone where every application takes every host's cores:
+  workers advertise slots x 4 cores, each application ``slots`` cores on every host, ungated.
+  (The tasks sleep, so running 4x the slots costs nothing here: on real work it would.)
+
+The latency of a job is from its arrival to its end, in whichever application it ran. The
+four applications of a system replay every plan (ratio, seed) in turn: before each, every
+application writes a ready file (its executors up, the previous plan drained), and the
+orchestrator then gives all four the same start time. Writes
+``target/bench/cluster/results.json``: ``runs: [{"system", "ratio", "seed", "short": {"count",
+"p50", "p90", "p99"}, "long": {...}}]``.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import sys
+import threading
+import time
+
+SYSTEMS = ("eagle", "hawk", "sparrow", "static", "oversubscribed")
+CLUSTER_SYSTEMS = ("eagle", "hawk", "sparrow")
+APPS = ("interactive-0", "interactive-1", "batch-0", "batch-1")
+NODE_PORT = 7101                     # scripts/testbed.sh runs every eagle-node on it
+
+
+def add_arguments(p):
+    p.add_argument("--systems", default=",".join(SYSTEMS),
+                   help=f"cluster: comma list of {','.join(SYSTEMS)} (default all)")
+
+
+def split_plan(plan: dict) -> dict:
+    """The replay plan's jobs by application: short jobs alternate between the interactive
+    applications, long ones between the batch ones. Ids are renumbered per application
+    (``orig_id`` keeps the plan's); arrival times are kept."""
+    out = {a: {"jobs": [], "meta": dict(plan.get("meta", {}), app=a)} for a in APPS}
+    turn = {"short": 0, "long": 0}
+    for j in plan["jobs"]:
+        cls = j["class"]
+        pair = APPS[:2] if cls == "short" else APPS[2:]
+        app = pair[turn[cls] % 2]
+        turn[cls] += 1
+        jobs = out[app]["jobs"]
+        jobs.append(dict(j, id=len(jobs), orig_id=j["id"]))
+    return out
+
+
+def work_s(plan: dict) -> float:
+    return sum(sum(j["durations_ms"]) for j in plan["jobs"]) / 1000.0
+
+
+def static_cores(plans: dict, total: int) -> dict:
+    """Each application's ``spark.cores.max`` under the static split: its share of the
+    task-seconds of all slots, at least 1, summing to at most ``total`` (or one per
+    application when there are fewer slots than applications)."""
+    work = {a: work_s(p) for a, p in plans.items()}
+    all_work = sum(work.values()) or 1.0
+    cores = {a: max(1, round(total * w / all_work)) for a, w in work.items()}
+    while sum(cores.values()) > max(total, len(cores)):
+        a = max(cores, key=lambda k: (cores[k], k))
+        cores[a] -= 1
+    return cores
+
+
+def app_conf(system: str, tb: dict, run_dir: str, app: str, slots: int, cores_max: int | None) -> dict:
+    """One application's SparkConf under ``system``."""
+    from .harness import ROOT
+    from .schedulers import spark_conf
+    cluster = system in CLUSTER_SYSTEMS
+    extra = {"spark.app.name": f"eagle-bench-cluster-{system}-{app}", "spark.driver.memory": "1g"}
+    hosts = int(tb["hosts"])
+    if system == "static":
+        extra.update({"spark.executor.cores": "1", "spark.cores.max": str(cores_max)})
+    else:
+        extra.update({"spark.executor.cores": str(slots), "spark.cores.max": str(slots * hosts)})
+    conf = spark_conf("eagle" if cluster else "fifo", tb, run_dir, ROOT, extra=extra)
+    if cluster:
+        if not tb.get("eagle_central"):
+            raise SystemExit("cluster: the testbed has no eagle daemons (TB_EAGLE_CENTRAL missing)")
+        conf.update({
+            "spark.scheduler.eagle.cluster.central": tb["eagle_central"],
+            "spark.scheduler.eagle.cluster.nodePort": str(NODE_PORT),
+            "spark.scheduler.eagle.cluster.secretFile": tb["eagle_secret"],
+        })
+    return conf
+
+
+def executors_of(system: str, hosts: int, cores_max: int | None) -> int:
+    return cores_max if system == "static" else hosts
+
+
+# ---------------------------------------------------------------- orchestration
+
+def one_system(args, system: str, plans_by_tag: dict, out_dir: str, slots: int) -> list:
+    """Brings a testbed up for ``system``, runs every plan with the four applications at once."""
+    from . import harness, stats
+    log = harness.log
+    a = argparse.Namespace(**vars(args))
+    cluster = system in CLUSTER_SYSTEMS
+    a.cores = slots * len(APPS) if system != "static" else slots
+    a.testbed_extra = (["--eagle-daemons", "--eagle-slots", str(slots), "--eagle-policy", system]
+                       if cluster else [])
+    a.worker_memory = f"{(len(APPS) if system != 'static' else slots) * 900}m"
+    a.executor_memory = "512m"
+    tbed = harness.Testbed(a)
+    runs = []
+    try:
+        tb = tbed.up()
+        log(f"{system}: testbed {tb['mode']}, {tb['hosts']} hosts, workers advertise {tb['cores']} cores"
+            + (f", eagle-node {slots} slots, central {tb['eagle_central']}" if cluster else ""))
+        hosts = int(tb["hosts"])
+        # Static split: the cores of the first plan's shares (the plans of one trace differ little).
+        cores = static_cores(next(iter(plans_by_tag.values()))["apps"], hosts * slots) if system == "static" else {}
+        base = os.path.join(out_dir, "runs", system)
+        shutil.rmtree(base, ignore_errors=True)
+        os.makedirs(base)
+        harness.wait_idle(args, harness.TESTBED_STATE)
+        # One application per role replays every plan in turn; each plan starts at one time for all.
+        results, threads = {}, []
+        for app in APPS:
+            run_dir = os.path.join(base, app)
+            os.makedirs(run_dir)
+            plans, span = [], 0.0
+            for tag, split in plans_by_tag.items():
+                path = os.path.join(run_dir, f"plan-{tag}.json")
+                with open(path, "w") as f:
+                    json.dump(split["apps"][app], f)
+                jobs = split["apps"][app]["jobs"]
+                span += jobs[-1]["arrival_s"] if jobs else 0.0
+                plans.append({"tag": tag, "path": path, "ready": os.path.join(base, f"{tag}.{app}.ready"),
+                              "go": os.path.join(base, f"{tag}.go")})
+            cfg = {"workload": "cluster", "scheduler": system, "system": system, "app": app, "testbed": tb,
+                   "plans": plans, "executors": executors_of(system, hosts, cores.get(app)),
+                   "spark_conf": app_conf(system, tb, run_dir, app, slots, cores.get(app))}
+            th = threading.Thread(target=lambda r=run_dir, c=cfg, s=span: results.__setitem__(
+                c["app"], harness.run_driver(r, c, timeout=s * 8 + 600 + 300 * len(plans))), daemon=True)
+            th.start()
+            threads.append(th)
+        for tag in plans_by_tag:
+            # Every application ready for this plan (or finished: a failed one must not hang the run).
+            t_wait = time.time()
+            while not all(os.path.exists(os.path.join(base, f"{tag}.{x}.ready")) or x in results for x in APPS):
+                if time.time() - t_wait > 900:
+                    break
+                time.sleep(0.2)
+            with open(os.path.join(base, f"{tag}.go"), "w") as f:
+                f.write(str(time.time() + 2.0))
+            log(f"  {system} {tag}: {len(APPS)} applications ready after {time.time() - t_wait:.0f}s; replaying")
+        for th in threads:
+            th.join()
+        counters = {app: _cluster_section(os.path.join(base, app)) for app in APPS}
+        for tag, split in plans_by_tag.items():
+            jobs, ok, errors = [], True, []
+            for app in APPS:
+                res = results.get(app) or {"ok": False, "error": "no result"}
+                rr = {r.get("tag"): r for r in res.get("replays") or []}.get(tag) or {}
+                ok &= bool(res.get("ok") and rr.get("correct"))
+                if res.get("error"):
+                    errors.append(f"{app}: {res['error']}")
+                jobs += [dict(j, app=app) for j in rr.get("jobs") or [] if j]
+            short = [j["latency"] for j in jobs if j["class"] == "short"]
+            long_ = [j["latency"] for j in jobs if j["class"] == "long"]
+            meta = split["meta"]
+            runs.append({"system": system, "ratio": meta["ratio"], "seed": meta["seed"],
+                         "short": stats.summary(short), "long": stats.summary(long_),
+                         "correct": ok and len(jobs) == meta["n_jobs"], "errors": errors,
+                         "jobs": len(jobs), "load": meta.get("nominal_load"),
+                         "static_cores": cores or None, "cluster": counters,
+                         "latencies": {"short": [round(x, 4) for x in short], "long": [round(x, 4) for x in long_]}})
+            r = runs[-1]
+            log(f"  {system} {tag}: short p50/p90/p99 = {_fmt(r['short'])} | long p50 = "
+                f"{(r['long'].get('p50') or 0):.2f}" + ("" if r["correct"] else f" | FAILED: {errors}"))
+    finally:
+        tbed.down()
+    return runs
+
+
+def _cluster_section(run_dir):
+    try:
+        with open(os.path.join(run_dir, "eagle-summary.json")) as f:
+            return json.load(f).get("cluster")
+    except (OSError, ValueError):
+        return None
+
+
+def _fmt(s):
+    return "/".join(f"{(s.get(k) or 0):.2f}" for k in ("p50", "p90", "p99"))
+
+
+def summarise(runs: list, ratios: list, systems: list) -> list:
+    """Per ratio: each system's percentiles averaged over seeds, and issue 13's targets."""
+    from . import stats
+    out = []
+    for ratio in ratios:
+        row = {"ratio": ratio, "systems": {}}
+        for s in systems:
+            rs = [r for r in runs if r["ratio"] == ratio and r["system"] == s and r["correct"]]
+            row["systems"][s] = {"runs": len(rs),
+                                 "short": {k: stats.mean_of([r["short"] for r in rs], k) for k in ("p50", "p90", "p99")},
+                                 "long": {k: stats.mean_of([r["long"] for r in rs], k) for k in ("p50", "p90", "p99")}}
+        sy = row["systems"]
+        if "eagle" in sy:
+            e, crit = sy["eagle"], {}
+            if "static" in sy:
+                crit["short_p99_vs_static"] = stats.ratio(e["short"]["p99"], sy["static"]["short"]["p99"])
+                crit["long_p50_vs_static"] = stats.ratio(e["long"]["p50"], sy["static"]["long"]["p50"])
+            if "hawk" in sy:
+                crit["short_p99_vs_hawk"] = stats.ratio(e["short"]["p99"], sy["hawk"]["short"]["p99"])
+            lim = {"short_p99_vs_static": 0.5, "short_p99_vs_hawk": 0.7, "long_p50_vs_static": 1.10}
+            crit["met"] = {f"{k} <= {v}": (None if crit.get(k) is None else crit[k] <= v) for k, v in lim.items()}
+            row["criteria"] = crit
+        out.append(row)
+    return out
+
+
+def main(args) -> int:
+    from . import harness, trace
+    from .harness import resolve_trace
+    log = harness.log
+    systems = [s.strip() for s in args.systems.split(",") if s.strip()]
+    for s in systems:
+        if s not in SYSTEMS:
+            raise SystemExit(f"cluster: unknown system {s!r} (known: {', '.join(SYSTEMS)})")
+    out_dir = os.path.join(args.out, "cluster")
+    os.makedirs(out_dir, exist_ok=True)
+    slots = args.cores
+    path, cutoff = resolve_trace(args, out_dir, args.workers * slots)
+    tjobs = trace.load_trace(path)
+    plans = {}
+    for ratio in args.ratios:
+        for seed in args.seeds:
+            plan = trace.build_workload(tjobs, slots=args.workers * slots, ratio=ratio, n_jobs=args.jobs,
+                                        seed=seed, cutoff_s=cutoff)
+            tag = f"r{ratio:g}-s{seed}"
+            apps = split_plan(plan)
+            plans[tag] = {"apps": apps, "meta": plan["meta"]}
+            log(f"{tag}: " + ", ".join(f"{a} {len(p['jobs'])} jobs ({work_s(p):.0f} task-s)" for a, p in apps.items()))
+
+    def on_signal(signum, _frame):
+        log(f"signal {signum}: stopping the drivers")
+        for proc in harness.DRIVERS:
+            if proc.poll() is None:
+                try:
+                    os.killpg(proc.pid, signal.SIGTERM)
+                except OSError:
+                    pass
+        sys.exit(128 + signum)
+    for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(s, on_signal)
+    harness.wait_idle(args)
+    runs = []
+    for system in systems:
+        runs += one_system(args, system, plans, out_dir, slots)
+    results = {"scenario": "cluster", "trace": os.path.basename(path), "cutoff_s": cutoff,
+               "testbed": {"hosts": args.workers, "slots_per_host": slots, "applications": list(APPS),
+                           "network": args.network},
+               "runs": runs, "summary": summarise(runs, args.ratios, systems)}
+    with open(os.path.join(out_dir, "results.json"), "w") as f:
+        json.dump(results, f, indent=1)
+    log(f"wrote {os.path.join(out_dir, 'results.json')}")
+    for row in results["summary"]:
+        for s, x in row["systems"].items():
+            log(f"ratio {row['ratio']:g} {s}: short p50/p90/p99 {_fmt(x['short'])}, long p50 "
+                f"{(x['long']['p50'] or 0):.2f}")
+        if row.get("criteria"):
+            log(f"ratio {row['ratio']:g} eagle: {row['criteria']}")
+    return 0 if all(r["correct"] for r in runs) else 1

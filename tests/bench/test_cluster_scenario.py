@@ -1,0 +1,53 @@
+"""bench/cluster.py's pure parts: how the replay is split between the four applications, the
+static split's cores, and each system's SparkConf."""
+import pytest
+
+from bench import cluster
+
+
+def plan():
+    jobs = []
+    for i, cls in enumerate(["short", "long", "short", "short", "long", "long", "short"]):
+        jobs.append({"id": i, "arrival_s": i * 0.5, "durations_ms": [100 if cls == "short" else 2000] * 2,
+                     "estimate_ms": 100, "class": cls})
+    return {"jobs": jobs, "meta": {"ratio": 1.2, "seed": 1, "n_jobs": len(jobs)}}
+
+
+def test_short_jobs_alternate_between_the_interactive_apps_and_long_ones_between_the_batch_apps():
+    apps = cluster.split_plan(plan())
+    assert [j["orig_id"] for j in apps["interactive-0"]["jobs"]] == [0, 3]
+    assert [j["orig_id"] for j in apps["interactive-1"]["jobs"]] == [2, 6]
+    assert [j["orig_id"] for j in apps["batch-0"]["jobs"]] == [1, 5]
+    assert [j["orig_id"] for j in apps["batch-1"]["jobs"]] == [4]
+    for a in cluster.APPS:
+        jobs = apps[a]["jobs"]
+        assert [j["id"] for j in jobs] == list(range(len(jobs))), "ids renumbered per application"
+        assert all(j["arrival_s"] == j["orig_id"] * 0.5 for j in jobs), "arrival times kept"
+    assert sum(len(apps[a]["jobs"]) for a in cluster.APPS) == 7
+
+
+def test_static_split_follows_the_work_and_never_exceeds_the_slots():
+    apps = cluster.split_plan(plan())
+    cores = cluster.static_cores(apps, 16)
+    assert sum(cores.values()) <= 16 and min(cores.values()) >= 1
+    # batch-0 holds 8 s of work, interactive-0 0.4 s: the batch application gets more cores.
+    assert cores["batch-0"] > cores["interactive-0"]
+    assert cluster.static_cores(apps, 2) == {a: 1 for a in cluster.APPS}, "one core each when slots are scarce"
+
+
+@pytest.mark.parametrize("system", cluster.SYSTEMS)
+def test_each_system_gets_its_conf(system, tmp_path, monkeypatch):
+    monkeypatch.setattr("bench.schedulers.find_jar", lambda root: "/x/plugin.jar")
+    monkeypatch.setattr("bench.schedulers.find_bench_jar", lambda root: "/x/bench.jar")
+    tb = {"master": "spark://10.0.0.1:7077", "driver_host": "10.0.0.1", "hosts": 4, "cores": 8, "slots": 32,
+          "mode": "netns", "eagle_central": "10.0.0.1:7100", "eagle_secret": "/s"}
+    conf = cluster.app_conf(system, tb, str(tmp_path), "batch-0", 2, 3)
+    if system in cluster.CLUSTER_SYSTEMS:
+        assert conf["spark.master"] == "spark-eagle:spark://10.0.0.1:7077"
+        assert conf["spark.scheduler.eagle.cluster.central"] == "10.0.0.1:7100"
+        assert (conf["spark.executor.cores"], conf["spark.cores.max"]) == ("2", "8")
+    else:
+        assert conf["spark.master"] == "spark://10.0.0.1:7077"
+        assert not any(k.startswith("spark.scheduler.eagle.cluster") for k in conf)
+        want = ("1", "3") if system == "static" else ("2", "8")
+        assert (conf["spark.executor.cores"], conf["spark.cores.max"]) == want
