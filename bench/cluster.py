@@ -229,6 +229,80 @@ def summarise(runs: list, ratios: list, systems: list) -> list:
     return out
 
 
+# ---------------------------------------------------------------- the paper check (simulator)
+
+SIM_SYSTEMS = ("eagle", "hawk", "sparrow")
+CENTRAL_SHORT_FRACTION = 0.1         # eagle-central's default --short-fraction (the testbed's)
+
+
+def plan_trace(plan: dict) -> str:
+    """The plan as an eagle-sim trace (seconds): ``arrival ntasks mean d1 .. dn`` per job."""
+    lines = []
+    for j in plan["jobs"]:
+        d = " ".join(f"{x / 1000.0:g}" for x in j["durations_ms"])
+        lines.append(f"{j['arrival_s']:.6f} {len(j['durations_ms'])} {j['estimate_ms'] / 1000.0:g} {d}")
+    return "\n".join(lines) + "\n"
+
+
+def short_only_hosts(hosts: int, fraction: float = CENTRAL_SHORT_FRACTION) -> int:
+    """eagle-core partition::short_only_count: the central's short-only hosts."""
+    if hosts < 2 or fraction <= 0:
+        return 0
+    return min(max(1, round(fraction * hosts)), hosts - 1)
+
+
+def simulate(plans_by_tag: dict, hosts: int, slots: int, cutoff_s: float, out_dir: str) -> list | None:
+    """The same plans through eagle-sim (one central and distributed schedulers, as the
+    prototype; no JVM, no network): eagle, hawk and sparrow on ``hosts`` nodes of ``slots``
+    slots, with the testbed's short partition. None when target/release/eagle-sim is missing."""
+    import subprocess
+    from .harness import ROOT
+    sim = os.path.join(ROOT, "target", "release", "eagle-sim")
+    if not os.path.exists(sim):
+        return None
+    big = 100.0 * (hosts - short_only_hosts(hosts)) / hosts
+    out = []
+    for tag, split in plans_by_tag.items():
+        path = os.path.join(out_dir, f"sim-{tag}.tr")
+        with open(path, "w") as f:
+            f.write(plan_trace(split["plan"]))
+        meta = split["meta"]
+        for system in SIM_SYSTEMS:
+            # The plan's classes use the trace cutoff on the job mean, in ms: seconds here.
+            cmd = [sim, "run", "--trace", path, "--system", system, "--nodes", str(hosts), "--slots", str(slots),
+                   "--cutoff", f"{cutoff_s / 1000.0:g}", "--small-partition", "100", "--big-partition", f"{big:g}",
+                   "--seed", str(meta["seed"]), "--json"]
+            r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            if r.returncode != 0:
+                out.append({"system": system, "ratio": meta["ratio"], "seed": meta["seed"], "error": r.stderr[-500:]})
+                continue
+            rep = json.loads(r.stdout)
+            out.append({"system": system, "ratio": meta["ratio"], "seed": meta["seed"],
+                        "short": rep["short"], "long": rep["long"]})
+    return out
+
+
+def paper_check(sim_runs: list | None, summary: list) -> list:
+    """Eagle/Hawk on the testbed next to the simulator's, per ratio (short p50/p90/p99, long p50)."""
+    from . import stats
+    rows = []
+    for row in summary:
+        ratio, sy = row["ratio"], row["systems"]
+        test = {}
+        if "eagle" in sy and "hawk" in sy:
+            test = {f"short_{k}": stats.ratio(sy["eagle"]["short"][k], sy["hawk"]["short"][k]) for k in ("p50", "p90", "p99")}
+            test["long_p50"] = stats.ratio(sy["eagle"]["long"]["p50"], sy["hawk"]["long"]["p50"])
+        sim = {}
+        if sim_runs:
+            def mean(system, cls, k):
+                return stats.mean_of([r[cls] for r in sim_runs if r["system"] == system and r["ratio"] == ratio
+                                      and cls in r], k)
+            sim = {f"short_{k}": stats.ratio(mean("eagle", "short", k), mean("hawk", "short", k)) for k in ("p50", "p90", "p99")}
+            sim["long_p50"] = stats.ratio(mean("eagle", "long", "p50"), mean("hawk", "long", "p50"))
+        rows.append({"ratio": ratio, "eagle_vs_hawk_testbed": test, "eagle_vs_hawk_simulator": sim})
+    return rows
+
+
 def main(args) -> int:
     from . import harness, trace
     from .harness import resolve_trace
@@ -249,7 +323,7 @@ def main(args) -> int:
                                         seed=seed, cutoff_s=cutoff)
             tag = f"r{ratio:g}-s{seed}"
             apps = split_plan(plan)
-            plans[tag] = {"apps": apps, "meta": plan["meta"]}
+            plans[tag] = {"apps": apps, "meta": plan["meta"], "plan": plan}
             log(f"{tag}: " + ", ".join(f"{a} {len(p['jobs'])} jobs ({work_s(p):.0f} task-s)" for a, p in apps.items()))
 
     def on_signal(signum, _frame):
@@ -267,10 +341,15 @@ def main(args) -> int:
     runs = []
     for system in systems:
         runs += one_system(args, system, plans, out_dir, slots)
+    summary = summarise(runs, args.ratios, systems)
+    sim_runs = simulate(plans, args.workers, slots, cutoff, out_dir)
+    if sim_runs is None:
+        log("paper check skipped: no target/release/eagle-sim (cargo build --release -p eagle-sim)")
     results = {"scenario": "cluster", "trace": os.path.basename(path), "cutoff_s": cutoff,
                "testbed": {"hosts": args.workers, "slots_per_host": slots, "applications": list(APPS),
-                           "network": args.network},
-               "runs": runs, "summary": summarise(runs, args.ratios, systems)}
+                           "network": args.network, "short_only_hosts": short_only_hosts(args.workers)},
+               "runs": runs, "summary": summary, "simulator": sim_runs,
+               "paper_check": paper_check(sim_runs, summary)}
     with open(os.path.join(out_dir, "results.json"), "w") as f:
         json.dump(results, f, indent=1)
     log(f"wrote {os.path.join(out_dir, 'results.json')}")
@@ -280,4 +359,7 @@ def main(args) -> int:
                 f"{(x['long']['p50'] or 0):.2f}")
         if row.get("criteria"):
             log(f"ratio {row['ratio']:g} eagle: {row['criteria']}")
+    for row in results["paper_check"]:
+        log(f"ratio {row['ratio']:g} eagle/hawk testbed {row['eagle_vs_hawk_testbed']} "
+            f"simulator {row['eagle_vs_hawk_simulator']}")
     return 0 if all(r["correct"] for r in runs) else 1

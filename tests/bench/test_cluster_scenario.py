@@ -51,3 +51,17 @@ def test_each_system_gets_its_conf(system, tmp_path, monkeypatch):
         assert not any(k.startswith("spark.scheduler.eagle.cluster") for k in conf)
         want = ("1", "3") if system == "static" else ("2", "8")
         assert (conf["spark.executor.cores"], conf["spark.cores.max"]) == want
+
+
+def test_the_plan_becomes_a_simulator_trace_in_seconds():
+    p = plan()
+    lines = cluster.plan_trace(p).splitlines()
+    assert len(lines) == len(p["jobs"])
+    first = lines[1].split()
+    assert float(first[0]) == 0.5 and first[1] == "2" and float(first[2]) == 0.1
+    assert [float(x) for x in first[3:]] == [2.0, 2.0]
+
+
+@pytest.mark.parametrize("hosts,want", [(1, 0), (2, 1), (4, 1), (8, 1), (20, 2)])
+def test_short_only_hosts_mirror_the_central(hosts, want):
+    assert cluster.short_only_hosts(hosts) == want
