@@ -29,8 +29,6 @@ import argparse
 import json
 import os
 import shutil
-import signal
-import sys
 import threading
 import time
 
@@ -326,17 +324,7 @@ def main(args) -> int:
             plans[tag] = {"apps": apps, "meta": plan["meta"], "plan": plan}
             log(f"{tag}: " + ", ".join(f"{a} {len(p['jobs'])} jobs ({work_s(p):.0f} task-s)" for a, p in apps.items()))
 
-    def on_signal(signum, _frame):
-        log(f"signal {signum}: stopping the drivers")
-        for proc in harness.DRIVERS:
-            if proc.poll() is None:
-                try:
-                    os.killpg(proc.pid, signal.SIGTERM)
-                except OSError:
-                    pass
-        sys.exit(128 + signum)
-    for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(s, on_signal)
+    harness.on_signals()   # one_system's finally takes its testbed down
     harness.wait_idle(args)
     runs = []
     for system in systems:

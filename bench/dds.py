@@ -36,9 +36,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import subprocess
-import sys
 import time
 import zipfile
 
@@ -403,19 +401,7 @@ def main(args) -> int:
 
     tbed = None
 
-    def on_signal(signum, _frame):
-        log(f"signal {signum}: tearing down")
-        for proc in harness.DRIVERS:
-            if proc.poll() is None:
-                try:
-                    os.killpg(proc.pid, signal.SIGTERM)
-                except OSError:
-                    pass
-        if tbed is not None:
-            tbed.down()
-        sys.exit(128 + signum)
-    for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(s, on_signal)
+    harness.on_signals(lambda: tbed.down() if tbed is not None else None)
 
     runs, testbeds = [], {}
     tb = None

@@ -21,8 +21,6 @@ import json
 import os
 import random
 import shutil
-import signal
-import sys
 import threading
 import time
 
@@ -180,18 +178,7 @@ def main(args) -> int:
     os.makedirs(out_dir, exist_ok=True)
     tbed = harness.Testbed(args)
 
-    def on_signal(signum, _frame):
-        log(f"signal {signum}: tearing down")
-        for proc in harness.DRIVERS:
-            if proc.poll() is None:
-                try:
-                    os.killpg(proc.pid, signal.SIGTERM)
-                except OSError:
-                    pass
-        tbed.down()
-        sys.exit(128 + signum)
-    for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(s, on_signal)
+    harness.on_signals(tbed.down)
 
     runs, failed = [], []
     harness.wait_idle(args)

@@ -137,6 +137,24 @@ def wait_idle(args, state=None):
 
 # ---------------------------------------------------------------- runs
 
+def on_signals(teardown=None) -> None:
+    """SIGTERM, SIGINT and SIGHUP stop every driver started (their process groups), run
+    ``teardown`` (e.g. the testbed's ``down``) and exit with 128 + the signal."""
+    def handler(signum, _frame):
+        log(f"signal {signum}: tearing down")
+        for proc in DRIVERS:
+            if proc.poll() is None:
+                try:
+                    os.killpg(proc.pid, signal.SIGTERM)
+                except OSError:
+                    pass
+        if teardown is not None:
+            teardown()
+        sys.exit(128 + signum)
+    for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(s, handler)
+
+
 def run_driver(run_dir: str, cfg: dict, timeout: float) -> dict:
     os.makedirs(run_dir, exist_ok=True)
     cfg_path = os.path.join(run_dir, "config.json")

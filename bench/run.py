@@ -13,11 +13,10 @@ import atexit
 import json
 import os
 import shutil
-import signal
 import sys
 
 from . import harness, stats, trace
-from .harness import (DRIVERS, ROOT, Testbed, log, resolve_trace, run_driver, spark_home, testbed_json,
+from .harness import (ROOT, Testbed, log, resolve_trace, run_driver, spark_home, testbed_json,
                       wait_idle, write_results)
 from .progress import Steps
 from .schedulers import SCHEDULERS, find_bench_jar, find_jar, spark_conf
@@ -336,19 +335,7 @@ def main(argv=None) -> int:
     tbed = Testbed(args)
     atexit.register(tbed.down)
 
-    def on_signal(signum, _frame):
-        log(f"signal {signum}: tearing down")
-        for proc in DRIVERS:
-            if proc.poll() is None:
-                try:
-                    os.killpg(proc.pid, signal.SIGTERM)
-                except OSError:
-                    pass
-        tbed.down()
-        sys.exit(128 + signum)
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
-    signal.signal(signal.SIGHUP, on_signal)
+    harness.on_signals(tbed.down)
     failed = False
     try:
         tb = tbed.up()
