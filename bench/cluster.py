@@ -170,7 +170,7 @@ def one_system(args, system: str, plans_by_tag: dict, out_dir: str, slots: int) 
                 rr = {r.get("tag"): r for r in res.get("replays") or []}.get(tag) or {}
                 ok &= bool(res.get("ok") and rr.get("correct"))
                 if res.get("error"):
-                    errors.append(f"{app}: {res['error']}")
+                    errors.append(f"{app}: {str(res['error']).splitlines()[0][:300]}")
                 jobs += [dict(j, app=app) for j in rr.get("jobs") or [] if j]
             short = [j["latency"] for j in jobs if j["class"] == "short"]
             long_ = [j["latency"] for j in jobs if j["class"] == "long"]

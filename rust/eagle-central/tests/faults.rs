@@ -220,7 +220,7 @@ fn a_killed_central_fails_placements_fast_placed_work_finishes_and_it_serves_aga
         match ev {
             Ev::Central { msg: FromCentral::Placed { hosts, .. }, .. } => placed += hosts.len(),
             Ev::Central { msg: FromCentral::Unplaced { job, tasks }, .. } => placed -= resubmit(d, job, tasks),
-            Ev::Node { node, msg: FromNode::Grant { lease, job, long: true }, .. } => t.on_grant(d, node, lease, job),
+            Ev::Node { node, msg: FromNode::Grant { lease, job, long: true, .. }, .. } => t.on_grant(d, node, lease, job),
             _ => {}
         }
         (placed == 6 && t.running.len() == 4).then_some(())
@@ -241,7 +241,7 @@ fn a_killed_central_fails_placements_fast_placed_work_finishes_and_it_serves_aga
             break;
         }
         d.wait_for("a grant of a placed task", |d, ev| match ev {
-            Ev::Node { node, msg: FromNode::Grant { lease, job, long: true }, .. } => {
+            Ev::Node { node, msg: FromNode::Grant { lease, job, long: true, .. }, .. } => {
                 t.on_grant(d, node, lease, job);
                 Some(())
             }

@@ -548,7 +548,7 @@ impl State {
     fn node_msg(&mut self, link: u64, msg: FromNode) {
         let Some(name) = self.hosts.get(&link).map(|h| h.name.clone()) else { return };
         match msg {
-            FromNode::Grant { lease, job, long } => {
+            FromNode::Grant { lease, job, long, kept } => {
                 let Some(j) = self.jobs.get(&job).filter(|j| j.left > 0) else {
                     self.writers.send(link, &ToNode::NoTask { lease });
                     return;
@@ -563,6 +563,15 @@ impl State {
                 }
                 self.leases.insert((link, lease), Lease { job, long, local, running: false });
                 self.emit(Event::Grant(Grant { host: name, lease, job, long }));
+                if !long && !kept {
+                    // The grant used the probe up (hawk and sparrow grant once per probe): a
+                    // job with more tasks than this one probes again.
+                    let j = self.jobs.get_mut(&job).unwrap();
+                    j.probed.remove(&link);
+                    if j.left > 1 {
+                        self.probe(job);
+                    }
+                }
             }
             FromNode::Rejected { job, .. } => {
                 let Some(j) = self.jobs.get_mut(&job) else { return };

@@ -10,9 +10,13 @@ use std::time::{Duration, Instant};
 const SECRET: &[u8] = b"jni-cluster-test";
 
 fn node(slots: u32) -> (String, u16) {
+    node_with(eagle_node::Policy::Eagle, slots)
+}
+
+fn node_with(policy: eagle_node::Policy, slots: u32) -> (String, u16) {
     let h = eagle_node::spawn(eagle_node::Options {
         settings: eagle_node::Settings {
-            policy: eagle_node::Policy::Eagle,
+            policy,
             slots,
             lease_ms: 3_000,
         },
@@ -303,4 +307,22 @@ fn bad_settings_are_refused_naming_the_key() {
         assert!(e.contains(key), "{e}");
     }
     assert!(base.validate().is_ok());
+}
+
+#[test]
+fn hawk_and_sparrow_nodes_run_every_task_once() {
+    for policy in [eagle_node::Policy::Hawk, eagle_node::Policy::Sparrow] {
+        let (addr, port) = node_with(policy, 2);
+        let central = central(&[&addr]);
+        let mut a = FakeSpark::new(side("a", &central, port), 2);
+        a.c.executor_added(EXEC, "127.0.0.1");
+        a.submit(0, 6, 0.005, false);
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !a.done() {
+            assert!(Instant::now() < deadline, "{policy:?}: {} of 6 tasks launched", a.launched);
+            a.round(&[]);
+            a.finish_one();
+        }
+        assert_eq!(a.launched, 6, "{policy:?}");
+    }
 }

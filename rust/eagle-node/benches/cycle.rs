@@ -32,7 +32,7 @@ fn echo_server() -> SocketAddr {
                 while let Ok(m) = r.read::<ToNode>() {
                     if let ToNode::Probe { job, .. } = m {
                         lease += 1;
-                        write_frame(&mut w, &FromNode::Grant { lease, job, long: false }).unwrap();
+                        write_frame(&mut w, &FromNode::Grant { lease, job, long: false, kept: true }).unwrap();
                         w.flush().unwrap();
                     }
                 }

@@ -583,7 +583,7 @@ impl NodeState {
         }
         let expires = now + self.settings.lease_ms;
         self.leases.insert(lease, Lease { conn, job: e.job, long: e.long, est: e.est, state: LeaseState::Granted { expires } });
-        out.push(Action::Send { conn, msg: FromNode::Grant { lease, job: id, long: e.long } });
+        out.push(Action::Send { conn, msg: FromNode::Grant { lease, job: id, long: e.long, kept: keep } });
     }
 
     /// The answer to `Status`.

@@ -25,7 +25,7 @@ fn send(s: &mut NodeState, now: u64, conn: ConnId, msg: ToNode) -> Vec<Action> {
 fn grants(out: &[Action]) -> Vec<(ConnId, u64, u64, bool)> {
     out.iter()
         .filter_map(|a| match a {
-            Action::Send { conn, msg: FromNode::Grant { lease, job, long } } => Some((*conn, *lease, *job, *long)),
+            Action::Send { conn, msg: FromNode::Grant { lease, job, long, .. } } => Some((*conn, *lease, *job, *long)),
             _ => None,
         })
         .collect()
@@ -308,5 +308,29 @@ fn hawk_thief_steals_when_a_slot_frees_on_an_empty_queue_and_grants_what_it_got(
         let (_, lease, _, _) = one_grant(&send(&mut s, 0, 2, ToNode::Probe { job: 1, tasks: 1, est_ms: 5.0 }));
         assert!(run(&mut s, 1, 2, lease).is_empty());
         assert!(s.handle(2, Event::Tick).is_empty());
+    }
+}
+
+/// `kept` of every grant in `out`.
+fn kept(out: &[Action]) -> Vec<bool> {
+    out.iter()
+        .filter_map(|a| match a {
+            Action::Send { msg: FromNode::Grant { kept, .. }, .. } => Some(*kept),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_grant_says_whether_the_probe_stays_for_the_next_task() {
+    // Eagle (Sticky Batch Probing): the probe stays while the job has tasks left here.
+    let mut s = node(Policy::Eagle, 2);
+    join(&mut s, 1, Role::Driver, "a");
+    assert_eq!(kept(&send(&mut s, 0, 1, ToNode::Probe { job: 1, tasks: 2, est_ms: 10.0 })), vec![true, false]);
+    // Sparrow and Hawk: one grant per probe, so the driver must probe again for more tasks.
+    for policy in [Policy::Sparrow, Policy::Hawk] {
+        let mut s = node(policy, 2);
+        join(&mut s, 1, Role::Driver, "a");
+        assert_eq!(kept(&send(&mut s, 0, 1, ToNode::Probe { job: 1, tasks: 3, est_ms: 10.0 })), vec![false], "{policy:?}");
     }
 }

@@ -172,7 +172,7 @@ mod tests {
     #[test]
     fn truncated_prefix_and_body_are_named() {
         let mut buf = Vec::new();
-        write_frame(&mut buf, &FromNode::Grant { lease: 1, job: 2, long: false }).unwrap();
+        write_frame(&mut buf, &FromNode::Grant { lease: 1, job: 2, long: false, kept: true }).unwrap();
         let cut = &buf[..buf.len() - 3];
         match read_frame::<_, FromNode>(&mut Cursor::new(cut)) {
             Err(FrameError::Truncated { part: "body", expected, got }) => assert_eq!(got + 3, expected),

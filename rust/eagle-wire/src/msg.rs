@@ -99,12 +99,26 @@ pub struct StolenProbe {
     pub est_ms: f64,
 }
 
+fn kept_by_default() -> bool {
+    true
+}
+
 /// Sent by a node daemon.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub enum FromNode {
     /// A slot is leased to the driver for one task of `job` (`long`: a central placement).
-    Grant { lease: u64, job: u64, long: bool },
+    /// `kept`: the short probe stays queued for the job's next task (Sticky Batch Probing);
+    /// `false` when the grant used it up (hawk and sparrow grant once per probe, and eagle
+    /// drops it with the job's last task), so a driver with more tasks probes again. Absent
+    /// (an older node): kept.
+    Grant {
+        lease: u64,
+        job: u64,
+        long: bool,
+        #[serde(default = "kept_by_default")]
+        kept: bool,
+    },
     /// Eagle SSS: the node holds long work; the probe is not queued. The node's last
     /// copy of the central's bitvector, if it has received one.
     Rejected { job: u64, bitvector: Option<Bitvector> },
