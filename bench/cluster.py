@@ -20,8 +20,9 @@ The latency of a job is from its arrival to its end, in whichever application it
 four applications of a system replay every plan (ratio, seed) in turn: before each, every
 application writes a ready file (its executors up, the previous plan drained), and the
 orchestrator then gives all four the same start time. Writes
-``target/bench/cluster/results.json``: ``runs: [{"system", "ratio", "seed", "short": {"count",
-"p50", "p90", "p99"}, "long": {...}}]``.
+``target/bench/cluster/results.json`` (``runs: [{"system", "ratio", "seed", "short": {"count",
+"p50", "p90", "p99"}, "long": {...}}]``, the summary per ratio with issue 13's targets, and the
+paper check: the same plans through eagle-sim) and ``report.html``.
 """
 from __future__ import annotations
 
@@ -175,7 +176,7 @@ def one_system(args, system: str, plans_by_tag: dict, out_dir: str, slots: int) 
             short = [j["latency"] for j in jobs if j["class"] == "short"]
             long_ = [j["latency"] for j in jobs if j["class"] == "long"]
             meta = split["meta"]
-            runs.append({"system": system, "ratio": meta["ratio"], "seed": meta["seed"],
+            runs.append({"system": system, "scheduler": system, "ratio": meta["ratio"], "seed": meta["seed"],
                          "short": stats.summary(short), "long": stats.summary(long_),
                          "correct": ok and len(jobs) == meta["n_jobs"], "errors": errors,
                          "jobs": len(jobs), "load": meta.get("nominal_load"),
@@ -202,17 +203,18 @@ def _fmt(s):
 
 
 def summarise(runs: list, ratios: list, systems: list) -> list:
-    """Per ratio: each system's percentiles averaged over seeds, and issue 13's targets."""
+    """Per ratio: each system's percentiles averaged over seeds (``schedulers``, as the replay's
+    summary, so that bench/report.py draws both), and issue 13's targets."""
     from . import stats
     out = []
     for ratio in ratios:
-        row = {"ratio": ratio, "systems": {}}
+        row = {"ratio": ratio, "schedulers": {}}
         for s in systems:
             rs = [r for r in runs if r["ratio"] == ratio and r["system"] == s and r["correct"]]
-            row["systems"][s] = {"runs": len(rs),
+            row["schedulers"][s] = {"runs": len(rs),
                                  "short": {k: stats.mean_of([r["short"] for r in rs], k) for k in ("p50", "p90", "p99")},
                                  "long": {k: stats.mean_of([r["long"] for r in rs], k) for k in ("p50", "p90", "p99")}}
-        sy = row["systems"]
+        sy = row["schedulers"]
         if "eagle" in sy:
             e, crit = sy["eagle"], {}
             if "static" in sy:
@@ -285,7 +287,7 @@ def paper_check(sim_runs: list | None, summary: list) -> list:
     from . import stats
     rows = []
     for row in summary:
-        ratio, sy = row["ratio"], row["systems"]
+        ratio, sy = row["ratio"], row["schedulers"]
         test = {}
         if "eagle" in sy and "hawk" in sy:
             test = {f"short_{k}": stats.ratio(sy["eagle"]["short"][k], sy["hawk"]["short"][k]) for k in ("p50", "p90", "p99")}
@@ -334,15 +336,14 @@ def main(args) -> int:
     if sim_runs is None:
         log("paper check skipped: no target/release/eagle-sim (cargo build --release -p eagle-sim)")
     results = {"scenario": "cluster", "trace": os.path.basename(path), "cutoff_s": cutoff,
-               "testbed": {"hosts": args.workers, "slots_per_host": slots, "applications": list(APPS),
+               "testbed": {"hosts": args.workers, "slots": args.workers * slots, "slots_per_host": slots,
+                           "mode": "netns", "applications": list(APPS),
                            "network": args.network, "short_only_hosts": short_only_hosts(args.workers)},
                "runs": runs, "summary": summary, "simulator": sim_runs,
                "paper_check": paper_check(sim_runs, summary)}
-    with open(os.path.join(out_dir, "results.json"), "w") as f:
-        json.dump(results, f, indent=1)
-    log(f"wrote {os.path.join(out_dir, 'results.json')}")
+    harness.write_results(args.out, results)
     for row in results["summary"]:
-        for s, x in row["systems"].items():
+        for s, x in row["schedulers"].items():
             log(f"ratio {row['ratio']:g} {s}: short p50/p90/p99 {_fmt(x['short'])}, long p50 "
                 f"{(x['long']['p50'] or 0):.2f}")
         if row.get("criteria"):

@@ -11,8 +11,10 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-COLORS = {"fifo": "#888888", "fair": "#1f77b4", "eagle": "#d62728"}
-ORDER = ("fifo", "fair", "eagle")
+COLORS = {"fifo": "#888888", "fair": "#1f77b4", "eagle": "#d62728",
+          # bench/cluster.py's systems
+          "hawk": "#2ca02c", "sparrow": "#9467bd", "static": "#8c564b", "oversubscribed": "#e377c2"}
+ORDER = ("fifo", "fair", "eagle", "hawk", "sparrow", "static", "oversubscribed")
 
 
 def _scheds(runs):
@@ -73,7 +75,7 @@ def _mean_pcts(runs, cls):
 def _groups(results):
     """(label, runs) groups: per ratio for the replay, per variant for the sort, else one."""
     runs = results["runs"]
-    if results["scenario"] == "replay":
+    if results["scenario"] in ("replay", "cluster"):
         ratios = sorted({r["ratio"] for r in runs})
         return [(f"ratio {x:g}", [r for r in runs if r["ratio"] == x]) for x in ratios]
     if results["scenario"] == "sort":
@@ -104,7 +106,7 @@ def write_report(d: str, results: dict) -> str:
         for ax, cls in zip(axes[0], classes):
             _bars(ax, {s: _mean_pcts([r for r in runs if r["scheduler"] == s], cls) for s in scheds},
                   f"{results['scenario']} {label}: {cls} jobs p50/p90/p99"
-                  + (" (mean over runs)" if results["scenario"] == "replay" else ""))
+                  + (" (mean over runs)" if results["scenario"] in ("replay", "cluster") else ""))
         images.append((f"Percentiles {label}", _save(fig, d, f"pct-{tag}.png")))
     if results["scenario"] == "tpch":
         runs = results["runs"]
