@@ -28,6 +28,10 @@ struct Args {
     /// Keep-alive period towards the nodes (ms); under a third of their --lease-ms.
     #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(1..))]
     ping_ms: u64,
+    /// How long tasks are placed: lwl (least work left, Eagle) or lotes (LoTES's plan over
+    /// the hosts' sizes, then least work left).
+    #[arg(long, default_value = "lwl", value_parser = eagle_central::placement::Placement::parse)]
+    placement: eagle_central::placement::Placement,
 }
 
 fn main() {
@@ -62,7 +66,7 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let opts = Options { listen, secret, nodes, short_fraction: a.short_fraction, ping_ms: a.ping_ms };
+    let opts = Options { listen, secret, nodes, short_fraction: a.short_fraction, ping_ms: a.ping_ms, placement: a.placement };
     match spawn(opts) {
         Ok(h) => h.join(),
         Err(e) => {

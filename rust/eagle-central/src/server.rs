@@ -5,6 +5,7 @@
 //! every write half. Both kinds of readers feed the scheduler over
 //! `crossbeam-channel`s.
 
+use crate::placement::Placement;
 use crate::state::{Action, CentralState, Event, HostId};
 use crossbeam_channel::{select, tick, unbounded, Sender};
 use eagle_wire::net::{serve, Inbound, Writers};
@@ -26,6 +27,8 @@ pub struct Options {
     pub short_fraction: f64,
     /// Keep-alive period towards the nodes; keep it under a third of their lease time.
     pub ping_ms: u64,
+    /// How long tasks are placed (`--placement`).
+    pub placement: Placement,
 }
 
 #[derive(Debug)]
@@ -72,7 +75,8 @@ pub fn spawn(opts: Options) -> io::Result<CentralHandle> {
     let (ntx, nrx) = unbounded::<NodeLink>();
     serve(listener, secret.clone(), Role::Central, &[Role::Driver, Role::Node], Arc::new(AtomicU64::new(1)), ptx);
     log::info!("eagle-central listening on {addr}, {} nodes given", opts.nodes.len());
-    let (mut state, dials) = CentralState::new(&opts.nodes, opts.short_fraction);
+    let (mut state, dials) = CentralState::with_placement(&opts.nodes, opts.short_fraction, opts.placement, 1)
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
     let ping = tick(Duration::from_millis(opts.ping_ms.max(1)));
     let scheduler = thread::Builder::new().name("central-scheduler".into()).spawn(move || {
         let mut peers = Writers::default();

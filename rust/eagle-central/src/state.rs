@@ -9,11 +9,16 @@
 //! bitvector, [`eagle_core::partition::Partitions::dynamic_layout`] splits the
 //! connected hosts into the short-only and general partitions.
 //!
+//! Hosts may differ in size and tasks in width (issue 15): the central asks every node
+//! for its `Status` when its link comes up and keeps the node's slot count; where each
+//! task goes is [`crate::placement`] (fit, capacity-aware LWL, and LoTES under
+//! `--placement lotes`).
+//!
 //! The work map stays exact: a node reports `LongDone` when each long task it was
 //! given ends (or its reservation is dropped), and a host whose link drops loses its
 //! work and its bit (its reservations died with the daemon).
 
-use eagle_core::lwl::water_fill;
+use crate::placement::{Candidate, HostPlacement, Placement};
 use eagle_core::partition::Partitions;
 use eagle_core::sss::LongMap;
 use eagle_core::types::NodeId;
@@ -50,13 +55,16 @@ pub enum Action {
 struct Host {
     name: String,
     up: bool,
-    /// Estimated work (ms) of the long tasks placed here and not over.
+    /// Estimated work (slot-ms: a task's estimate times its slots) of the long tasks
+    /// placed here and not over.
     work_ms: f64,
+    /// The node's slots, from its `Status` (unknown until it answers).
+    slots: Option<u32>,
 }
 
-#[derive(Debug)]
 pub struct CentralState {
     hosts: Vec<Host>,
+    placement: HostPlacement,
     long: LongMap,
     stamp: u64,
     short_fraction: f64,
@@ -67,9 +75,21 @@ pub struct CentralState {
 
 impl CentralState {
     /// `hosts`: the `--nodes` list, `(name, addr)`; `short_fraction`: the share of
-    /// connected hosts kept for short work only (§3.1).
+    /// connected hosts kept for short work only (§3.1). Places by LWL.
     pub fn new(hosts: &[(String, String)], short_fraction: f64) -> (CentralState, Vec<Action>) {
+        Self::with_placement(hosts, short_fraction, Placement::Lwl, 0).expect("LWL needs no planner")
+    }
+
+    /// [`CentralState::new`] with the given placement (`--placement`); `seed` seeds
+    /// LoTES's k-means.
+    pub fn with_placement(
+        hosts: &[(String, String)],
+        short_fraction: f64,
+        placement: Placement,
+        seed: u64,
+    ) -> Result<(CentralState, Vec<Action>), String> {
         let mut s = CentralState {
+            placement: HostPlacement::new(placement, seed)?,
             hosts: Vec::new(),
             long: LongMap::default(),
             stamp: 0,
@@ -81,12 +101,12 @@ impl CentralState {
         for (name, addr) in hosts {
             s.add_host(name, addr, &mut out);
         }
-        (s, out)
+        Ok((s, out))
     }
 
     fn add_host(&mut self, name: &str, addr: &str, out: &mut Vec<Action>) -> HostId {
         let host = self.hosts.len() as HostId;
-        self.hosts.push(Host { name: name.to_string(), up: false, work_ms: 0.0 });
+        self.hosts.push(Host { name: name.to_string(), up: false, work_ms: 0.0, slots: None });
         self.long.grow(self.hosts.len());
         out.push(Action::Dial { host, addr: addr.to_string() });
         host
@@ -107,17 +127,30 @@ impl CentralState {
                 self.drivers.remove(&conn);
             }
             Event::Message { conn, msg } => self.message(conn, msg, &mut out),
-            Event::NodeUp { host } => self.hosts[host as usize].up = true,
+            Event::NodeUp { host } => {
+                self.hosts[host as usize].up = true;
+                // Its size: the answer comes back as `FromNode::Status`.
+                out.push(Action::ToNode { host, msg: ToNode::Status });
+            }
             Event::NodeDown { host } => {
                 let h = &mut self.hosts[host as usize];
                 h.up = false;
                 h.work_ms = 0.0;
                 self.long.clear(host as usize);
+                self.placement.host_lost(host);
             }
             Event::FromNode { host, msg } => match msg {
-                FromNode::LongDone { est_ms, .. } => self.long_over(host, est_ms),
-                FromNode::PlaceRefused { app, job, est_ms } => {
-                    self.long_over(host, est_ms);
+                FromNode::LongDone { app, job, est_ms, cpus } => self.long_over(host, &app, job, est_ms, cpus),
+                FromNode::Status(st) => {
+                    let h = &mut self.hosts[host as usize];
+                    if h.slots != Some(st.slots) {
+                        log::info!("node {} has {} slots", h.name, st.slots);
+                        h.slots = Some(st.slots);
+                        self.placement.host_sized(host, st.slots);
+                    }
+                }
+                FromNode::PlaceRefused { app, job, est_ms, cpus } => {
+                    self.long_over(host, &app, job, est_ms, cpus);
                     if let Some((&conn, _)) = self.drivers.iter().find(|(_, a)| **a == app) {
                         out.push(Action::ToPeer { conn, msg: FromCentral::Unplaced { job, tasks: 1 } });
                     }
@@ -140,21 +173,24 @@ impl CentralState {
         let role = self.peers.get(&conn).copied();
         let reply = |out: &mut Vec<Action>, msg: FromCentral| out.push(Action::ToPeer { conn, msg });
         match msg {
-            ToCentral::SubmitLong { job, tasks, est_ms } => {
+            ToCentral::SubmitLong { job, tasks, est_ms, cpus } => {
                 let Some(app) = self.drivers.get(&conn).cloned() else {
                     return reply(out, FromCentral::Error { what: "SubmitLong is a driver message".into() });
                 };
                 if !(est_ms.is_finite() && est_ms >= 0.0) {
                     return reply(out, FromCentral::Error { what: format!("SubmitLong of job {job}: est_ms must be a finite number >= 0, got {est_ms}") });
                 }
-                let placed = self.place(tasks as usize, est_ms);
+                if cpus == 0 {
+                    return reply(out, FromCentral::Error { what: format!("SubmitLong of job {job}: cpus must be >= 1, got 0") });
+                }
+                let placed = self.place(&app, job, tasks, est_ms, cpus);
                 if placed.is_empty() && tasks > 0 {
                     return reply(out, FromCentral::Unplaced { job, tasks });
                 }
                 self.stamp += 1;
                 let bitvector = Bitvector { stamp: self.stamp, words: self.long.snapshot().to_vec() };
                 for &host in &placed {
-                    let msg = ToNode::Place { app: app.clone(), job, est_ms, bitvector: bitvector.clone() };
+                    let msg = ToNode::Place { app: app.clone(), job, est_ms, bitvector: bitvector.clone(), cpus };
                     out.push(Action::ToNode { host, msg });
                 }
                 reply(out, FromCentral::Placed { job, hosts: placed });
@@ -179,23 +215,31 @@ impl CentralState {
         }
     }
 
-    /// LWL over the general partition of the connected hosts: one host per task,
-    /// water-filling by estimated work left (§3.2). Updates the work map and bitvector.
-    fn place(&mut self, tasks: usize, est_ms: f64) -> Vec<HostId> {
+    /// LWL over the general partition of the connected hosts: one host per task, by
+    /// estimated work left (§3.2), on hosts the task fits ([`crate::placement`]).
+    /// Updates the work map and bitvector.
+    fn place(&mut self, app: &str, job: u64, tasks: u32, est_ms: f64, cpus: u32) -> Vec<HostId> {
         let live: Vec<NodeId> = (0..self.hosts.len()).filter(|&i| self.hosts[i].up).map(|i| NodeId(i as u32)).collect();
         let general = Partitions::dynamic_layout(&live, self.short_fraction).big;
-        let mut chosen = Vec::with_capacity(tasks);
-        water_fill(general.iter().map(|&n| (self.hosts[n.0 as usize].work_ms, n)), tasks, est_ms, &mut chosen);
-        for n in &chosen {
-            self.hosts[n.0 as usize].work_ms += est_ms;
-            self.long.add(n.0 as usize);
+        let candidates: Vec<Candidate> = general
+            .iter()
+            .map(|n| {
+                let h = &self.hosts[n.0 as usize];
+                Candidate { host: n.0, work_ms: h.work_ms, slots: h.slots }
+            })
+            .collect();
+        let chosen = self.placement.choose(app, job, tasks, est_ms, cpus, &candidates);
+        for &h in &chosen {
+            self.hosts[h as usize].work_ms += est_ms * cpus as f64;
+            self.long.add(h as usize);
         }
-        chosen.into_iter().map(|n| n.0).collect()
+        chosen
     }
 
-    fn long_over(&mut self, host: HostId, est_ms: f64) {
+    fn long_over(&mut self, host: HostId, app: &str, job: u64, est_ms: f64, cpus: u32) {
+        self.placement.over(host, app, job);
         let h = &mut self.hosts[host as usize];
-        h.work_ms = (h.work_ms - est_ms).max(0.0);
+        h.work_ms = (h.work_ms - est_ms * cpus as f64).max(0.0);
         if self.long.count(host as usize) > 0 {
             self.long.remove(host as usize);
         }
@@ -257,7 +301,7 @@ mod tests {
     fn lwl_over_the_general_partition_with_the_bitvector_piggybacked() {
         let mut s = three_up(0.34); // host 0 is short-only
         assert!(matches!(&driver(&mut s, 9, "a")[..], [Action::ToPeer { msg: FromCentral::Hosts { names }, .. }] if names.len() == 3));
-        let out = s.handle(Event::Message { conn: 9, msg: ToCentral::SubmitLong { job: 1, tasks: 3, est_ms: 100.0 } });
+        let out = s.handle(Event::Message { conn: 9, msg: ToCentral::SubmitLong { job: 1, tasks: 3, est_ms: 100.0, cpus: 1 } });
         let p = placements(&out);
         assert_eq!(p.iter().map(|x| x.0).collect::<Vec<_>>(), vec![1, 2, 2], "water-filling over hosts 1 and 2 only");
         let Some(Action::ToNode { msg: ToNode::Place { bitvector, .. }, .. }) = out.first() else { panic!() };
@@ -265,9 +309,9 @@ mod tests {
         assert!(out.contains(&Action::ToPeer { conn: 9, msg: FromCentral::Placed { job: 1, hosts: vec![1, 2, 2] } }));
         // Host 2 finishes both its tasks: it has the least work now.
         for _ in 0..2 {
-            s.handle(Event::FromNode { host: 2, msg: FromNode::LongDone { app: "a".into(), job: 1, est_ms: 100.0 } });
+            s.handle(Event::FromNode { host: 2, msg: FromNode::LongDone { app: "a".into(), job: 1, est_ms: 100.0, cpus: 1 } });
         }
-        let out = s.handle(Event::Message { conn: 9, msg: ToCentral::SubmitLong { job: 2, tasks: 1, est_ms: 10.0 } });
+        let out = s.handle(Event::Message { conn: 9, msg: ToCentral::SubmitLong { job: 2, tasks: 1, est_ms: 10.0, cpus: 1 } });
         assert_eq!(placements(&out)[0], (2, 2), "least work left, and a fresher stamp");
         let st = s.status();
         assert_eq!(st.nodes.iter().map(|n| n.long_tasks).collect::<Vec<_>>(), vec![0, 1, 1]);
@@ -278,12 +322,12 @@ mod tests {
     fn a_lost_host_drops_its_work_and_bit_and_gets_no_placements() {
         let mut s = three_up(0.0);
         driver(&mut s, 1, "a");
-        s.handle(Event::Message { conn: 1, msg: ToCentral::SubmitLong { job: 1, tasks: 3, est_ms: 5.0 } });
+        s.handle(Event::Message { conn: 1, msg: ToCentral::SubmitLong { job: 1, tasks: 3, est_ms: 5.0, cpus: 1 } });
         s.handle(Event::NodeDown { host: 1 });
         let st = s.status();
         assert_eq!(st.nodes[1].long_tasks, 0);
         assert!(!st.bitvector.bit(1));
-        let out = s.handle(Event::Message { conn: 1, msg: ToCentral::SubmitLong { job: 2, tasks: 4, est_ms: 5.0 } });
+        let out = s.handle(Event::Message { conn: 1, msg: ToCentral::SubmitLong { job: 2, tasks: 4, est_ms: 5.0, cpus: 1 } });
         assert!(placements(&out).iter().all(|p| p.0 != 1));
     }
 
@@ -291,11 +335,11 @@ mod tests {
     fn no_host_up_means_unplaced_and_refusals_are_forwarded() {
         let (mut s, _) = CentralState::new(&[("h0".into(), "x:1".into())], 0.0);
         driver(&mut s, 1, "a");
-        let out = s.handle(Event::Message { conn: 1, msg: ToCentral::SubmitLong { job: 4, tasks: 2, est_ms: 5.0 } });
+        let out = s.handle(Event::Message { conn: 1, msg: ToCentral::SubmitLong { job: 4, tasks: 2, est_ms: 5.0, cpus: 1 } });
         assert_eq!(out, vec![Action::ToPeer { conn: 1, msg: FromCentral::Unplaced { job: 4, tasks: 2 } }]);
         s.handle(Event::NodeUp { host: 0 });
-        s.handle(Event::Message { conn: 1, msg: ToCentral::SubmitLong { job: 5, tasks: 1, est_ms: 5.0 } });
-        let out = s.handle(Event::FromNode { host: 0, msg: FromNode::PlaceRefused { app: "a".into(), job: 5, est_ms: 5.0 } });
+        s.handle(Event::Message { conn: 1, msg: ToCentral::SubmitLong { job: 5, tasks: 1, est_ms: 5.0, cpus: 1 } });
+        let out = s.handle(Event::FromNode { host: 0, msg: FromNode::PlaceRefused { app: "a".into(), job: 5, est_ms: 5.0, cpus: 1 } });
         assert_eq!(out, vec![Action::ToPeer { conn: 1, msg: FromCentral::Unplaced { job: 5, tasks: 1 } }]);
         assert_eq!(s.status().nodes[0].long_tasks, 0);
     }

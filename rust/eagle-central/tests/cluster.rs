@@ -199,6 +199,7 @@ fn start_cluster(policy: Policy) -> (Vec<SocketAddr>, SocketAddr) {
         nodes: nodes.iter().enumerate().map(|(i, a)| (format!("n{i}"), a.to_string())).collect(),
         short_fraction: 0.5, // n0 short-only, n1 general
         ping_ms: 200,
+        placement: eagle_central::placement::Placement::Lwl,
     })
     .unwrap()
     .addr;
@@ -227,7 +228,7 @@ fn run_cluster(policy: Policy) {
         }
         for job in 0..3u64 {
             d.unlaunched.insert(job, 3);
-            c.send(&ToCentral::SubmitLong { job, tasks: 3, est_ms: 40.0 });
+            c.send(&ToCentral::SubmitLong { job, tasks: 3, est_ms: 40.0, cpus: 1 });
         }
         let mut placed: Vec<u32> = Vec::new();
         while !(d.all_done() && placed.len() == 9) {
@@ -255,7 +256,7 @@ fn run_cluster(policy: Policy) {
             let per_node = if policy == Policy::Eagle { 1 } else { 4 };
             for n in 0..2 {
                 for _ in 0..per_node {
-                    d.nodes[n].send(&ToNode::Probe { job, tasks: 4, est_ms: 2.0 });
+                    d.nodes[n].send(&ToNode::Probe { job, tasks: 4, est_ms: 2.0, cpus: 1 });
                 }
             }
             // Let some long work arrive between jobs.
@@ -268,7 +269,7 @@ fn run_cluster(policy: Policy) {
                         let target = (0..2).find(|&i| i != n && !bv.bit(i)).unwrap_or(0);
                         let left = d.unlaunched[&job];
                         if left > 0 {
-                            d.nodes[target].send(&ToNode::Probe { job, tasks: left, est_ms: 2.0 });
+                            d.nodes[target].send(&ToNode::Probe { job, tasks: left, est_ms: 2.0, cpus: 1 });
                         }
                     }
                 }
@@ -281,7 +282,7 @@ fn run_cluster(policy: Policy) {
                     rejected += 1;
                     let left = d.unlaunched[&job];
                     if left > 0 {
-                        d.nodes[0].send(&ToNode::Probe { job, tasks: left, est_ms: 2.0 });
+                        d.nodes[0].send(&ToNode::Probe { job, tasks: left, est_ms: 2.0, cpus: 1 });
                     }
                 }
             }

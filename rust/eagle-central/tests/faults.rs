@@ -64,7 +64,7 @@ fn all_quiet(nodes: &[&Daemon], central: Option<&Daemon>) {
 /// `Unplaced`: a node refused a placement (it has no link from this driver). A driver
 /// places those tasks again; returns how many.
 fn resubmit(d: &mut FakeDriver, job: u64, tasks: u32) -> usize {
-    d.send_central(&ToCentral::SubmitLong { job, tasks, est_ms: 100.0 });
+    d.send_central(&ToCentral::SubmitLong { job, tasks, est_ms: 100.0, cpus: 1 });
     tasks as usize
 }
 
@@ -136,7 +136,7 @@ fn a_killed_node_stops_granting_its_driver_goes_on_and_registers_again_after_the
     // Job 1, 8 tasks: its sticky probe on each node takes both slots there.
     t.submit(1, 8);
     for i in 0..2 {
-        d.send_node(i, &ToNode::Probe { job: 1, tasks: 8, est_ms: 10.0 });
+        d.send_node(i, &ToNode::Probe { job: 1, tasks: 8, est_ms: 10.0, cpus: 1 });
     }
     d.wait_for("four tasks running, two per node", |d, ev| {
         if let Ev::Node { node, msg: FromNode::Grant { lease, job, .. }, .. } = ev {
@@ -180,7 +180,7 @@ fn a_killed_node_stops_granting_its_driver_goes_on_and_registers_again_after_the
     nodes[0].restart();
     eventually("the driver to reconnect to n0", || d.connect_node(0));
     t.submit(2, 4);
-    d.send_node(0, &ToNode::Probe { job: 2, tasks: 4, est_ms: 10.0 });
+    d.send_node(0, &ToNode::Probe { job: 2, tasks: 4, est_ms: 10.0, cpus: 1 });
     while !t.done(2) {
         d.wait_for("a grant from the restarted n0", |d, ev| match ev {
             Ev::Node { node, msg: FromNode::Grant { lease, job, .. }, .. } => {
@@ -214,7 +214,7 @@ fn a_killed_central_fails_placements_fast_placed_work_finishes_and_it_serves_aga
     let mut placed = 0;
     for (job, tasks) in [(1u64, 4u32), (2, 2)] {
         t.submit(job, tasks);
-        d.send_central(&ToCentral::SubmitLong { job, tasks, est_ms: 100.0 });
+        d.send_central(&ToCentral::SubmitLong { job, tasks, est_ms: 100.0, cpus: 1 });
     }
     d.wait_for("four long tasks running, all six placed", |d, ev| {
         match ev {
@@ -231,7 +231,7 @@ fn a_killed_central_fails_placements_fast_placed_work_finishes_and_it_serves_aga
     // Placing more long work fails at once, and says where: the driver can fall back.
     let err = d.connect_central().expect_err("the central is down");
     assert!(err.contains("eagle-central") && err.contains(&central.addr) && err.contains("connect"), "{err}");
-    assert!(!d.send_central(&ToCentral::SubmitLong { job: 3, tasks: 1, est_ms: 1.0 }), "no link to send on");
+    assert!(!d.send_central(&ToCentral::SubmitLong { job: 3, tasks: 1, est_ms: 1.0, cpus: 1 }), "no link to send on");
 
     // The nodes keep the placed work: the reservations are granted as slots free.
     loop {
@@ -255,7 +255,7 @@ fn a_killed_central_fails_placements_fast_placed_work_finishes_and_it_serves_aga
     central_linked(&central, 2);
     eventually("the driver to reconnect to the central", || d.connect_central());
     t.submit(4, 3);
-    d.send_central(&ToCentral::SubmitLong { job: 4, tasks: 3, est_ms: 100.0 });
+    d.send_central(&ToCentral::SubmitLong { job: 4, tasks: 3, est_ms: 100.0, cpus: 1 });
     let mut placed = 0;
     while !(t.done(4) && placed == 3) {
         d.wait_for("job 4 placed and granted", |d, ev| match ev {
@@ -296,7 +296,7 @@ fn a_dead_and_a_silent_driver_lose_everything_and_another_driver_gets_every_slot
     let mut ht = Tasks::default();
     hung.connect_node(1).unwrap();
     ht.submit(1, 5);
-    hung.send_node(1, &ToNode::Probe { job: 1, tasks: 5, est_ms: 10.0 });
+    hung.send_node(1, &ToNode::Probe { job: 1, tasks: 5, est_ms: 10.0, cpus: 1 });
     hung.wait_for("hung running two tasks on n1", |d, ev| {
         if let Ev::Node { node, msg: FromNode::Grant { lease, job, .. }, .. } = ev {
             ht.on_grant(d, node, lease, job);
@@ -313,7 +313,7 @@ fn a_dead_and_a_silent_driver_lose_everything_and_another_driver_gets_every_slot
     dead.connect_node(1).unwrap();
     dead.connect_central().unwrap();
     dt.submit(1, 5);
-    dead.send_node(0, &ToNode::Probe { job: 1, tasks: 5, est_ms: 10.0 });
+    dead.send_node(0, &ToNode::Probe { job: 1, tasks: 5, est_ms: 10.0, cpus: 1 });
     // The long job is submitted only once the short tasks run: sent together, the central's
     // placement can reach n0 before the probe does (a loaded machine reorders the two
     // paths), and Eagle's SSS then rightly rejects the short probe at a host holding long
@@ -325,7 +325,7 @@ fn a_dead_and_a_silent_driver_lose_everything_and_another_driver_gets_every_slot
         (dt.running_on(0) == 2).then_some(())
     });
     dt.submit(2, 2);
-    dead.send_central(&ToCentral::SubmitLong { job: 2, tasks: 2, est_ms: 100.0 });
+    dead.send_central(&ToCentral::SubmitLong { job: 2, tasks: 2, est_ms: 100.0, cpus: 1 });
     dead.wait_for("dead's long job placed", |d, ev| {
         match ev {
             Ev::Node { node, msg: FromNode::Grant { lease, job, .. }, .. } => dt.on_grant(d, node, lease, job),
@@ -344,7 +344,7 @@ fn a_dead_and_a_silent_driver_lose_everything_and_another_driver_gets_every_slot
     live.connect_node(1).unwrap();
     for (node, job) in [(0usize, 1u64), (1, 2)] {
         lt.submit(job, 2);
-        live.send_node(node, &ToNode::Probe { job, tasks: 2, est_ms: 10.0 });
+        live.send_node(node, &ToNode::Probe { job, tasks: 2, est_ms: 10.0, cpus: 1 });
     }
     live.wait_for("live running on all four slots", |d, ev| {
         match ev {
@@ -352,7 +352,7 @@ fn a_dead_and_a_silent_driver_lose_everything_and_another_driver_gets_every_slot
             // Eagle SSS: the dead driver's long reservation was still counted; probe again.
             Ev::Node { node, msg: FromNode::Rejected { job, .. }, .. } => {
                 std::thread::sleep(Duration::from_millis(100));
-                d.send_node(node, &ToNode::Probe { job, tasks: lt.left[&job], est_ms: 10.0 });
+                d.send_node(node, &ToNode::Probe { job, tasks: lt.left[&job], est_ms: 10.0, cpus: 1 });
             }
             Ev::NodeClosed { node, .. } => panic!("live's link to n{node} dropped"),
             _ => {}

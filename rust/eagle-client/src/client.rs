@@ -82,7 +82,7 @@ pub struct HostView {
 pub(crate) enum Cmd {
     AddHost { host: String, addr: String },
     RemoveHost { host: String },
-    Submit { job: u64, tasks: u32, est_ms: f64, long: bool },
+    Submit { job: u64, tasks: u32, est_ms: f64, long: bool, cpus: u32 },
     Remaining { job: u64, tasks: u32 },
     Finished { job: u64 },
     Launched(Grant),
@@ -130,9 +130,16 @@ impl Client {
         let _ = self.cmd.send(Cmd::RemoveHost { host: host.into() });
     }
 
-    /// A task set of `tasks` tasks of about `est_ms` each; `long` per the engine's classification.
+    /// A task set of `tasks` tasks of about `est_ms` each; `long` per the engine's
+    /// classification. Each task holds one slot of its host.
     pub fn submit(&self, job: u64, tasks: u32, est_ms: f64, long: bool) {
-        let _ = self.cmd.send(Cmd::Submit { job, tasks, est_ms, long });
+        self.submit_wide(job, tasks, est_ms, long, 1);
+    }
+
+    /// [`Client::submit`] for tasks that hold `cpus` slots (cores) each: every grant of
+    /// the job is a lease of `cpus` slots, and hosts with fewer slots refuse its probes.
+    pub fn submit_wide(&self, job: u64, tasks: u32, est_ms: f64, long: bool, cpus: u32) {
+        let _ = self.cmd.send(Cmd::Submit { job, tasks, est_ms, long, cpus: cpus.max(1) });
     }
 
     /// The job's unlaunched tasks are now `tasks` (a retry adds one, a kill removes).
@@ -189,6 +196,8 @@ struct Job {
     left: u32,
     est: f64,
     long: bool,
+    /// Slots one task holds.
+    cpus: u32,
     /// Placed locally (central down, or unplaced): its probes carry long work.
     local: bool,
     /// Long jobs: tasks placed (by the central or locally) whose grant has not come.
@@ -330,9 +339,9 @@ impl State {
                     }
                 }
             }
-            Cmd::Submit { job, tasks, est_ms, long } => {
+            Cmd::Submit { job, tasks, est_ms, long, cpus } => {
                 let est = if est_ms.is_finite() && est_ms >= 0.0 { est_ms } else { 0.0 };
-                let j = Job { left: tasks, est, long, local: false, reserved: 0, share: BTreeMap::new(), probed: BTreeSet::new(), rejected: BTreeSet::new(), unplaced: 0, central_tries: 0 };
+                let j = Job { left: tasks, est, long, cpus, local: false, reserved: 0, share: BTreeMap::new(), probed: BTreeSet::new(), rejected: BTreeSet::new(), unplaced: 0, central_tries: 0 };
                 self.jobs.insert(job, j);
                 if tasks == 0 {
                     return;
@@ -398,9 +407,9 @@ impl State {
         let fresh: Vec<u64> = self.up_hosts().into_iter().filter(|h| !j.probed.contains(h) && !j.rejected.contains(h)).collect();
         let want = eagle_core::probe::probe_count(j.left, 2, self.cfg.min_probes).saturating_sub(j.probed.len());
         let picked: Vec<u64> = distinct(&mut self.rng, fresh.len(), want).into_iter().map(|i| fresh[i]).collect();
-        let (tasks, est) = (j.left, j.est);
+        let (tasks, est, cpus) = (j.left, j.est, j.cpus);
         for h in picked {
-            self.writers.send(h, &ToNode::Probe { job, tasks, est_ms: est });
+            self.writers.send(h, &ToNode::Probe { job, tasks, est_ms: est, cpus });
             self.jobs.get_mut(&job).unwrap().probed.insert(h);
         }
     }
@@ -410,7 +419,7 @@ impl State {
         if self.central_up {
             let Some(j) = self.jobs.get_mut(&job) else { return };
             j.reserved += tasks;
-            self.writers.send(CENTRAL, &ToCentral::SubmitLong { job, tasks, est_ms: j.est });
+            self.writers.send(CENTRAL, &ToCentral::SubmitLong { job, tasks, est_ms: j.est, cpus: j.cpus });
         } else {
             self.place_locally(job, tasks);
         }
@@ -422,7 +431,7 @@ impl State {
         let Some(j) = self.jobs.get_mut(&job) else { return };
         let up: Vec<u64> = self.hosts.iter().filter(|(i, h)| h.up && !j.rejected.contains(i)).map(|(&i, _)| i).collect();
         j.local = true;
-        let est = j.est;
+        let (est, cpus) = (j.est, j.cpus);
         if !up.is_empty() {
             j.reserved += tasks;
         }
@@ -436,7 +445,7 @@ impl State {
             let share = j.share.entry(h).or_default();
             *share += n;
             j.probed.insert(h);
-            self.writers.send(h, &ToNode::Probe { job, tasks: *share, est_ms: est });
+            self.writers.send(h, &ToNode::Probe { job, tasks: *share, est_ms: est, cpus });
             self.hosts.get_mut(&h).unwrap().local_long_ms += n as f64 * est;
         }
     }
@@ -641,7 +650,7 @@ impl State {
             if central_up && j.central_tries < CENTRAL_RETRIES {
                 j.central_tries += 1;
                 j.reserved += n;
-                self.writers.send(CENTRAL, &ToCentral::SubmitLong { job, tasks: n, est_ms: j.est });
+                self.writers.send(CENTRAL, &ToCentral::SubmitLong { job, tasks: n, est_ms: j.est, cpus: j.cpus });
             } else {
                 self.place_locally(job, n);
             }

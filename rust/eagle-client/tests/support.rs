@@ -37,6 +37,7 @@ pub fn central(nodes: &[String]) -> String {
         nodes: nodes.iter().enumerate().map(|(i, a)| (format!("n{i}"), a.clone())).collect(),
         short_fraction: 0.0,
         ping_ms: 200,
+        placement: eagle_central::placement::Placement::Lwl,
     })
     .unwrap()
     .addr

@@ -44,6 +44,7 @@ fn central(nodes: &[&str]) -> String {
             .collect(),
         short_fraction: 0.0,
         ping_ms: 200,
+        placement: eagle_central::placement::Placement::Lwl,
     })
     .unwrap()
     .addr

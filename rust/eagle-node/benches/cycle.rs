@@ -52,7 +52,7 @@ fn client(addr: SocketAddr, app: String, cycles: usize) -> Vec<Duration> {
     let mut lat = Vec::with_capacity(cycles);
     for i in 0..cycles as u64 {
         let t0 = Instant::now();
-        write_frame(&mut w, &ToNode::Probe { job: i, tasks: 1, est_ms: 1.0 }).unwrap();
+        write_frame(&mut w, &ToNode::Probe { job: i, tasks: 1, est_ms: 1.0, cpus: 1 }).unwrap();
         w.flush().unwrap();
         let lease = match r.read::<FromNode>().unwrap() {
             FromNode::Grant { lease, job, .. } => {

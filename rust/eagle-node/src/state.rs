@@ -20,8 +20,14 @@
 //!                  NoTask ─────────┘   └── expires: Revoked     └── driver silent or gone
 //!                  (slot free at once)     (slot free)              (slot free)
 //! ```
-//! Invariants (checked by [`NodeState::check`], asserted by the tests): the leases
-//! never outnumber the slots, every lease id is granted once, the queue's long
+//! A task may hold more than one slot (`cpus`: its resource profile's task cpus; one
+//! slot is one core): its lease takes `cpus` slots at once. When the entry the policy
+//! picks needs more slots than are free, the node grants nothing else until they are
+//! (the head of the line keeps its place, so a wide task is never starved by narrow
+//! ones), and a probe or placement wider than the whole host is refused at once.
+//!
+//! Invariants (checked by [`NodeState::check`], asserted by the tests): the leases'
+//! slots plus the free slots are the host's slots, every lease id is granted once, the queue's long
 //! counters match its entries and long leases, and a driver's connection end removes
 //! every entry and lease it had.
 //!
@@ -124,6 +130,8 @@ struct Lease {
     job: JobId,
     long: bool,
     est: f64,
+    /// Slots the lease holds (the job's `cpus`).
+    cpus: u32,
     state: LeaseState,
 }
 
@@ -136,6 +144,8 @@ struct Job {
     /// Unlaunched tasks as last reported, minus the grants made here since (SRPT view).
     tasks: u32,
     est: f64,
+    /// Slots one task of the job holds.
+    cpus: u32,
     /// Queue entries and leases that refer to this record.
     queued: u32,
     leases: u32,
@@ -242,8 +252,8 @@ impl NodeState {
         self.steal_pending = false;
         for p in probes {
             let Some(&conn) = self.apps.get(&p.app) else { continue };
-            if p.tasks > 0 && p.est_ms.is_finite() && p.est_ms >= 0.0 {
-                self.enqueue_probe(conn, p.job, p.tasks, p.est_ms);
+            if p.tasks > 0 && p.est_ms.is_finite() && p.est_ms >= 0.0 && (1..=self.settings.slots).contains(&p.cpus) {
+                self.enqueue_probe(conn, p.job, p.tasks, p.est_ms, p.cpus);
             }
         }
     }
@@ -259,7 +269,7 @@ impl NodeState {
             let j = self.jobs[e.job.0 as usize].as_ref().unwrap();
             let app = self.conns.get(&j.conn).map(|c| c.peer.app.clone()).unwrap_or_default();
             if apps.contains(&app) && j.tasks > 0 {
-                given.push(StolenProbe { app, job: j.id, tasks: j.tasks, est_ms: e.est });
+                given.push(StolenProbe { app, job: j.id, tasks: j.tasks, est_ms: e.est, cpus: j.cpus });
                 let j = self.jobs[e.job.0 as usize].as_mut().unwrap();
                 j.queued -= 1;
                 self.maybe_free_job(e.job);
@@ -295,19 +305,23 @@ impl NodeState {
     fn message(&mut self, now: Ms, conn: ConnId, role: Role, msg: ToNode, out: &mut Vec<Action>) {
         let err = |out: &mut Vec<Action>, what: String| out.push(Action::Send { conn, msg: FromNode::Error { what } });
         match msg {
-            ToNode::Probe { job, tasks, est_ms } => {
+            ToNode::Probe { job, tasks, est_ms, cpus } => {
                 if role != Role::Driver {
                     return err(out, format!("Probe is a driver message, not a {role}'s"));
                 }
                 if !(est_ms.is_finite() && est_ms >= 0.0) {
                     return err(out, format!("Probe of job {job}: est_ms must be a finite number >= 0, got {est_ms}"));
                 }
-                if self.sss && self.node.holds_long() {
+                if cpus == 0 {
+                    return err(out, format!("Probe of job {job}: cpus must be >= 1, got 0"));
+                }
+                // Wider than the host (it could never run here), or SSS: the node holds long work.
+                if cpus > self.settings.slots || (self.sss && self.node.holds_long()) {
                     out.push(Action::Send { conn, msg: FromNode::Rejected { job, bitvector: self.bitvector.clone() } });
                     return;
                 }
                 if tasks > 0 {
-                    self.enqueue_probe(conn, job, tasks, est_ms);
+                    self.enqueue_probe(conn, job, tasks, est_ms, cpus);
                 }
             }
             ToNode::Remaining { job, tasks } => {
@@ -316,7 +330,7 @@ impl NodeState {
                     self.drop_dead(out);
                 }
             }
-            ToNode::Place { app, job, est_ms, bitvector } => {
+            ToNode::Place { app, job, est_ms, bitvector, cpus } => {
                 if role != Role::Central {
                     return err(out, format!("Place is a central scheduler message, not a {role}'s"));
                 }
@@ -326,11 +340,12 @@ impl NodeState {
                 if self.bitvector.as_ref().is_none_or(|b| b.stamp <= bitvector.stamp) {
                     self.bitvector = Some(bitvector);
                 }
-                let Some(&driver) = self.apps.get(&app) else {
-                    out.push(Action::Send { conn, msg: FromNode::PlaceRefused { app, job, est_ms } });
+                let driver = self.apps.get(&app).copied();
+                let Some(driver) = driver.filter(|_| (1..=self.settings.slots).contains(&cpus)) else {
+                    out.push(Action::Send { conn, msg: FromNode::PlaceRefused { app, job, est_ms, cpus } });
                     return;
                 };
-                let id = self.job_for(driver, job, est_ms);
+                let id = self.job_for(driver, job, est_ms, cpus);
                 self.jobs[id as usize].as_mut().unwrap().queued += 1;
                 self.node.queued_long += 1;
                 self.node.queue.push_back(Entry {
@@ -376,12 +391,13 @@ impl NodeState {
         let _ = now;
     }
 
-    /// Queues a short probe of `conn`'s `job`.
-    fn enqueue_probe(&mut self, conn: ConnId, job: u64, tasks: u32, est_ms: f64) {
-        let id = self.job_for(conn, job, est_ms);
+    /// Queues a short probe of `conn`'s `job`, whose tasks hold `cpus` slots each.
+    fn enqueue_probe(&mut self, conn: ConnId, job: u64, tasks: u32, est_ms: f64, cpus: u32) {
+        let id = self.job_for(conn, job, est_ms, cpus);
         let j = self.jobs[id as usize].as_mut().unwrap();
         j.tasks = tasks;
         j.est = est_ms;
+        j.cpus = cpus;
         j.queued += 1;
         let behind_long = self.node.holds_long();
         self.node.queue.push_back(Entry {
@@ -397,11 +413,11 @@ impl NodeState {
     }
 
     /// The record of `(conn, job)`, created when new.
-    fn job_for(&mut self, conn: ConnId, id: u64, est: f64) -> u32 {
+    fn job_for(&mut self, conn: ConnId, id: u64, est: f64, cpus: u32) -> u32 {
         if let Some(&i) = self.by_key.get(&(conn, id)) {
             return i;
         }
-        let job = Job { conn, id, tasks: 0, est, queued: 0, leases: 0 };
+        let job = Job { conn, id, tasks: 0, est, cpus, queued: 0, leases: 0 };
         let i = match self.free_ids.pop() {
             Some(i) => {
                 self.jobs[i as usize] = Some(job);
@@ -452,23 +468,23 @@ impl NodeState {
         let j = self.jobs[e.job.0 as usize].as_mut().unwrap();
         j.queued -= 1;
         if e.reservation {
-            let (conn, id) = (j.conn, j.id);
-            self.long_done(conn, id, e.est, out);
+            let (conn, id, cpus) = (j.conn, j.id, j.cpus);
+            self.long_done(conn, id, e.est, cpus, out);
         }
         self.maybe_free_job(e.job);
     }
 
     /// Tells the central a long task it placed here is over.
-    fn long_done(&mut self, driver: ConnId, job: u64, est_ms: f64, out: &mut Vec<Action>) {
+    fn long_done(&mut self, driver: ConnId, job: u64, est_ms: f64, cpus: u32, out: &mut Vec<Action>) {
         let Some(central) = self.central else { return };
         let app = self.conns.get(&driver).map_or_else(String::new, |c| c.peer.app.clone());
-        out.push(Action::Send { conn: central, msg: FromNode::LongDone { app, job, est_ms } });
+        out.push(Action::Send { conn: central, msg: FromNode::LongDone { app, job, est_ms, cpus } });
     }
 
-    /// Ends a lease: the slot frees. Returns it.
+    /// Ends a lease: its slots free. Returns it.
     fn end_lease(&mut self, lease: u64, out: &mut Vec<Action>) -> Lease {
         let l = self.leases.remove(&lease).expect("caller checked the lease");
-        self.node.free += 1;
+        self.node.free += l.cpus;
         self.want_steal = true;
         if l.long {
             self.node.running_long -= 1;
@@ -477,7 +493,7 @@ impl NodeState {
         j.leases -= 1;
         if l.long {
             let (conn, id) = (j.conn, j.id);
-            self.long_done(conn, id, l.est, out);
+            self.long_done(conn, id, l.est, l.cpus, out);
         }
         l
     }
@@ -546,19 +562,28 @@ impl NodeState {
                 Pick::At(0)
             };
             match pick {
+                // Too wide for the free slots: hold them until enough free (head of the line).
+                Pick::At(pos) if self.cpus_at(pos) > self.node.free => break,
                 Pick::At(pos) => self.grant(now, pos, out),
                 Pick::Empty => break,
             }
         }
     }
 
-    /// Leases a slot to the job of the entry at `pos` (late binding: the driver picks the task).
+    /// Slots one task of the entry at `pos` holds.
+    fn cpus_at(&self, pos: usize) -> u32 {
+        self.jobs[self.node.queue[pos].job.0 as usize].as_ref().map_or(1, |j| j.cpus)
+    }
+
+    /// Leases the job's slots to the job of the entry at `pos` (late binding: the driver
+    /// picks the task).
     fn grant(&mut self, now: Ms, pos: usize, out: &mut Vec<Action>) {
         let e = self.node.queue[pos].clone();
         let lease = self.next_lease;
         self.next_lease += 1;
-        self.node.free -= 1;
         let j = self.jobs[e.job.0 as usize].as_mut().unwrap();
+        let cpus = j.cpus;
+        self.node.free -= cpus;
         j.leases += 1;
         let (conn, id) = (j.conn, j.id);
         let keep = if e.long {
@@ -582,7 +607,7 @@ impl NodeState {
             }
         }
         let expires = now + self.settings.lease_ms;
-        self.leases.insert(lease, Lease { conn, job: e.job, long: e.long, est: e.est, state: LeaseState::Granted { expires } });
+        self.leases.insert(lease, Lease { conn, job: e.job, long: e.long, est: e.est, cpus, state: LeaseState::Granted { expires } });
         out.push(Action::Send { conn, msg: FromNode::Grant { lease, job: id, long: e.long, kept: keep } });
     }
 
@@ -604,13 +629,13 @@ impl NodeState {
         }
         for l in self.leases.values() {
             if let Some(app) = app_of(l.conn) {
-                row(&mut by_app, app).leased += 1;
+                row(&mut by_app, app).leased += l.cpus;
             }
         }
         NodeStatus {
             policy: self.settings.policy.name().to_string(),
             slots: self.settings.slots,
-            leased: self.leases.len() as u32,
+            leased: self.leased(),
             running: self.leases.values().filter(|l| l.state == LeaseState::Running).count() as u32,
             holds_long: self.node.holds_long(),
             apps: by_app.into_values().collect(),
@@ -621,8 +646,8 @@ impl NodeState {
     /// Checks the invariants of the module documentation; `Err` names the first broken one.
     pub fn check(&self) -> Result<(), String> {
         let slots = self.settings.slots;
-        if self.leases.len() as u32 + self.node.free != slots {
-            return Err(format!("{} leases + {} free slots != {slots} slots", self.leases.len(), self.node.free));
+        if self.leased() + self.node.free != slots {
+            return Err(format!("{} leased + {} free slots != {slots} slots", self.leased(), self.node.free));
         }
         if self.leases.keys().any(|&id| id >= self.next_lease) {
             return Err("a lease id was granted twice".into());
@@ -656,8 +681,8 @@ impl NodeState {
         Ok(())
     }
 
-    /// Leases currently held (granted or running).
+    /// Slots under a lease (granted or running).
     pub fn leased(&self) -> u32 {
-        self.leases.len() as u32
+        self.leases.values().map(|l| l.cpus).sum()
     }
 }

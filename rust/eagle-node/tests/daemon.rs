@@ -60,11 +60,11 @@ fn a_wrong_secret_or_version_is_refused_and_the_daemon_keeps_serving() {
 fn a_malformed_frame_closes_that_connection_only() {
     let addr = daemon(2);
     let (mut good, mut good_r) = client(addr, "good");
-    let grant = ask(&mut good, &mut good_r, &ToNode::Probe { job: 1, tasks: 1, est_ms: 1.0 });
+    let grant = ask(&mut good, &mut good_r, &ToNode::Probe { job: 1, tasks: 1, est_ms: 1.0, cpus: 1 });
     assert!(matches!(grant, FromNode::Grant { job: 1, .. }));
     for garbage in [&b"\x00\x00\x00\x05hello"[..], b"\x7f\xff\xff\xff", b"\x00\x00\x00\x0a{\"Boom\":1}"] {
         let (mut bad, mut bad_r) = client(addr, "bad");
-        assert!(matches!(ask(&mut bad, &mut bad_r, &ToNode::Probe { job: 1, tasks: 3, est_ms: 1.0 }), FromNode::Grant { .. }));
+        assert!(matches!(ask(&mut bad, &mut bad_r, &ToNode::Probe { job: 1, tasks: 3, est_ms: 1.0, cpus: 1 }), FromNode::Grant { .. }));
         bad.write_all(garbage).unwrap();
         // The daemon closes the bad connection ...
         assert!(bad_r.read::<FromNode>().is_err(), "the bad connection must be closed after {garbage:?}");
@@ -112,7 +112,7 @@ fn hawk_an_idle_node_steals_a_probe_blocked_behind_long_work_on_its_peer() {
     batch.flush().unwrap();
     assert!(matches!(batch_r.read::<FromNode>().unwrap(), FromNode::Pong));
     let (mut central, _central_r) = client_as(victim, Role::Central, "central");
-    let place = ToNode::Place { app: "batch".into(), job: 1, est_ms: 1e6, bitvector: Default::default() };
+    let place = ToNode::Place { app: "batch".into(), job: 1, est_ms: 1e6, bitvector: Default::default(), cpus: 1 };
     write_frame(&mut central, &place).unwrap();
     central.flush().unwrap();
     let FromNode::Grant { lease, long: true, .. } = batch_r.read().unwrap() else { panic!("the long task gets the slot") };
@@ -122,7 +122,7 @@ fn hawk_an_idle_node_steals_a_probe_blocked_behind_long_work_on_its_peer() {
     // connected to the idle thief, which steals the probe and grants the slot.
     let (mut at_thief, mut at_thief_r) = client_as(thief, Role::Driver, "interactive");
     let (mut at_victim, _) = client_as(victim, Role::Driver, "interactive");
-    write_frame(&mut at_victim, &ToNode::Probe { job: 7, tasks: 1, est_ms: 1.0 }).unwrap();
+    write_frame(&mut at_victim, &ToNode::Probe { job: 7, tasks: 1, est_ms: 1.0, cpus: 1 }).unwrap();
     at_victim.flush().unwrap();
     loop {
         write_frame(&mut at_thief, &ToNode::Ping).unwrap();
@@ -160,7 +160,7 @@ fn a_placement_sent_right_after_a_drivers_handshake_finds_the_driver() {
         let app = format!("driver-{i}");
         // No Ping: the handshake's end is all the driver waits for.
         drivers.push(client_as(addr, Role::Driver, &app));
-        let place = ToNode::Place { app: app.clone(), job: 1, est_ms: 1.0, bitvector: Default::default() };
+        let place = ToNode::Place { app: app.clone(), job: 1, est_ms: 1.0, bitvector: Default::default(), cpus: 1 };
         write_frame(&mut central, &place).unwrap();
         write_frame(&mut central, &ToNode::Ping).unwrap();
         central.flush().unwrap();

@@ -163,13 +163,13 @@ impl World {
     fn apply(&mut self, op: Op) {
         match op {
             Op::Probe { drv, job, tasks, est } => {
-                self.msg(drv as usize, ToNode::Probe { job: job as u64, tasks: tasks as u32, est_ms: est as f64 })
+                self.msg(drv as usize, ToNode::Probe { job: job as u64, tasks: tasks as u32, est_ms: est as f64, cpus: 1 })
             }
             Op::Place { drv, job } => {
                 if !self.central {
                     self.connect_central();
                 }
-                let msg = ToNode::Place { app: format!("app{drv}"), job: job as u64, est_ms: 30.0, bitvector: Bitvector::default() };
+                let msg = ToNode::Place { app: format!("app{drv}"), job: job as u64, est_ms: 30.0, bitvector: Bitvector::default(), cpus: 1 };
                 self.step(Event::Message { conn: CENTRAL, msg });
             }
             Op::Remaining { drv, job, tasks } => self.msg(drv as usize, ToNode::Remaining { job: job as u64, tasks: tasks as u32 }),
@@ -219,7 +219,7 @@ impl World {
             Op::StealDone { drv, job, tasks } => {
                 if self.steal_pending {
                     self.steal_pending = false;
-                    let p = eagle_wire::StolenProbe { app: format!("app{drv}"), job: job as u64, tasks: tasks as u32, est_ms: 3.0 };
+                    let p = eagle_wire::StolenProbe { app: format!("app{drv}"), job: job as u64, tasks: tasks as u32, est_ms: 3.0, cpus: 1 };
                     self.step(Event::StealDone { probes: vec![p] });
                 }
             }

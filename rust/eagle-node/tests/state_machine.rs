@@ -58,10 +58,10 @@ fn drain(s: &mut NodeState, conn: ConnId, mut out: Vec<Action>) -> Vec<u64> {
 fn eagle_grants_by_srpt_sticks_to_the_job_and_honours_the_starvation_cap() {
     let mut s = node(Policy::Eagle, 1);
     join(&mut s, 1, Role::Driver, "a");
-    let (_, busy, _, _) = one_grant(&send(&mut s, 0, 1, ToNode::Probe { job: 100, tasks: 1, est_ms: 10.0 }));
+    let (_, busy, _, _) = one_grant(&send(&mut s, 0, 1, ToNode::Probe { job: 100, tasks: 1, est_ms: 10.0, cpus: 1 }));
     // Queued behind the busy slot, in this order: remaining work 100, 20, 50.
     for (job, tasks) in [(1, 10), (2, 2), (3, 5)] {
-        assert!(grants(&send(&mut s, 0, 1, ToNode::Probe { job, tasks, est_ms: 10.0 })).is_empty());
+        assert!(grants(&send(&mut s, 0, 1, ToNode::Probe { job, tasks, est_ms: 10.0, cpus: 1 })).is_empty());
     }
     let first = run(&mut s, 1, 1, busy);
     let order = drain(&mut s, 1, first);
@@ -80,9 +80,9 @@ fn eagle_grants_by_srpt_sticks_to_the_job_and_honours_the_starvation_cap() {
 fn sparrow_serves_probes_fifo_one_task_each() {
     let mut s = node(Policy::Sparrow, 1);
     join(&mut s, 1, Role::Driver, "a");
-    let (_, busy, _, _) = one_grant(&send(&mut s, 0, 1, ToNode::Probe { job: 100, tasks: 1, est_ms: 10.0 }));
+    let (_, busy, _, _) = one_grant(&send(&mut s, 0, 1, ToNode::Probe { job: 100, tasks: 1, est_ms: 10.0, cpus: 1 }));
     for (job, tasks) in [(1, 10), (2, 2), (3, 5)] {
-        send(&mut s, 0, 1, ToNode::Probe { job, tasks, est_ms: 10.0 });
+        send(&mut s, 0, 1, ToNode::Probe { job, tasks, est_ms: 10.0, cpus: 1 });
     }
     let first = run(&mut s, 1, 1, busy);
     assert_eq!(drain(&mut s, 1, first), vec![1, 2, 3], "one grant per probe, in arrival order");
@@ -95,16 +95,16 @@ fn eagle_rejects_short_probes_while_long_work_is_here_and_answers_with_the_bitve
     join(&mut s, 2, Role::Driver, "interactive");
     join(&mut s, 9, Role::Central, "central");
     let bv = Bitvector { stamp: 7, words: vec![0b10] };
-    let out = send(&mut s, 0, 9, ToNode::Place { app: "batch".into(), job: 5, est_ms: 1e5, bitvector: bv.clone() });
+    let out = send(&mut s, 0, 9, ToNode::Place { app: "batch".into(), job: 5, est_ms: 1e5, bitvector: bv.clone(), cpus: 1 });
     let (conn, lease, job, long) = one_grant(&out);
     assert_eq!((conn, job, long), (1, 5, true), "the reservation's slot goes to its application's driver");
-    let out = send(&mut s, 0, 2, ToNode::Probe { job: 1, tasks: 1, est_ms: 5.0 });
+    let out = send(&mut s, 0, 2, ToNode::Probe { job: 1, tasks: 1, est_ms: 5.0, cpus: 1 });
     assert_eq!(out, vec![Action::Send { conn: 2, msg: FromNode::Rejected { job: 1, bitvector: Some(bv) } }]);
     assert!(s.status().holds_long);
     // The long task ends: the central hears of it, and short probes are welcome again.
     let out = run(&mut s, 1, 1, lease);
-    assert_eq!(out, vec![Action::Send { conn: 9, msg: FromNode::LongDone { app: "batch".into(), job: 5, est_ms: 1e5 } }]);
-    assert_eq!(one_grant(&send(&mut s, 2, 2, ToNode::Probe { job: 1, tasks: 1, est_ms: 5.0 })).0, 2);
+    assert_eq!(out, vec![Action::Send { conn: 9, msg: FromNode::LongDone { app: "batch".into(), job: 5, est_ms: 1e5, cpus: 1 } }]);
+    assert_eq!(one_grant(&send(&mut s, 2, 2, ToNode::Probe { job: 1, tasks: 1, est_ms: 5.0, cpus: 1 })).0, 2);
 }
 
 #[test]
@@ -113,8 +113,8 @@ fn sparrow_queues_short_probes_behind_long_work() {
     join(&mut s, 1, Role::Driver, "batch");
     join(&mut s, 2, Role::Driver, "interactive");
     join(&mut s, 9, Role::Central, "central");
-    let (_, lease, _, _) = one_grant(&send(&mut s, 0, 9, ToNode::Place { app: "batch".into(), job: 5, est_ms: 1e5, bitvector: Bitvector::default() }));
-    assert!(send(&mut s, 0, 2, ToNode::Probe { job: 1, tasks: 1, est_ms: 5.0 }).is_empty(), "queued, not rejected");
+    let (_, lease, _, _) = one_grant(&send(&mut s, 0, 9, ToNode::Place { app: "batch".into(), job: 5, est_ms: 1e5, bitvector: Bitvector::default(), cpus: 1 }));
+    assert!(send(&mut s, 0, 2, ToNode::Probe { job: 1, tasks: 1, est_ms: 5.0, cpus: 1 }).is_empty(), "queued, not rejected");
     assert_eq!(one_grant(&run(&mut s, 1, 1, lease)).0, 2);
 }
 
@@ -122,8 +122,8 @@ fn sparrow_queues_short_probes_behind_long_work() {
 fn a_placement_for_an_application_not_connected_here_is_refused() {
     let mut s = node(Policy::Eagle, 1);
     join(&mut s, 9, Role::Central, "central");
-    let out = send(&mut s, 0, 9, ToNode::Place { app: "ghost".into(), job: 3, est_ms: 9.0, bitvector: Bitvector::default() });
-    assert_eq!(out, vec![Action::Send { conn: 9, msg: FromNode::PlaceRefused { app: "ghost".into(), job: 3, est_ms: 9.0 } }]);
+    let out = send(&mut s, 0, 9, ToNode::Place { app: "ghost".into(), job: 3, est_ms: 9.0, bitvector: Bitvector::default(), cpus: 1 });
+    assert_eq!(out, vec![Action::Send { conn: 9, msg: FromNode::PlaceRefused { app: "ghost".into(), job: 3, est_ms: 9.0, cpus: 1 } }]);
     assert!(!s.status().holds_long);
 }
 
@@ -132,8 +132,8 @@ fn an_unanswered_grant_expires_and_its_slot_goes_to_the_next_probe() {
     let mut s = node(Policy::Eagle, 1);
     join(&mut s, 1, Role::Driver, "slow");
     join(&mut s, 2, Role::Driver, "other");
-    let (_, lease, _, _) = one_grant(&send(&mut s, 0, 1, ToNode::Probe { job: 1, tasks: 1, est_ms: 5.0 }));
-    send(&mut s, 10, 2, ToNode::Probe { job: 1, tasks: 1, est_ms: 5.0 });
+    let (_, lease, _, _) = one_grant(&send(&mut s, 0, 1, ToNode::Probe { job: 1, tasks: 1, est_ms: 5.0, cpus: 1 }));
+    send(&mut s, 10, 2, ToNode::Probe { job: 1, tasks: 1, est_ms: 5.0, cpus: 1 });
     // Both drivers keep talking, so only the lease can expire.
     for now in [300, 600, 900] {
         send(&mut s, now, 1, ToNode::Ping);
@@ -154,7 +154,7 @@ fn an_unanswered_grant_expires_and_its_slot_goes_to_the_next_probe() {
 fn a_running_lease_outlives_the_lease_time_while_its_driver_pings() {
     let mut s = node(Policy::Eagle, 1);
     join(&mut s, 1, Role::Driver, "a");
-    let (_, lease, _, _) = one_grant(&send(&mut s, 0, 1, ToNode::Probe { job: 1, tasks: 1, est_ms: 5.0 }));
+    let (_, lease, _, _) = one_grant(&send(&mut s, 0, 1, ToNode::Probe { job: 1, tasks: 1, est_ms: 5.0, cpus: 1 }));
     send(&mut s, 0, 1, ToNode::Launched { lease });
     for now in (400..10_000).step_by(400) {
         send(&mut s, now, 1, ToNode::Ping);
@@ -167,8 +167,8 @@ fn a_running_lease_outlives_the_lease_time_while_its_driver_pings() {
 fn no_task_returns_the_slot_drops_the_jobs_probes_and_grants_the_next_probe() {
     let mut s = node(Policy::Eagle, 1);
     join(&mut s, 1, Role::Driver, "a");
-    let (_, lease, _, _) = one_grant(&send(&mut s, 0, 1, ToNode::Probe { job: 1, tasks: 3, est_ms: 1.0 }));
-    send(&mut s, 0, 1, ToNode::Probe { job: 2, tasks: 9, est_ms: 1.0 });
+    let (_, lease, _, _) = one_grant(&send(&mut s, 0, 1, ToNode::Probe { job: 1, tasks: 3, est_ms: 1.0, cpus: 1 }));
+    send(&mut s, 0, 1, ToNode::Probe { job: 2, tasks: 9, est_ms: 1.0, cpus: 1 });
     let out = send(&mut s, 0, 1, ToNode::NoTask { lease });
     let (_, next, job, _) = one_grant(&out);
     assert_eq!(job, 2, "job 1 had less remaining work but answered no task: its sticky probe is gone");
@@ -182,13 +182,13 @@ fn a_dropped_driver_loses_every_probe_and_lease_at_once() {
     join(&mut s, 1, Role::Driver, "dies");
     join(&mut s, 2, Role::Driver, "lives");
     join(&mut s, 9, Role::Central, "central");
-    send(&mut s, 0, 9, ToNode::Place { app: "dies".into(), job: 7, est_ms: 50.0, bitvector: Bitvector::default() });
-    let g = grants(&send(&mut s, 0, 1, ToNode::Probe { job: 1, tasks: 9, est_ms: 1.0 }));
+    send(&mut s, 0, 9, ToNode::Place { app: "dies".into(), job: 7, est_ms: 50.0, bitvector: Bitvector::default(), cpus: 1 });
+    let g = grants(&send(&mut s, 0, 1, ToNode::Probe { job: 1, tasks: 9, est_ms: 1.0, cpus: 1 }));
     assert_eq!(g.len(), 0, "eagle rejects: the host holds long work");
     assert_eq!(s.leased(), 1);
-    send(&mut s, 0, 9, ToNode::Place { app: "dies".into(), job: 8, est_ms: 50.0, bitvector: Bitvector::default() });
-    send(&mut s, 0, 9, ToNode::Place { app: "dies".into(), job: 9, est_ms: 50.0, bitvector: Bitvector::default() });
-    send(&mut s, 0, 9, ToNode::Place { app: "dies".into(), job: 10, est_ms: 50.0, bitvector: Bitvector::default() });
+    send(&mut s, 0, 9, ToNode::Place { app: "dies".into(), job: 8, est_ms: 50.0, bitvector: Bitvector::default(), cpus: 1 });
+    send(&mut s, 0, 9, ToNode::Place { app: "dies".into(), job: 9, est_ms: 50.0, bitvector: Bitvector::default(), cpus: 1 });
+    send(&mut s, 0, 9, ToNode::Place { app: "dies".into(), job: 10, est_ms: 50.0, bitvector: Bitvector::default(), cpus: 1 });
     assert_eq!(s.leased(), 3);
     assert_eq!(s.status().apps[0].reservations, 1, "one reservation still queued");
     let out = s.handle(5, Event::Disconnected { conn: 1 });
@@ -198,7 +198,7 @@ fn a_dropped_driver_loses_every_probe_and_lease_at_once() {
     assert_eq!(s.leased(), 0);
     assert!(!s.status().holds_long);
     // The other application now gets the slots.
-    assert_eq!(grants(&send(&mut s, 6, 2, ToNode::Probe { job: 1, tasks: 5, est_ms: 1.0 })).len(), 3);
+    assert_eq!(grants(&send(&mut s, 6, 2, ToNode::Probe { job: 1, tasks: 5, est_ms: 1.0, cpus: 1 })).len(), 3);
 }
 
 #[test]
@@ -206,9 +206,9 @@ fn a_silent_driver_is_closed_and_its_slots_come_back() {
     let mut s = node(Policy::Eagle, 1);
     join(&mut s, 1, Role::Driver, "silent");
     join(&mut s, 2, Role::Driver, "talks");
-    let (_, lease, _, _) = one_grant(&send(&mut s, 0, 1, ToNode::Probe { job: 1, tasks: 1, est_ms: 5.0 }));
+    let (_, lease, _, _) = one_grant(&send(&mut s, 0, 1, ToNode::Probe { job: 1, tasks: 1, est_ms: 5.0, cpus: 1 }));
     send(&mut s, 0, 1, ToNode::Launched { lease });
-    send(&mut s, 0, 2, ToNode::Probe { job: 1, tasks: 1, est_ms: 5.0 });
+    send(&mut s, 0, 2, ToNode::Probe { job: 1, tasks: 1, est_ms: 5.0, cpus: 1 });
     send(&mut s, LEASE, 2, ToNode::Ping);
     let out = s.handle(LEASE + 1, Event::Tick);
     s.check().unwrap();
@@ -220,7 +220,7 @@ fn a_silent_driver_is_closed_and_its_slots_come_back() {
 fn a_reconnecting_application_replaces_its_old_connection() {
     let mut s = node(Policy::Eagle, 1);
     join(&mut s, 1, Role::Driver, "a");
-    one_grant(&send(&mut s, 0, 1, ToNode::Probe { job: 1, tasks: 2, est_ms: 5.0 }));
+    one_grant(&send(&mut s, 0, 1, ToNode::Probe { job: 1, tasks: 2, est_ms: 5.0, cpus: 1 }));
     let out = s.handle(1, Event::Connected { conn: 2, peer: Peer { role: Role::Driver, app: "a".into() } });
     s.check().unwrap();
     assert!(matches!(&out[..], [Action::Close { conn: 1, .. }]), "{out:?}");
@@ -235,13 +235,13 @@ fn wrong_role_unknown_lease_and_bad_estimate_are_errors_that_keep_the_connection
     let is_error = |out: &[Action], needle: &str| {
         matches!(out, [Action::Send { msg: FromNode::Error { what }, .. }] if what.contains(needle))
     };
-    assert!(is_error(&send(&mut s, 0, 1, ToNode::Place { app: "a".into(), job: 1, est_ms: 1.0, bitvector: Bitvector::default() }), "central"));
-    assert!(is_error(&send(&mut s, 0, 9, ToNode::Probe { job: 1, tasks: 1, est_ms: 1.0 }), "driver"));
+    assert!(is_error(&send(&mut s, 0, 1, ToNode::Place { app: "a".into(), job: 1, est_ms: 1.0, bitvector: Bitvector::default(), cpus: 1 }), "central"));
+    assert!(is_error(&send(&mut s, 0, 9, ToNode::Probe { job: 1, tasks: 1, est_ms: 1.0, cpus: 1 }), "driver"));
     assert!(is_error(&send(&mut s, 0, 1, ToNode::TaskEnd { lease: 42 }), "lease 42"));
-    assert!(is_error(&send(&mut s, 0, 1, ToNode::Probe { job: 1, tasks: 1, est_ms: f64::NAN }), "est_ms"));
+    assert!(is_error(&send(&mut s, 0, 1, ToNode::Probe { job: 1, tasks: 1, est_ms: f64::NAN, cpus: 1 }), "est_ms"));
     // Another driver's lease cannot be ended either.
     join(&mut s, 2, Role::Driver, "b");
-    let (_, lease, _, _) = one_grant(&send(&mut s, 0, 1, ToNode::Probe { job: 1, tasks: 1, est_ms: 1.0 }));
+    let (_, lease, _, _) = one_grant(&send(&mut s, 0, 1, ToNode::Probe { job: 1, tasks: 1, est_ms: 1.0, cpus: 1 }));
     assert!(is_error(&send(&mut s, 0, 2, ToNode::TaskEnd { lease }), "not held"));
     assert_eq!(s.leased(), 1);
 }
@@ -251,11 +251,11 @@ fn status_reports_slots_leases_and_queues_per_application() {
     let mut s = node(Policy::Eagle, 2);
     join(&mut s, 1, Role::Driver, "a");
     join(&mut s, 2, Role::Driver, "b");
-    let (_, lease, _, _) = grants(&send(&mut s, 0, 1, ToNode::Probe { job: 1, tasks: 1, est_ms: 1.0 }))[0];
+    let (_, lease, _, _) = grants(&send(&mut s, 0, 1, ToNode::Probe { job: 1, tasks: 1, est_ms: 1.0, cpus: 1 }))[0];
     send(&mut s, 0, 1, ToNode::Launched { lease });
-    send(&mut s, 0, 1, ToNode::Probe { job: 2, tasks: 1, est_ms: 1.0 });
-    send(&mut s, 0, 2, ToNode::Probe { job: 1, tasks: 4, est_ms: 1.0 });
-    send(&mut s, 0, 2, ToNode::Probe { job: 2, tasks: 4, est_ms: 9.0 });
+    send(&mut s, 0, 1, ToNode::Probe { job: 2, tasks: 1, est_ms: 1.0, cpus: 1 });
+    send(&mut s, 0, 2, ToNode::Probe { job: 1, tasks: 4, est_ms: 1.0, cpus: 1 });
+    send(&mut s, 0, 2, ToNode::Probe { job: 2, tasks: 4, est_ms: 9.0, cpus: 1 });
     let out = send(&mut s, 0, 2, ToNode::Status);
     let [Action::Send { conn: 2, msg: FromNode::Status(st) }] = &out[..] else { panic!("{out:?}") };
     assert_eq!((st.slots, st.leased, st.running, st.policy.as_str()), (2, 2, 1, "eagle"));
@@ -272,9 +272,9 @@ fn hawk_victim_gives_away_the_probes_blocked_behind_long_work_of_the_thiefs_appl
     join(&mut s, 3, Role::Driver, "other");
     join(&mut s, 9, Role::Central, "central");
     join(&mut s, 50, Role::Node, "peer");
-    one_grant(&send(&mut s, 0, 9, ToNode::Place { app: "batch".into(), job: 5, est_ms: 1e5, bitvector: Bitvector::default() }));
-    assert!(send(&mut s, 0, 2, ToNode::Probe { job: 1, tasks: 2, est_ms: 5.0 }).is_empty(), "hawk queues behind long work");
-    send(&mut s, 0, 3, ToNode::Probe { job: 1, tasks: 1, est_ms: 5.0 });
+    one_grant(&send(&mut s, 0, 9, ToNode::Place { app: "batch".into(), job: 5, est_ms: 1e5, bitvector: Bitvector::default(), cpus: 1 }));
+    assert!(send(&mut s, 0, 2, ToNode::Probe { job: 1, tasks: 2, est_ms: 5.0, cpus: 1 }).is_empty(), "hawk queues behind long work");
+    send(&mut s, 0, 3, ToNode::Probe { job: 1, tasks: 1, est_ms: 5.0, cpus: 1 });
     let out = send(&mut s, 0, 50, ToNode::Steal { limit: 10, apps: vec!["interactive".into()] });
     let [Action::Send { conn: 50, msg: FromNode::Stolen { probes } }] = &out[..] else { panic!("{out:?}") };
     assert_eq!(probes.len(), 1);
@@ -291,13 +291,13 @@ fn hawk_victim_gives_away_the_probes_blocked_behind_long_work_of_the_thiefs_appl
 fn hawk_thief_steals_when_a_slot_frees_on_an_empty_queue_and_grants_what_it_got() {
     let mut s = node(Policy::Hawk, 1);
     join(&mut s, 2, Role::Driver, "interactive");
-    let (_, lease, _, _) = one_grant(&send(&mut s, 0, 2, ToNode::Probe { job: 1, tasks: 1, est_ms: 5.0 }));
+    let (_, lease, _, _) = one_grant(&send(&mut s, 0, 2, ToNode::Probe { job: 1, tasks: 1, est_ms: 5.0, cpus: 1 }));
     let out = run(&mut s, 1, 2, lease);
     let steals: Vec<&Action> = out.iter().filter(|a| matches!(a, Action::Steal { .. })).collect();
     assert_eq!(steals.len(), 1, "{out:?}");
     assert!(matches!(steals[0], Action::Steal { apps, attempts: 10, .. } if apps == &vec!["interactive".to_string()]));
     assert!(s.handle(2, Event::Tick).iter().all(|a| !matches!(a, Action::Steal { .. })), "one steal at a time");
-    let probes = vec![eagle_wire::StolenProbe { app: "interactive".into(), job: 8, tasks: 1, est_ms: 5.0 }];
+    let probes = vec![eagle_wire::StolenProbe { app: "interactive".into(), job: 8, tasks: 1, est_ms: 5.0, cpus: 1 }];
     let out = s.handle(3, Event::StealDone { probes });
     s.check().unwrap();
     assert_eq!(one_grant(&out), (2, lease + 1, 8, false));
@@ -305,7 +305,7 @@ fn hawk_thief_steals_when_a_slot_frees_on_an_empty_queue_and_grants_what_it_got(
     for p in [Policy::Eagle, Policy::Sparrow] {
         let mut s = node(p, 1);
         join(&mut s, 2, Role::Driver, "interactive");
-        let (_, lease, _, _) = one_grant(&send(&mut s, 0, 2, ToNode::Probe { job: 1, tasks: 1, est_ms: 5.0 }));
+        let (_, lease, _, _) = one_grant(&send(&mut s, 0, 2, ToNode::Probe { job: 1, tasks: 1, est_ms: 5.0, cpus: 1 }));
         assert!(run(&mut s, 1, 2, lease).is_empty());
         assert!(s.handle(2, Event::Tick).is_empty());
     }
@@ -326,11 +326,73 @@ fn a_grant_says_whether_the_probe_stays_for_the_next_task() {
     // Eagle (Sticky Batch Probing): the probe stays while the job has tasks left here.
     let mut s = node(Policy::Eagle, 2);
     join(&mut s, 1, Role::Driver, "a");
-    assert_eq!(kept(&send(&mut s, 0, 1, ToNode::Probe { job: 1, tasks: 2, est_ms: 10.0 })), vec![true, false]);
+    assert_eq!(kept(&send(&mut s, 0, 1, ToNode::Probe { job: 1, tasks: 2, est_ms: 10.0, cpus: 1 })), vec![true, false]);
     // Sparrow and Hawk: one grant per probe, so the driver must probe again for more tasks.
     for policy in [Policy::Sparrow, Policy::Hawk] {
         let mut s = node(policy, 2);
         join(&mut s, 1, Role::Driver, "a");
-        assert_eq!(kept(&send(&mut s, 0, 1, ToNode::Probe { job: 1, tasks: 3, est_ms: 10.0 })), vec![false], "{policy:?}");
+        assert_eq!(kept(&send(&mut s, 0, 1, ToNode::Probe { job: 1, tasks: 3, est_ms: 10.0, cpus: 1 })), vec![false], "{policy:?}");
     }
+}
+
+#[test]
+fn a_wide_task_holds_its_slots_and_narrow_ones_do_not_overtake_it() {
+    // 4 slots; a narrow job runs on 3 of them, then a wide job (4 cpus, one task) comes
+    // first in SRPT order. The node must not let a second narrow job take the free slot
+    // (the wide task would then wait for ever behind a stream of narrow ones), and it
+    // grants the wide task only when all 4 slots are free.
+    let mut s = node(Policy::Eagle, 4);
+    join(&mut s, 1, Role::Driver, "narrow");
+    join(&mut s, 2, Role::Driver, "wide");
+    let first = grants(&send(&mut s, 0, 1, ToNode::Probe { job: 1, tasks: 3, est_ms: 100.0, cpus: 1 }));
+    assert_eq!(first.len(), 3);
+    for &(_, lease, _, _) in &first {
+        assert!(send(&mut s, 0, 1, ToNode::Launched { lease }).is_empty());
+    }
+    assert!(grants(&send(&mut s, 1, 2, ToNode::Probe { job: 7, tasks: 1, est_ms: 1.0, cpus: 4 })).is_empty(), "3 of 4 slots busy");
+    assert!(grants(&send(&mut s, 2, 1, ToNode::Probe { job: 2, tasks: 5, est_ms: 50.0, cpus: 1 })).is_empty(), "the free slot is held for the wide task");
+    assert_eq!(s.status().leased, 3);
+    let mut out = Vec::new();
+    for &(_, lease, _, _) in &first {
+        assert!(grants(&out).is_empty(), "granted before the last slot freed: {out:?}");
+        out = send(&mut s, 3, 1, ToNode::TaskEnd { lease });
+    }
+    let (conn, lease, job, _) = one_grant(&out);
+    assert_eq!((conn, job), (2, 7), "all 4 slots free: the wide task's lease");
+    let st = s.status();
+    assert_eq!((st.leased, st.apps.iter().find(|a| a.app == "wide").unwrap().leased), (4, 4), "one lease, four slots");
+    // Its end frees the four slots at once: the narrow job takes all of them.
+    assert_eq!(grants(&run(&mut s, 4, 2, lease)).len(), 4);
+}
+
+#[test]
+fn work_wider_than_the_host_is_refused_and_zero_cpus_is_an_error() {
+    let mut s = node(Policy::Sparrow, 2);
+    join(&mut s, 1, Role::Driver, "a");
+    join(&mut s, 9, Role::Central, "central");
+    let out = send(&mut s, 0, 1, ToNode::Probe { job: 1, tasks: 2, est_ms: 5.0, cpus: 3 });
+    assert!(matches!(&out[..], [Action::Send { conn: 1, msg: FromNode::Rejected { job: 1, .. } }]), "{out:?}");
+    let out = send(&mut s, 0, 9, ToNode::Place { app: "a".into(), job: 2, est_ms: 9.0, bitvector: Bitvector::default(), cpus: 3 });
+    assert_eq!(out, vec![Action::Send { conn: 9, msg: FromNode::PlaceRefused { app: "a".into(), job: 2, est_ms: 9.0, cpus: 3 } }]);
+    let out = send(&mut s, 0, 1, ToNode::Probe { job: 3, tasks: 1, est_ms: 5.0, cpus: 0 });
+    assert!(matches!(&out[..], [Action::Send { msg: FromNode::Error { what }, .. }] if what.contains("cpus")), "{out:?}");
+    // A 2-cpu placement fits: one lease of both slots, and its end reports its width.
+    let (_, lease, _, long) = one_grant(&send(&mut s, 0, 9, ToNode::Place { app: "a".into(), job: 4, est_ms: 9.0, bitvector: Bitvector::default(), cpus: 2 }));
+    assert!(long);
+    assert_eq!(s.status().leased, 2);
+    let out = run(&mut s, 1, 1, lease);
+    assert!(out.contains(&Action::Send { conn: 9, msg: FromNode::LongDone { app: "a".into(), job: 4, est_ms: 9.0, cpus: 2 } }), "{out:?}");
+    assert_eq!(s.status().leased, 0);
+}
+
+#[test]
+fn a_dropped_driver_frees_every_slot_of_its_wide_leases() {
+    let mut s = node(Policy::Eagle, 3);
+    join(&mut s, 1, Role::Driver, "a");
+    let (_, lease, _, _) = one_grant(&send(&mut s, 0, 1, ToNode::Probe { job: 1, tasks: 1, est_ms: 5.0, cpus: 3 }));
+    assert!(send(&mut s, 0, 1, ToNode::Launched { lease }).is_empty());
+    assert_eq!(s.leased(), 3);
+    s.handle(1, Event::Disconnected { conn: 1 });
+    s.check().unwrap();
+    assert_eq!(s.leased(), 0);
 }

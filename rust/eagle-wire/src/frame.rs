@@ -141,7 +141,7 @@ pub fn write_frame<W: Write, T: Serialize>(w: &mut W, msg: &T) -> Result<(), Fra
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::msg::{FromNode, ToNode};
+    use crate::msg::{FromNode, ToCentral, ToNode};
     use std::io::Cursor;
 
     fn frame_of(body: &[u8]) -> Vec<u8> {
@@ -151,10 +151,22 @@ mod tests {
     }
 
     #[test]
+    fn cpus_is_left_out_when_one_and_read_as_one_when_absent() {
+        let narrow = serde_json::to_string(&ToNode::Probe { job: 1, tasks: 2, est_ms: 3.0, cpus: 1 }).unwrap();
+        assert!(!narrow.contains("cpus"), "{narrow}");
+        let old: ToNode = serde_json::from_str(r#"{"Probe":{"job":1,"tasks":2,"est_ms":3.0}}"#).unwrap();
+        assert_eq!(old, ToNode::Probe { job: 1, tasks: 2, est_ms: 3.0, cpus: 1 });
+        let wide = ToCentral::SubmitLong { job: 4, tasks: 2, est_ms: 5.0, cpus: 4 };
+        let text = serde_json::to_string(&wide).unwrap();
+        assert!(text.contains(r#""cpus":4"#), "{text}");
+        assert_eq!(serde_json::from_str::<ToCentral>(&text).unwrap(), wide);
+    }
+
+    #[test]
     fn round_trip_of_every_kind() {
         let msgs = vec![
-            ToNode::Probe { job: 7, tasks: 3, est_ms: 12.5 },
-            ToNode::Place { app: "app-1".into(), job: 9, est_ms: 1e6, bitvector: crate::Bitvector { stamp: 4, words: vec![5, 1 << 63] } },
+            ToNode::Probe { job: 7, tasks: 3, est_ms: 12.5, cpus: 1 },
+            ToNode::Place { app: "app-1".into(), job: 9, est_ms: 1e6, bitvector: crate::Bitvector { stamp: 4, words: vec![5, 1 << 63] }, cpus: 1 },
             ToNode::Launched { lease: u64::MAX },
             ToNode::Status,
         ];

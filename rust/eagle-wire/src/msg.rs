@@ -64,13 +64,29 @@ impl Bitvector {
 #[serde(deny_unknown_fields)]
 pub enum ToNode {
     /// A short probe of `job` (Sticky Batch Probing: it stands for the whole job while
-    /// it has unlaunched tasks). `tasks` = unlaunched tasks, `est_ms` = estimated task duration.
-    Probe { job: u64, tasks: u32, est_ms: f64 },
+    /// it has unlaunched tasks). `tasks` = unlaunched tasks, `est_ms` = estimated task
+    /// duration, `cpus` = the slots (cores) one task holds (its resource profile's task
+    /// cpus; left out when 1). A node with fewer slots rejects the probe.
+    Probe {
+        job: u64,
+        tasks: u32,
+        est_ms: f64,
+        #[serde(default = "one_slot", skip_serializing_if = "is_one_slot")]
+        cpus: u32,
+    },
     /// The job's unlaunched task count changed; 0 drops its probes here.
     Remaining { job: u64, tasks: u32 },
     /// Central only: a reservation for one long task of `app`'s `job`, with the
     /// central's current bitvector piggybacked (§3.1).
-    Place { app: String, job: u64, est_ms: f64, bitvector: Bitvector },
+    /// `cpus`: the slots the task holds (left out when 1).
+    Place {
+        app: String,
+        job: u64,
+        est_ms: f64,
+        bitvector: Bitvector,
+        #[serde(default = "one_slot", skip_serializing_if = "is_one_slot")]
+        cpus: u32,
+    },
     /// The driver launched a task under `lease`.
     Launched { lease: u64 },
     /// The driver has no task for `lease` (late binding): the slot frees at once.
@@ -97,10 +113,23 @@ pub struct StolenProbe {
     /// Unlaunched tasks of the job, as the victim last knew.
     pub tasks: u32,
     pub est_ms: f64,
+    /// Slots one task holds.
+    #[serde(default = "one_slot", skip_serializing_if = "is_one_slot")]
+    pub cpus: u32,
 }
 
 fn kept_by_default() -> bool {
     true
+}
+
+/// A task's slots when a message leaves `cpus` out (an older peer, or one slot).
+pub fn one_slot() -> u32 {
+    1
+}
+
+/// `cpus` is left out of a message when it is 1, so peers built before it still read it.
+pub fn is_one_slot(n: &u32) -> bool {
+    *n == 1
 }
 
 /// Sent by a node daemon.
@@ -125,9 +154,23 @@ pub enum FromNode {
     /// The lease is void (not answered in time, or unknown): do not launch under it.
     Revoked { lease: u64, reason: String },
     /// To the central: a long task it placed here is over (or its reservation was dropped).
-    LongDone { app: String, job: u64, est_ms: f64 },
-    /// To the central: the placement could not be queued (`app` is not connected here).
-    PlaceRefused { app: String, job: u64, est_ms: f64 },
+    /// `est_ms` and `cpus` are the placement's.
+    LongDone {
+        app: String,
+        job: u64,
+        est_ms: f64,
+        #[serde(default = "one_slot", skip_serializing_if = "is_one_slot")]
+        cpus: u32,
+    },
+    /// To the central: the placement could not be queued (`app` is not connected here,
+    /// or the task needs more slots than the host has).
+    PlaceRefused {
+        app: String,
+        job: u64,
+        est_ms: f64,
+        #[serde(default = "one_slot", skip_serializing_if = "is_one_slot")]
+        cpus: u32,
+    },
     /// The answer to `Status`.
     Status(NodeStatus),
     /// To a node that sent `Steal`: the probes it may take (possibly none).
@@ -175,8 +218,15 @@ pub struct NodeStatus {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub enum ToCentral {
-    /// Place `tasks` long tasks of `job`, each estimated `est_ms`, with LWL.
-    SubmitLong { job: u64, tasks: u32, est_ms: f64 },
+    /// Place `tasks` long tasks of `job`, each estimated `est_ms` and holding `cpus`
+    /// slots (left out when 1), with LWL (or LoTES, `eagle-central --placement lotes`).
+    SubmitLong {
+        job: u64,
+        tasks: u32,
+        est_ms: f64,
+        #[serde(default = "one_slot", skip_serializing_if = "is_one_slot")]
+        cpus: u32,
+    },
     /// Node only: announce this node (`name`, reachable at `addr`) to the central, which
     /// then connects to it and adds it to its host list.
     Register { name: String, addr: String },

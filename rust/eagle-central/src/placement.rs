@@ -1,0 +1,292 @@
+//! Which hosts take a long task set's tasks: least work left over the general partition
+//! (Eagle §3.2), on hosts of different sizes (issue 15: LoTES in cluster mode).
+//!
+//! A host's size is its node's slot count (`eagle-node --slots`, one slot a core), learnt
+//! from the node's `Status` once the central's link is up; a task holds `cpus` slots.
+//!
+//! * **Fit.** A task never goes to a host with fewer slots than it holds (a host whose
+//!   size is not known yet counts as one slot).
+//! * **LWL.** When every fitting host has the same size and the task holds one slot, the
+//!   paper's water-filling over the work left, unchanged (`eagle_core::lwl`). Otherwise
+//!   each task goes to the host with the least slot-milliseconds of work left per slot,
+//!   counting the task itself: `(work + est·cpus) / slots`, ties to the lower host.
+//! * **LoTES** (`eagle-central --placement lotes`): the hosts are the machines, grouped
+//!   into configurations by size, and the live long task sets are the jobs, classed by
+//!   their `cpus` (LoTES §4-5, through `eagle_core::lotes::ExecutorPlacement`, the same
+//!   planner the driver uses for executors). A task set then goes only to hosts whose
+//!   plan bin holds its class while such a host fits it; when none does, fit alone
+//!   decides. A task set is live while tasks placed for it are not over; the planner
+//!   re-plans when a host joins, is lost or changes size, and when the class mix drifts.
+
+use crate::state::HostId;
+use eagle_core::lotes::{ExecutorPlacement, LotesParams};
+use eagle_core::lwl::water_fill;
+use eagle_core::types::{JobId, NodeId};
+use std::collections::BTreeMap;
+
+/// How the central places long tasks (`eagle-central --placement`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Placement {
+    /// Least work left (Eagle §3.2), capacity-aware.
+    Lwl,
+    /// LoTES's plan over the host sizes, then least work left among the hosts it allows.
+    Lotes,
+}
+
+impl Placement {
+    pub fn parse(s: &str) -> Result<Placement, String> {
+        match s {
+            "lwl" => Ok(Placement::Lwl),
+            "lotes" => Ok(Placement::Lotes),
+            other => Err(format!("unknown placement '{other}' (expected lwl or lotes)")),
+        }
+    }
+}
+
+/// A candidate host: its id, its work left (slot-ms) and its slots, if known.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Candidate {
+    pub host: HostId,
+    pub work_ms: f64,
+    pub slots: Option<u32>,
+}
+
+impl Candidate {
+    fn size(&self) -> u32 {
+        self.slots.unwrap_or(1).max(1)
+    }
+}
+
+/// A long task set as LoTES sees it.
+struct TaskSet {
+    id: JobId,
+    /// Tasks placed and not over, per host.
+    live: BTreeMap<HostId, u32>,
+}
+
+/// The placement state: LoTES's planner and the live task sets it plans for.
+pub struct HostPlacement {
+    lotes: Option<ExecutorPlacement>,
+    task_sets: BTreeMap<(String, u64), TaskSet>,
+    next_id: u32,
+}
+
+impl HostPlacement {
+    pub fn new(placement: Placement, seed: u64) -> Result<HostPlacement, String> {
+        let lotes = match placement {
+            Placement::Lwl => None,
+            Placement::Lotes => Some(ExecutorPlacement::new(LotesParams::default(), seed)?),
+        };
+        Ok(HostPlacement { lotes, task_sets: BTreeMap::new(), next_id: 0 })
+    }
+
+    /// The host's node reported its size (or reported it again).
+    pub fn host_sized(&mut self, host: HostId, slots: u32) {
+        if let Some(l) = self.lotes.as_mut() {
+            // Amounts are finite and >= 0, so this cannot fail.
+            let _ = l.add_executor(NodeId(host), &[slots as f64]);
+        }
+    }
+
+    /// The host is gone: so are the tasks placed there.
+    pub fn host_lost(&mut self, host: HostId) {
+        if let Some(l) = self.lotes.as_mut() {
+            l.remove_executor(NodeId(host));
+        }
+        let keys: Vec<(String, u64)> = self.task_sets.keys().cloned().collect();
+        for k in keys {
+            let n = self.task_sets[&k].live.get(&host).copied().unwrap_or(0);
+            for _ in 0..n {
+                self.over(host, &k.0, k.1);
+            }
+        }
+    }
+
+    /// Chooses a host for each of `tasks` tasks of `app`'s `job` (each `est_ms` long,
+    /// holding `cpus` slots) among `hosts` (the general partition's live hosts), in
+    /// placement order; fewer (possibly none) when no host fits.
+    pub fn choose(&mut self, app: &str, job: u64, tasks: u32, est_ms: f64, cpus: u32, hosts: &[Candidate]) -> Vec<HostId> {
+        let fit: Vec<Candidate> = hosts.iter().copied().filter(|c| c.size() >= cpus).collect();
+        if fit.is_empty() || tasks == 0 {
+            return Vec::new();
+        }
+        let key = (app.to_string(), job);
+        let allowed = match self.lotes.as_mut() {
+            Some(l) => {
+                let id = match self.task_sets.get(&key) {
+                    Some(t) => t.id,
+                    None => {
+                        let id = JobId(self.next_id);
+                        self.next_id = self.next_id.wrapping_add(1);
+                        self.task_sets.insert(key.clone(), TaskSet { id, live: BTreeMap::new() });
+                        id
+                    }
+                };
+                let live: u32 = self.task_sets[&key].live.values().sum();
+                if live == 0 {
+                    // LoTES wants a duration > 0 (seconds); a zero estimate weighs little.
+                    let _ = l.add_task_set(id, &[cpus as f64], tasks, (est_ms / 1000.0).max(1e-3));
+                }
+                l.set_pending(id, live + tasks);
+                let planned: Vec<Candidate> = fit
+                    .iter()
+                    .copied()
+                    .filter(|c| l.exclude(NodeId(c.host), &[c.size() as f64]).is_ok_and(|ex| !ex.contains(&id)))
+                    .collect();
+                if planned.is_empty() {
+                    fit
+                } else {
+                    planned
+                }
+            }
+            None => fit,
+        };
+        let chosen = least_work_left(&allowed, tasks as usize, est_ms, cpus);
+        if self.lotes.is_some() {
+            let t = self.task_sets.get_mut(&key).expect("registered above");
+            for &h in &chosen {
+                *t.live.entry(h).or_default() += 1;
+            }
+            if t.live.is_empty() {
+                self.forget(&key);
+            }
+        }
+        chosen
+    }
+
+    /// A task of `app`'s `job` placed on `host` is over (or its reservation was dropped).
+    pub fn over(&mut self, host: HostId, app: &str, job: u64) {
+        let key = (app.to_string(), job);
+        let Some(t) = self.task_sets.get_mut(&key) else { return };
+        if let Some(n) = t.live.get_mut(&host) {
+            *n -= 1;
+            if *n == 0 {
+                t.live.remove(&host);
+            }
+        }
+        let live: u32 = t.live.values().sum();
+        let id = t.id;
+        if live == 0 {
+            self.forget(&key);
+        } else if let Some(l) = self.lotes.as_mut() {
+            l.set_pending(id, live);
+        }
+    }
+
+    fn forget(&mut self, key: &(String, u64)) {
+        if let Some(t) = self.task_sets.remove(key) {
+            if let Some(l) = self.lotes.as_mut() {
+                l.remove_task_set(t.id);
+            }
+        }
+    }
+
+    /// Live long task sets LoTES plans for.
+    pub fn live_task_sets(&self) -> usize {
+        self.task_sets.len()
+    }
+
+    /// The LoTES bin of `host` (tasks per class), under `--placement lotes` once planned.
+    pub fn bin_of(&mut self, host: HostId) -> Option<Vec<u32>> {
+        self.lotes.as_mut()?.bin_of(NodeId(host))
+    }
+}
+
+/// Least work left over `hosts`: the paper's water-filling when they are all of one size
+/// and a task holds one slot, else per task the least `(work + est·cpus) / slots`.
+fn least_work_left(hosts: &[Candidate], tasks: usize, est_ms: f64, cpus: u32) -> Vec<HostId> {
+    let uniform = hosts.windows(2).all(|w| w[0].size() == w[1].size());
+    if uniform && cpus == 1 {
+        let mut chosen = Vec::with_capacity(tasks);
+        water_fill(hosts.iter().map(|c| (c.work_ms, NodeId(c.host))), tasks, est_ms, &mut chosen);
+        return chosen.into_iter().map(|n| n.0).collect();
+    }
+    let mut work: Vec<f64> = hosts.iter().map(|c| c.work_ms).collect();
+    let add = est_ms.max(0.0) * cpus as f64;
+    let mut out = Vec::with_capacity(tasks);
+    for _ in 0..tasks {
+        let score = |i: usize| (work[i] + add) / hosts[i].size() as f64;
+        let best = (0..hosts.len())
+            .min_by(|&a, &b| score(a).total_cmp(&score(b)).then(hosts[a].host.cmp(&hosts[b].host)))
+            .expect("hosts is not empty");
+        work[best] += add;
+        out.push(hosts[best].host);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn c(host: HostId, work_ms: f64, slots: u32) -> Candidate {
+        Candidate { host, work_ms, slots: Some(slots) }
+    }
+
+    #[test]
+    fn one_size_and_one_slot_is_the_papers_water_filling() {
+        let hosts = [c(1, 0.0, 2), c(2, 0.0, 2)];
+        assert_eq!(least_work_left(&hosts, 3, 100.0, 1), vec![1, 2, 2], "as eagle_core::lwl::water_fill");
+    }
+
+    #[test]
+    fn a_task_never_goes_where_it_does_not_fit() {
+        let mut p = HostPlacement::new(Placement::Lwl, 1).unwrap();
+        let hosts = [c(0, 0.0, 1), c(1, 1e9, 4), c(2, 0.0, 2)];
+        assert_eq!(p.choose("a", 1, 3, 10.0, 4, &hosts), vec![1, 1, 1], "only the 4-slot host holds a 4-cpu task");
+        assert!(p.choose("a", 2, 2, 10.0, 8, &hosts).is_empty(), "wider than every host: unplaced");
+        let unknown = [Candidate { host: 5, work_ms: 0.0, slots: None }];
+        assert!(p.choose("a", 3, 1, 10.0, 2, &unknown).is_empty(), "a host of unknown size counts as one slot");
+        assert_eq!(p.choose("a", 4, 1, 10.0, 1, &unknown), vec![5]);
+    }
+
+    #[test]
+    fn bigger_hosts_take_more_work_per_task() {
+        // Hosts of 4 and 1 slots, no work: 5 one-slot tasks of 10 ms go 4 : 1.
+        let hosts = [c(0, 0.0, 1), c(1, 0.0, 4)];
+        let mut got = least_work_left(&hosts, 5, 10.0, 1);
+        got.sort();
+        assert_eq!(got, vec![0, 1, 1, 1, 1]);
+    }
+
+    #[test]
+    fn lotes_keeps_each_size_for_the_class_its_plan_gives_it() {
+        let mut p = HostPlacement::new(Placement::Lotes, 7).unwrap();
+        p.host_sized(0, 4);
+        p.host_sized(1, 1);
+        let hosts = [c(0, 0.0, 4), c(1, 0.0, 1)];
+        // A wide class (4 cpus) and a narrow one (1 cpu), both live: the plan fills the
+        // 4-slot host with the wide class, so narrow tasks keep off it while it is live.
+        assert_eq!(p.choose("batch", 1, 2, 60_000.0, 4, &hosts), vec![0, 0]);
+        let narrow = p.choose("other", 1, 6, 60_000.0, 1, &hosts);
+        assert_eq!(narrow, vec![1; 6], "narrow tasks stay on the 1-slot host while the wide set is live");
+        assert!(p.bin_of(0).is_some_and(|b| b.iter().sum::<u32>() == 1), "the 4-slot host's bin is one wide task");
+        // Without LoTES the same narrow tasks go mostly to the big, idle host.
+        let mut lwl = HostPlacement::new(Placement::Lwl, 7).unwrap();
+        assert!(lwl.choose("other", 1, 6, 60_000.0, 1, &hosts).contains(&0));
+        // The wide set ends: LoTES re-plans and lets the narrow class use the big host.
+        p.over(0, "batch", 1);
+        p.over(0, "batch", 1);
+        let later = p.choose("other", 2, 4, 60_000.0, 1, &[c(0, 0.0, 4), c(1, 360_000.0, 1)]);
+        assert!(later.contains(&0), "with no wide set live the big host takes narrow work: {later:?}");
+        assert_eq!(p.live_task_sets(), 2, "the two narrow sets are live, the wide one is forgotten");
+    }
+
+    #[test]
+    fn a_lost_host_ends_its_tasks() {
+        let mut p = HostPlacement::new(Placement::Lotes, 7).unwrap();
+        p.host_sized(0, 2);
+        let got = p.choose("a", 1, 2, 10.0, 1, &[c(0, 0.0, 2)]);
+        assert_eq!(got, vec![0, 0]);
+        assert_eq!(p.live_task_sets(), 1);
+        p.host_lost(0);
+        assert_eq!(p.live_task_sets(), 0);
+    }
+
+    #[test]
+    fn placement_names() {
+        assert_eq!(Placement::parse("lotes"), Ok(Placement::Lotes));
+        assert_eq!(Placement::parse("lwl"), Ok(Placement::Lwl));
+        assert!(Placement::parse("tetris").unwrap_err().contains("lwl or lotes"));
+    }
+}
