@@ -4,7 +4,8 @@ spark-submit in a JVM of its own (one SparkContext per process):
     spark-submit --master spark-eagle:spark://... cluster_app.py SPEC.json
 
 SPEC: {"name", "out", "executors" (to wait for; 1), "go" (optional: a file to wait for before the first job), "jobs":
-[{"class": "short"|"long", "ms": task ms, "tasks": n}]}. The jobs run one after the other;
+[{"class": "short"|"long", "ms": task ms, "tasks": n, "cpus": cores per task (optional, 1; more is a
+TaskResourceProfile)}]}. The jobs run one after the other;
 every task sleeps its ms and reports (partition, start, end, executor host). After each job
 the output file is rewritten: {"name", "started", "jobs": [{"submitted", "done", "rows"}]}.
 """
@@ -52,7 +53,11 @@ def main(spec_path):
         sc.setLocalProperty("spark.scheduler.eagle.job.class", j["class"])
         sc.setLocalProperty("spark.scheduler.eagle.job.estimatedTaskMs", str(j["ms"]))
         t0 = time.time()
-        rows = sc.parallelize(range(j["tasks"]), j["tasks"]).mapPartitions(sleeper(j["ms"] / 1000.0)).collect()
+        rdd = sc.parallelize(range(j["tasks"]), j["tasks"])
+        if j.get("cpus", 1) > 1:
+            from pyspark.resource import ResourceProfileBuilder, TaskResourceRequests
+            rdd = rdd.withResources(ResourceProfileBuilder().require(TaskResourceRequests().cpus(j["cpus"])).build)
+        rows = rdd.mapPartitions(sleeper(j["ms"] / 1000.0)).collect()
         out["jobs"].append({"submitted": t0, "done": time.time(), "rows": rows})
         write(spec["out"], out)
     spark.stop()

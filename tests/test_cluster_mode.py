@@ -11,6 +11,9 @@ slots x hosts).
   each executor has 2 cores), every result is exact, the long job runs on the general host
   only, the short jobs run beside it and finish while it is still running, and no lease is
   left once both stop.
+- A task of 2 cores (a TaskResourceProfile) holds both slots of its host's node: with a
+  second application's 1-core tasks on the same hosts, no host ever runs more cores than its
+  slots, and every task runs once.
 - A driver killed with SIGKILL while its tasks hold every slot: the other application gets
   the slots (its job finishes) and the nodes end with no lease.
 - Bad cluster keys fail the start, naming the key.
@@ -211,6 +214,40 @@ def test_two_applications_share_the_hosts_slots_at_task_level(daemons, shared_ho
     for name, tasks in (("batch", 24), ("interactive", 6)):
         c = read(tmp_path / f"{name}.summary.json")["cluster"]
         assert c["launched"] == tasks and c["taskEnds"] == tasks, c
+
+
+def test_a_wide_task_holds_as_many_slots_as_its_cores(daemons, shared_hosts, tmp_path):
+    go, go_narrow = tmp_path / "go", tmp_path / "go-narrow"
+    wide, wide_out = launch(daemons, shared_hosts, tmp_path, "wide",
+                            [{"class": "short", "ms": 3000, "tasks": 8, "cpus": 2}], go=go)
+    narrow, narrow_out = launch(daemons, shared_hosts, tmp_path, "narrow",
+                                [{"class": "short", "ms": 1500, "tasks": 4}] * 2, go=go_narrow)
+    _until("both applications' executors", lambda: os.path.exists(wide_out) and os.path.exists(narrow_out), 240)
+    go.write_text("go")
+    # A running wide task holds both slots of its node (one lease of 2 slots).
+    _until("a node to lease both its slots to the wide job", lambda: str(SLOTS) in leased(daemons).values(), 120)
+    go_narrow.write_text("go")  # the narrow jobs now compete with the running wide tasks
+    finish(wide, 300)
+    finish(narrow, 300)
+    w, n = read(wide_out), read(narrow_out)
+    assert sorted(r[0] for r in w["jobs"][0]["rows"]) == list(range(8))
+    for j in n["jobs"]:
+        assert sorted(r[0] for r in j["rows"]) == [0, 1, 2, 3]
+    # Cores at once per host: each wide task counts 2. Ungated, each application's 2-core
+    # executor could run its tasks beside the other's (4 cores on a 2-slot host).
+    for h in HOSTS:
+        starts = [(r[1], 2) for r in w["jobs"][0]["rows"] if r[3] == h] + \
+                 [(r[1], 1) for j in n["jobs"] for r in j["rows"] if r[3] == h]
+        ends = [(r[2], -2) for r in w["jobs"][0]["rows"] if r[3] == h] + \
+               [(r[2], -1) for j in n["jobs"] for r in j["rows"] if r[3] == h]
+        cur = most = 0
+        for _, k in sorted(starts + ends, key=lambda x: (x[0], x[1])):
+            cur += k
+            most = max(most, cur)
+        assert most <= SLOTS, (h, most)
+    _until("no lease left on the nodes", lambda: set(leased(daemons).values()) == {"0"}, 60)
+    c = read(tmp_path / "wide.summary.json")["cluster"]
+    assert c["launched"] == 8 and c["taskEnds"] == 8, c
 
 
 def test_a_killed_driver_frees_its_slots_for_the_other_application(daemons, shared_hosts, tmp_path):

@@ -135,6 +135,19 @@ impl Inbox {
     }
 }
 
+/// How wide a task set's tasks are.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Shape {
+    /// Engine slots (offer units, `spark.task.cpus` cores each) one task takes.
+    pub width: u32,
+    /// Slots of its host's node (cores) one task holds: a grant is a lease of this many.
+    pub cpus: u32,
+}
+
+impl Shape {
+    pub const ONE: Shape = Shape { width: 1, cpus: 1 };
+}
+
 /// A grant not yet used.
 struct Held {
     grant: Grant,
@@ -168,12 +181,13 @@ pub struct ClusterSide {
     up: HashSet<String>,
     central_up: bool,
     held: HashMap<String, Vec<Held>>,
-    /// Planned this round: (executor, grant).
-    assigned: Vec<(NodeId, Grant)>,
+    /// Planned this round: (executor, grant, plan entries not declined). A grant is planned
+    /// as its task's width in entries, and goes back once all of them are declined.
+    assigned: Vec<(NodeId, Grant, u32)>,
     /// Launched tasks by Spark task id: (executor, grant).
     running: HashMap<i64, (NodeId, Grant)>,
-    /// Live task sets: their last reported launchable tasks.
-    pending: HashMap<JobId, u32>,
+    /// Live task sets: their last reported launchable engine slots, and their shape.
+    pending: HashMap<JobId, (u32, Shape)>,
     pub counters: ClusterCounters,
 }
 
@@ -261,7 +275,7 @@ impl ClusterSide {
                     }
                     // Assigned this round: Spark may launch it anyway; the node no longer counts it.
                     self.assigned
-                        .retain(|(_, a)| !(a.host == g.host && a.lease == g.lease));
+                        .retain(|(_, a, _)| !(a.host == g.host && a.lease == g.lease));
                 }
                 Event::HostUp(h) => {
                     self.up.insert(h);
@@ -316,10 +330,10 @@ impl ClusterSide {
         let mine: Vec<Grant> = self
             .assigned
             .iter()
-            .filter(|(n, _)| *n == node)
-            .map(|(_, g)| g.clone())
+            .filter(|(n, _, _)| *n == node)
+            .map(|(_, g, _)| g.clone())
             .collect();
-        self.assigned.retain(|(n, _)| *n != node);
+        self.assigned.retain(|(n, _, _)| *n != node);
         for g in mine {
             self.give_back(&g);
         }
@@ -338,23 +352,32 @@ impl ClusterSide {
         }
     }
 
-    /// A task set of `tasks` launchable tasks, classified and estimated by the engine.
-    pub fn submit(&mut self, job: JobId, tasks: u32, est_s: f64, long: bool) {
+    /// A task set of `units` launchable engine slots (`shape.width` per task), classified
+    /// and estimated by the engine.
+    pub fn submit(&mut self, job: JobId, units: u32, est_s: f64, long: bool, shape: Shape) {
         self.drain();
-        self.pending.insert(job, tasks);
-        self.client()
-            .submit(job.0 as u64, tasks, est_s * 1000.0, long);
+        let shape = Shape { width: shape.width.max(1), cpus: shape.cpus.max(1) };
+        self.pending.insert(job, (units, shape));
+        self.client().submit_wide(
+            job.0 as u64,
+            units / shape.width,
+            est_s * 1000.0,
+            long,
+            shape.cpus,
+        );
     }
 
-    /// Spark's count of the task set's launchable tasks (waiting + speculatable).
-    pub fn set_pending(&mut self, job: JobId, tasks: u32) {
-        if let Some(p) = self.pending.get_mut(&job) {
-            if *p != tasks {
-                *p = tasks;
-                self.client().remaining(job.0 as u64, tasks);
-            }
+    /// Spark's count of the task set's launchable engine slots (waiting + speculatable).
+    pub fn set_pending(&mut self, job: JobId, units: u32) {
+        let Some((p, shape)) = self.pending.get_mut(&job) else { return };
+        let (before, width) = (*p / shape.width, shape.width);
+        *p = units;
+        if units / width != before {
+            self.client().remaining(job.0 as u64, units / width);
         }
     }
+
+
 
     /// The task set is gone: its probes are withdrawn, its grants go back.
     pub fn remove_job(&mut self, job: JobId) {
@@ -378,7 +401,7 @@ impl ClusterSide {
         }
     }
 
-    /// `free` slots are free on executor `node`: the task sets whose grants on its host it
+    /// `free` engine slots are free on executor `node`: the task sets whose grants on its host it
     /// may serve, one entry per launch (never one of `exclude`, never more than a task set
     /// has launchable tasks this round). Grants it cannot use are marked to go back.
     pub fn offer(&mut self, node: NodeId, free: u32, exclude: &[JobId], out: &mut Vec<JobId>) {
@@ -390,25 +413,22 @@ impl ClusterSide {
             return;
         };
         let mut taken: HashMap<JobId, u32> = HashMap::new();
-        for (_, g) in &self.assigned {
+        for (_, g, _) in &self.assigned {
             *taken.entry(JobId(g.job as u32)).or_default() += 1;
         }
         let mut left = free;
         let mut i = 0;
         while i < held.len() {
             let job = JobId(held[i].grant.job as u32);
-            let room = self
-                .pending
-                .get(&job)
-                .copied()
-                .unwrap_or(0)
-                .saturating_sub(taken.get(&job).copied().unwrap_or(0));
-            if left > 0 && room > 0 && !exclude.contains(&job) {
+            let (units, width) = self.pending.get(&job).map_or((0, 1), |(u, s)| (*u, s.width));
+            let room = (units / width).saturating_sub(taken.get(&job).copied().unwrap_or(0));
+            if left >= width && room > 0 && !exclude.contains(&job) {
+                // One task under the grant: `width` plan entries (engine slots) of the offer.
                 let h = held.swap_remove(i);
                 *taken.entry(job).or_default() += 1;
-                left -= 1;
-                out.push(job);
-                self.assigned.push((node, h.grant));
+                left -= width;
+                out.extend(std::iter::repeat_n(job, width as usize));
+                self.assigned.push((node, h.grant, width));
                 continue;
             }
             if left > 0 {
@@ -420,15 +440,19 @@ impl ClusterSide {
         }
     }
 
-    /// A planned launch did not happen: its grant goes back at once.
+    /// A planned entry (one engine slot) was not used: once all the entries of a grant
+    /// are declined (its task's width), the grant goes back at once.
     pub fn decline(&mut self, node: NodeId, job: JobId) {
         if let Some(i) = self
             .assigned
             .iter()
-            .position(|(n, g)| *n == node && g.job == job.0 as u64)
+            .position(|(n, g, _)| *n == node && g.job == job.0 as u64)
         {
-            let (_, g) = self.assigned.swap_remove(i);
-            self.give_back(&g);
+            self.assigned[i].2 -= 1;
+            if self.assigned[i].2 == 0 {
+                let (_, g, _) = self.assigned.swap_remove(i);
+                self.give_back(&g);
+            }
         }
     }
 
@@ -441,15 +465,15 @@ impl ClusterSide {
             if let Some(i) = self
                 .assigned
                 .iter()
-                .position(|(n, g)| *n == node && g.job == job.0 as u64)
+                .position(|(n, g, _)| *n == node && g.job == job.0 as u64)
             {
-                let (n, g) = self.assigned.swap_remove(i);
+                let (n, g, _) = self.assigned.swap_remove(i);
                 self.counters.launched += 1;
                 self.client().launched(&g);
                 self.running.insert(tid, (n, g));
             }
         }
-        for (_, g) in std::mem::take(&mut self.assigned) {
+        for (_, g, _) in std::mem::take(&mut self.assigned) {
             self.give_back(&g);
         }
         let now = Instant::now();
@@ -581,11 +605,12 @@ pub fn node_removed(st: &mut State, node: NodeId) {
 }
 
 /// Mirrors `submit`: the task set goes to the daemons with the engine's class and estimate.
-pub fn submitted(st: &mut State, job: JobId, tasks: u32) {
+/// `units` engine slots, `width` per task; a task takes `cpus` slots of its node.
+pub fn submitted(st: &mut State, job: JobId, units: u32, width: u32, cpus: u32) {
     let Some(c) = st.cluster.as_mut() else { return };
     let long = st.driver.job_class(job) == Some(Class::Long);
     let est = st.driver.job_estimate(job).map_or(0.0, |(e, _)| e);
-    c.submit(job, tasks, est, long);
+    c.submit(job, units, est, long, Shape { width, cpus });
 }
 
 /// Mirrors `setPending` (launchable = waiting + speculatable).

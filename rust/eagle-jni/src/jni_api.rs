@@ -246,9 +246,11 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_removeNode<'
     .resolve_with::<ThrowEagle, _>(|| "removeNode")
 }
 
-/// `submit(handle, nowMs, tasks, hintClass, hintEstimateMs, signature, group): Int` — a
-/// task set arrives; hintClass is -1 (none), 0 (short) or 1 (long); hintEstimateMs < 0 is
-/// none; group (the Spark job or SQL execution, for query-aware SRPT) < 0 is none.
+/// `submit(handle, nowMs, tasks, hintClass, hintEstimateMs, signature, group, width, cpus): Int`
+/// — a task set arrives; hintClass is -1 (none), 0 (short) or 1 (long); hintEstimateMs < 0
+/// is none; group (the Spark job or SQL execution, for query-aware SRPT) < 0 is none;
+/// `tasks` counts engine slots, `width` of them per task (a task of a wider resource
+/// profile), and a task takes `cpus` cores (cluster mode: slots of its host's node).
 /// Returns the engine's job id.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_submit<'l>(
@@ -261,15 +263,19 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_submit<'l>(
     hint_estimate_ms: jlong,
     signature: jlong,
     group: jlong,
+    width: jint,
+    cpus: jint,
 ) -> jint {
     env.with_env(|_env| -> Res<jint> {
         let tasks = state::count("tasks", tasks)?;
+        let width = state::count("width", width)?.max(1);
+        let cpus = state::count("cpus", cpus)?.max(1);
         let class = state::class_from_code(hint_class)?;
         let estimate = (hint_estimate_ms >= 0).then(|| state::ms_to_s(hint_estimate_ms));
         let group = u64::try_from(group).ok();
         with_state(h, |st| {
             let job = st.driver.submit_in(state::ms_to_s(now_ms), tasks, class, estimate, signature as u64, group);
-            cluster::submitted(st, job, tasks);
+            cluster::submitted(st, job, tasks, width, cpus);
             Ok(job.0 as jint)
         })
     })

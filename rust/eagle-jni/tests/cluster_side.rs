@@ -4,7 +4,7 @@
 //! `taskEnded`. No timing is asserted; every wait is bounded generously.
 
 use eagle_core::{JobId, NodeId};
-use eagle_jni::cluster::{ClusterParams, ClusterSide};
+use eagle_jni::cluster::{ClusterParams, ClusterSide, Shape};
 use std::time::{Duration, Instant};
 
 const SECRET: &[u8] = b"jni-cluster-test";
@@ -79,12 +79,15 @@ fn eventually(what: &str, mut f: impl FnMut() -> bool) {
 }
 
 /// One application's Spark, as the plugin drives it: one executor (`EXEC`) on the host with
-/// `slots` cores, task sets with waiting tasks, tasks that run until `finish`.
+/// `slots` cores, task sets with waiting tasks (each task `width` cores), tasks that run
+/// until `finish`.
 struct FakeSpark {
     c: ClusterSide,
     slots: u32,
-    waiting: Vec<(JobId, u32)>,
-    running: Vec<(i64, JobId)>,
+    /// (job, waiting tasks, cores per task)
+    waiting: Vec<(JobId, u32, u32)>,
+    /// (task id, job, cores)
+    running: Vec<(i64, JobId, u32)>,
     next_tid: i64,
     launched: u32,
     grants_seen: u64,
@@ -106,8 +109,18 @@ impl FakeSpark {
     }
 
     fn submit(&mut self, job: u32, tasks: u32, est_s: f64, long: bool) {
-        self.c.submit(JobId(job), tasks, est_s, long);
-        self.waiting.push((JobId(job), tasks));
+        self.submit_wide(job, tasks, est_s, long, 1);
+    }
+
+    /// Tasks of `width` cores (a wider resource profile): the engine counts `width` slots
+    /// per task, and each task holds `width` slots of the node.
+    fn submit_wide(&mut self, job: u32, tasks: u32, est_s: f64, long: bool, width: u32) {
+        self.c.submit(JobId(job), tasks * width, est_s, long, Shape { width, cpus: width });
+        self.waiting.push((JobId(job), tasks, width));
+    }
+
+    fn cores_used(&self) -> u32 {
+        self.running.iter().map(|r| r.2).sum()
     }
 
     /// Waits briefly for a grant, then runs one offer round; `exclude` as the plugin's.
@@ -119,23 +132,38 @@ impl FakeSpark {
         {
             self.grants_seen = n;
         }
-        for &(j, w) in &self.waiting {
-            self.c.set_pending(j, w);
+        for &(j, w, width) in &self.waiting {
+            self.c.set_pending(j, w * width);
         }
-        let free = self.slots - self.running.len() as u32;
+        let free = self.slots - self.cores_used();
         let mut plan = Vec::new();
         self.c.offer(EXEC, free, exclude, &mut plan);
-        let mut launched = Vec::new();
+        // The plugin's allowance: a launch takes `width` planned slots of its job.
+        let mut allowance: Vec<(JobId, u32)> = Vec::new();
         for job in plan {
-            let w = self.waiting.iter_mut().find(|(j, _)| *j == job).unwrap();
-            if w.1 == 0 {
-                continue; // Spark finds no task: the planned slot is not used
+            match allowance.iter_mut().find(|(j, _)| *j == job) {
+                Some(a) => a.1 += 1,
+                None => allowance.push((job, 1)),
             }
-            w.1 -= 1;
-            let tid = self.next_tid;
-            self.next_tid += 1;
-            self.running.push((tid, job));
-            launched.push((tid, EXEC, job));
+        }
+        let mut launched = Vec::new();
+        for (job, n) in allowance.iter_mut() {
+            let w = self.waiting.iter_mut().find(|(j, _, _)| j == job).unwrap();
+            // Spark launches while it has a task and the allowance covers one.
+            while w.1 > 0 && *n >= w.2 {
+                *n -= w.2;
+                w.1 -= 1;
+                let tid = self.next_tid;
+                self.next_tid += 1;
+                self.running.push((tid, *job, w.2));
+                launched.push((tid, EXEC, *job));
+            }
+        }
+        // The planned slots no launch took are declined one by one, then the round ends.
+        for (job, n) in allowance {
+            for _ in 0..n {
+                self.c.decline(EXEC, job);
+            }
         }
         self.launched += launched.len() as u32;
         self.c.round_end(&launched);
@@ -144,7 +172,7 @@ impl FakeSpark {
     /// The oldest running task ends.
     fn finish_one(&mut self) {
         if !self.running.is_empty() {
-            let (tid, _) = self.running.remove(0);
+            let (tid, _, _) = self.running.remove(0);
             self.c.task_ended(tid);
         }
     }
@@ -326,4 +354,73 @@ fn hawk_and_sparrow_nodes_run_every_task_once() {
         }
         assert_eq!(a.launched, 6, "{policy:?}");
     }
+}
+
+#[test]
+fn a_wide_task_holds_its_cores_on_the_node_and_no_application_oversubscribes_the_host() {
+    // A 4-slot host shared by a batch application whose tasks take 2 cores each (a wider
+    // resource profile) and an interactive one of 1-core tasks. The node must count each
+    // wide task as 2 of its slots, so the two never run more than 4 cores at once, and
+    // every task runs once.
+    let (addr, port) = node(4);
+    let central = central(&[&addr]);
+    let mut a = FakeSpark::new(side("a", &central, port), 4);
+    let mut b = FakeSpark::new(side("b", &central, port), 4);
+    a.c.executor_added(EXEC, "127.0.0.1");
+    b.c.executor_added(EXEC, "127.0.0.1");
+    eventually("both applications to link the node", || {
+        a.c.drain();
+        b.c.drain();
+        a.c.hosts_up() == 1 && b.c.hosts_up() == 1
+    });
+    a.submit_wide(0, 5, 0.05, false, 2);
+    b.submit(0, 8, 0.05, false);
+    let (mut most, mut wide_seen) = (0, false);
+    let mut step = 0u64;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !(a.done() && b.done()) {
+        assert!(Instant::now() < deadline, "jobs did not finish: a launched {} b launched {}", a.launched, b.launched);
+        a.round(&[]);
+        b.round(&[]);
+        let cores = a.cores_used() + b.cores_used();
+        assert!(cores <= 4, "{} + {} cores on a 4-slot host", a.cores_used(), b.cores_used());
+        most = most.max(cores);
+        wide_seen |= !a.running.is_empty();
+        step += 1;
+        if step % 2 == 0 {
+            a.finish_one();
+            b.finish_one();
+        }
+    }
+    assert_eq!(a.launched, 5, "every wide task once");
+    assert_eq!(b.launched, 8, "every narrow task once");
+    assert!(wide_seen && most >= 3, "the host was shared (most cores at once: {most})");
+    a.c.remove_job(JobId(0));
+    b.c.remove_job(JobId(0));
+    eventually("no lease left on the node", || leased(&addr) == 0);
+}
+
+#[test]
+fn a_task_wider_than_every_host_never_launches_and_holds_no_slot() {
+    let (addr, port) = node(2);
+    let central = central(&[&addr]);
+    let mut a = FakeSpark::new(side("a", &central, port), 2);
+    a.c.executor_added(EXEC, "127.0.0.1");
+    eventually("the node linked", || {
+        a.c.drain();
+        a.c.hosts_up() == 1
+    });
+    a.submit_wide(0, 1, 0.05, false, 4);
+    for _ in 0..20 {
+        a.round(&[]);
+    }
+    assert_eq!(a.launched, 0);
+    assert_eq!(leased(&addr), 0, "the node refused the probe instead of holding slots for it");
+    // A narrow job of the same application still runs.
+    a.submit(1, 2, 0.05, false);
+    eventually("the narrow job to launch", || {
+        a.round(&[]);
+        a.finish_one();
+        a.launched == 2
+    });
 }

@@ -159,7 +159,8 @@ private[spark] class EagleTaskScheduler(
     val width = EagleTaskScheduler.slotWidth(this, taskSet)
     val group = queryGroup(taskSet)
     val job = if (barrier) -1 else engine.call("submit")(
-      _.submit(_, now, taskSet.tasks.length * width, hintClass, hintEstimateMs, signature, group)).getOrElse(-1)
+      _.submit(_, now, taskSet.tasks.length * width, hintClass, hintEstimateMs, signature, group, width,
+        EagleTaskScheduler.taskCores(this, taskSet))).getOrElse(-1)
     if (job >= 0) lotes.foreach(_.taskSetAdded(taskSet, job))
     if (job >= 0 && eagleConf.adaptive) {
       val (sigs, counts) = futureStages(taskSet)
@@ -579,11 +580,15 @@ private[spark] class EagleTaskScheduler(
 
 private[spark] object EagleTaskScheduler {
   /** Engine slots one task of `taskSet` takes (see [[EagleTaskSetManager.slotWidth]]). */
-  def slotWidth(sched: TaskSchedulerImpl, taskSet: TaskSet): Int = {
-    val cpus = org.apache.spark.resource.ResourceProfile.getTaskCpusOrDefaultForProfile(
+  def slotWidth(sched: TaskSchedulerImpl, taskSet: TaskSet): Int =
+    Shims.width(taskCpus(sched, taskSet), sched.CPUS_PER_TASK)
+
+  /** Whole cores one task of the task set takes (at least 1): its slots of an eagle-node. */
+  def taskCores(sched: TaskSchedulerImpl, taskSet: TaskSet): Int = Shims.width(taskCpus(sched, taskSet), 1)
+
+  private def taskCpus(sched: TaskSchedulerImpl, taskSet: TaskSet): Shims.Cpus =
+    org.apache.spark.resource.ResourceProfile.getTaskCpusOrDefaultForProfile(
       sched.sc.resourceProfileManager.resourceProfileFromId(taskSet.resourceProfileId), sched.sc.conf)
-    Shims.width(cpus, sched.CPUS_PER_TASK)
-  }
 
   /** FNV-1a, 64 bits, over UTF-8: stable across JVMs and runs (unlike String.hashCode mixing). */
   def fnv1a64(s: String): Long = {

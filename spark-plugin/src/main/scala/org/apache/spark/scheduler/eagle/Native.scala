@@ -51,7 +51,9 @@ private[eagle] class Native {
    * A task set of `tasks` tasks arrives. `hintClass`: -1 none, 0 short, 1 long;
    * `hintEstimateMs`: mean task duration hint, -1 for none; `signature`: stable hash of the
    * stage, the key of the history; `group`: the Spark job or SQL execution the task set
-   * belongs to (query-aware SRPT), -1 for none. Returns the engine's job id.
+   * belongs to (query-aware SRPT), -1 for none. `tasks` counts engine slots, `width` of them
+   * per task (a wider resource profile); a task takes `cpus` cores (in cluster mode, that many
+   * slots of its host's eagle-node). Returns the engine's job id.
    */
   @native def submit(
       handle: Long,
@@ -60,7 +62,9 @@ private[eagle] class Native {
       hintClass: Int,
       hintEstimateMs: Long,
       signature: Long,
-      group: Long): Int
+      group: Long,
+      width: Int,
+      cpus: Int): Int
 
   /**
    * Query-aware SRPT: the stages of `group` not submitted yet, as parallel arrays of stage
