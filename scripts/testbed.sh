@@ -27,6 +27,8 @@
 #                    bridge address (port 7100), all stopped by 'down'; with local-cluster, on
 #                    127.0.0.1 (nodes on 7101, 7102, ...). Binaries from scripts/eagle-cluster.sh build.
 #   --eagle-slots N [--cores]  --eagle-policy eagle|hawk|sparrow [eagle]  --eagle-lease-ms MS [3000]
+#   --eagle-slots-list N,...  node i's slots (hosts of different sizes; one entry per worker)
+#   --eagle-placement lwl|lotes [lwl]  eagle-central's placement of long tasks
 #
 # Each worker runs in its own network namespace behind a veth on a bridge in the root namespace,
 # so Spark sees W distinct hosts and PROCESS_LOCAL / NODE_LOCAL / ANY mean something. netem is
@@ -36,7 +38,8 @@
 #   TB_MODE=netns|local-cluster  TB_MASTER=spark://10.77.0.1:7077 | local-cluster[W,C,M]
 #   TB_DRIVER_HOST  TB_HOSTS  TB_SLOTS  TB_CORES  TB_WORKERS  TB_NETWORK  TB_WORKER_MEMORY  TB_NOTE
 #   with --eagle-daemons also: TB_EAGLE_CENTRAL=host:port  TB_EAGLE_NODES='name=host:port,...'
-#   TB_EAGLE_SECRET (the shared secret file)  TB_EAGLE_SLOTS  TB_EAGLE_POLICY
+#   TB_EAGLE_SECRET (the shared secret file)  TB_EAGLE_SLOTS  TB_EAGLE_POLICY  TB_EAGLE_SLOTS_LIST
+#   TB_EAGLE_PLACEMENT
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -47,6 +50,7 @@ export SPARK_DAEMON_MEMORY="${SPARK_DAEMON_MEMORY:-256m}"
 WORKERS=4 CORES=2 MEMORY=1g NETWORK=fast RATE=100mbit STATE="$ROOT/target/bench/testbed"
 PREFIX=eb SUBNET=77 FORCE_LOCAL=0 CORES_LIST=""
 EAGLE=0 EAGLE_SLOTS="" EAGLE_POLICY=eagle EAGLE_LEASE_MS=3000 EAGLE_CENTRAL_PORT=7100 EAGLE_NODE_PORT=7101
+EAGLE_SLOTS_LIST="" EAGLE_PLACEMENT=lwl
 CMD=()
 ACTION="${1:-}"
 [ $# -gt 0 ] && shift
@@ -65,6 +69,8 @@ while [ $# -gt 0 ]; do
     --eagle-daemons) EAGLE=1; shift ;;
     --eagle-slots) EAGLE_SLOTS="$2"; shift 2 ;;
     --eagle-policy) EAGLE_POLICY="$2"; shift 2 ;;
+    --eagle-slots-list) EAGLE_SLOTS_LIST="$2"; shift 2 ;;
+    --eagle-placement) EAGLE_PLACEMENT="$2"; shift 2 ;;
     --eagle-lease-ms) EAGLE_LEASE_MS="$2"; shift 2 ;;
     --) shift; CMD=("$@"); break ;;
     *) echo "testbed: unknown option $1" >&2; exit 2 ;;
@@ -84,6 +90,14 @@ worker_cores() { if [ -n "$CORES_LIST" ]; then echo "${CORES_OF[$(( $1 - 1 ))]}"
 EAGLE_SLOTS="${EAGLE_SLOTS:-$CORES}"
 [[ "$EAGLE_SLOTS" =~ ^[0-9]+$ && "$EAGLE_SLOTS" -ge 1 ]] || { echo "testbed: --eagle-slots must be a positive integer" >&2; exit 2; }
 case "$EAGLE_POLICY" in eagle|hawk|sparrow) ;; *) echo "testbed: --eagle-policy must be eagle, hawk or sparrow" >&2; exit 2 ;; esac
+case "$EAGLE_PLACEMENT" in lwl|lotes) ;; *) echo "testbed: --eagle-placement must be lwl or lotes, got '$EAGLE_PLACEMENT'" >&2; exit 2 ;; esac
+if [ -n "$EAGLE_SLOTS_LIST" ]; then
+  [[ "$EAGLE_SLOTS_LIST" =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || { echo "testbed: --eagle-slots-list must be positive integers separated by commas, got '$EAGLE_SLOTS_LIST'" >&2; exit 2; }
+  IFS=, read -r -a EAGLE_SLOTS_OF <<< "$EAGLE_SLOTS_LIST"
+  [ "${#EAGLE_SLOTS_OF[@]}" -eq "$WORKERS" ] || { echo "testbed: --eagle-slots-list has ${#EAGLE_SLOTS_OF[@]} entries for --workers $WORKERS" >&2; exit 2; }
+fi
+# Slots of node i (1-based).
+node_slots() { if [ -n "$EAGLE_SLOTS_LIST" ]; then echo "${EAGLE_SLOTS_OF[$(( $1 - 1 ))]}"; else echo "$EAGLE_SLOTS"; fi; }
 [[ "$EAGLE_LEASE_MS" =~ ^[0-9]+$ && "$EAGLE_LEASE_MS" -ge 10 ]] || { echo "testbed: --eagle-lease-ms must be an integer >= 10" >&2; exit 2; }
 
 NET="10.$SUBNET.0"
@@ -200,14 +214,14 @@ start_eagle() { # mode central-addr node-addr...
     [ "$mode" = netns ] && run=(ip netns exec "$PREFIX-w$i")
     peers="$(printf '%s\n' "$@" | grep -vxF "$addr" | paste -sd, - || true)"
     [ "$EAGLE_POLICY" = hawk ] && [ -n "$peers" ] && extra=(--peers "$peers")
-    "${run[@]}" env RUST_LOG="${RUST_LOG:-info}" nohup "$bin/eagle-node" --slots "$EAGLE_SLOTS" --listen "$addr" \
+    "${run[@]}" env RUST_LOG="${RUST_LOG:-info}" nohup "$bin/eagle-node" --slots "$(node_slots "$i")" --listen "$addr" \
       --secret-file "$secret" --policy "$EAGLE_POLICY" --lease-ms "$EAGLE_LEASE_MS" "${extra[@]}" \
       > "$logs/eagle-node$i.log" 2>&1 < /dev/null &
     echo "$! eagle-node$i@$addr" >> "$STATE/pids"
   done
   local ping=$(( EAGLE_LEASE_MS / 4 < 500 ? EAGLE_LEASE_MS / 4 + 1 : 500 ))
   RUST_LOG="${RUST_LOG:-info}" nohup "$bin/eagle-central" --listen "$central" --secret-file "$secret" --nodes "$list" \
-    --ping-ms "$ping" > "$logs/eagle-central.log" 2>&1 < /dev/null &
+    --placement "$EAGLE_PLACEMENT" --ping-ms "$ping" > "$logs/eagle-central.log" 2>&1 < /dev/null &
   echo "$! eagle-central@$central" >> "$STATE/pids"
   for addr in "$@"; do
     wait_for 30 "eagle-node on $addr (logs in $logs)" "$bin/eagle-node" --status "$addr" --secret-file "$secret"
@@ -220,8 +234,10 @@ start_eagle() { # mode central-addr node-addr...
     echo "TB_EAGLE_SECRET='$secret'"
     echo "TB_EAGLE_SLOTS=$EAGLE_SLOTS"
     echo "TB_EAGLE_POLICY=$EAGLE_POLICY"
+    echo "TB_EAGLE_SLOTS_LIST=$EAGLE_SLOTS_LIST"
+    echo "TB_EAGLE_PLACEMENT=$EAGLE_PLACEMENT"
   } >> "$STATE/testbed.env"
-  log "eagle: central $central, $# nodes x $EAGLE_SLOTS slots, policy $EAGLE_POLICY"
+  log "eagle: central $central, $# nodes x ${EAGLE_SLOTS_LIST:-$EAGLE_SLOTS} slots, policy $EAGLE_POLICY, placement $EAGLE_PLACEMENT"
 }
 
 netns_possible() {

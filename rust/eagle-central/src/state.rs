@@ -273,6 +273,7 @@ impl CentralState {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use eagle_wire::NodeStatus;
 
     fn driver(s: &mut CentralState, conn: ConnId, app: &str) -> Vec<Action> {
         s.handle(Event::Connected { conn, peer: Peer { role: Role::Driver, app: app.into() } })
@@ -356,5 +357,60 @@ mod tests {
         assert!(out.is_empty(), "known host: no second dial");
         let out = s.handle(Event::Message { conn: 1, msg: ToCentral::Register { name: "n2".into(), addr: "y:1".into() } });
         assert!(matches!(&out[..], [Action::ToPeer { msg: FromCentral::Error { .. }, .. }]), "drivers cannot register hosts");
+    }
+
+    fn sized(s: &mut CentralState, host: HostId, slots: u32) {
+        let st = NodeStatus { policy: "eagle".into(), slots, leased: 0, running: 0, holds_long: false, apps: Vec::new(), bitvector: None };
+        s.handle(Event::FromNode { host, msg: FromNode::Status(st) });
+    }
+
+    #[test]
+    fn a_node_coming_up_is_asked_its_size_and_wide_tasks_go_only_where_they_fit() {
+        let hosts: Vec<(String, String)> = (0..3).map(|i| (format!("h{i}"), format!("10.0.0.{i}:7000"))).collect();
+        let (mut s, _) = CentralState::new(&hosts, 0.0);
+        let out = s.handle(Event::NodeUp { host: 0 });
+        assert_eq!(out, vec![Action::ToNode { host: 0, msg: ToNode::Status }], "the size comes with the node's status");
+        s.handle(Event::NodeUp { host: 1 });
+        s.handle(Event::NodeUp { host: 2 });
+        sized(&mut s, 0, 1);
+        sized(&mut s, 1, 4);
+        sized(&mut s, 2, 2);
+        driver(&mut s, 1, "a");
+        let out = s.handle(Event::Message { conn: 1, msg: ToCentral::SubmitLong { job: 1, tasks: 3, est_ms: 10.0, cpus: 4 } });
+        assert_eq!(placements(&out).iter().map(|p| p.0).collect::<Vec<_>>(), vec![1, 1, 1], "only h1 has 4 slots");
+        assert!(out.iter().all(|a| !matches!(a, Action::ToNode { msg: ToNode::Place { cpus, .. }, .. } if *cpus != 4)), "placements carry the width");
+        // The work map counts slot-ms: 3 tasks x 10 ms x 4 slots.
+        assert_eq!(s.status().nodes[1].work_ms, 120.0);
+        s.handle(Event::FromNode { host: 1, msg: FromNode::LongDone { app: "a".into(), job: 1, est_ms: 10.0, cpus: 4 } });
+        assert_eq!(s.status().nodes[1].work_ms, 80.0);
+        let out = s.handle(Event::Message { conn: 1, msg: ToCentral::SubmitLong { job: 2, tasks: 1, est_ms: 10.0, cpus: 8 } });
+        assert_eq!(out, vec![Action::ToPeer { conn: 1, msg: FromCentral::Unplaced { job: 2, tasks: 1 } }], "no host has 8 slots");
+        let out = s.handle(Event::Message { conn: 1, msg: ToCentral::SubmitLong { job: 3, tasks: 1, est_ms: 10.0, cpus: 0 } });
+        assert!(matches!(&out[..], [Action::ToPeer { msg: FromCentral::Error { what }, .. }] if what.contains("cpus")), "{out:?}");
+    }
+
+    #[test]
+    fn under_lotes_narrow_long_work_keeps_off_the_host_planned_for_wide_work() {
+        let hosts: Vec<(String, String)> = (0..2).map(|i| (format!("h{i}"), format!("10.0.0.{i}:7000"))).collect();
+        let (mut s, _) = CentralState::with_placement(&hosts, 0.0, Placement::Lotes, 3).unwrap();
+        for (h, slots) in [(0, 4), (1, 1)] {
+            s.handle(Event::NodeUp { host: h });
+            sized(&mut s, h, slots);
+        }
+        driver(&mut s, 1, "batch");
+        driver(&mut s, 2, "etl");
+        let wide = s.handle(Event::Message { conn: 1, msg: ToCentral::SubmitLong { job: 1, tasks: 2, est_ms: 60_000.0, cpus: 4 } });
+        assert!(placements(&wide).iter().all(|p| p.0 == 0));
+        let narrow = s.handle(Event::Message { conn: 2, msg: ToCentral::SubmitLong { job: 1, tasks: 4, est_ms: 60_000.0, cpus: 1 } });
+        assert_eq!(placements(&narrow).iter().map(|p| p.0).collect::<Vec<_>>(), vec![1; 4], "LoTES keeps h0 for the wide class");
+        // Plain LWL would have put narrow work on the big host (it has 4x the slots).
+        let (mut l, _) = CentralState::new(&hosts, 0.0);
+        for (h, slots) in [(0, 4), (1, 1)] {
+            l.handle(Event::NodeUp { host: h });
+            sized(&mut l, h, slots);
+        }
+        driver(&mut l, 2, "etl");
+        let out = l.handle(Event::Message { conn: 2, msg: ToCentral::SubmitLong { job: 1, tasks: 4, est_ms: 60_000.0, cpus: 1 } });
+        assert!(placements(&out).iter().any(|p| p.0 == 0));
     }
 }

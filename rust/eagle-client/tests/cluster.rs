@@ -223,3 +223,41 @@ fn a_short_task_goes_around_hosts_holding_long_work() {
         eventually("no lease left", || (leased(a) == 0).then_some(()));
     }
 }
+
+#[test]
+fn lotes_keeps_the_big_host_for_wide_long_work_and_narrow_long_work_on_the_small_one() {
+    // Hosts of 4 and 1 slots, eagle-central --placement lotes: a batch application's long
+    // job of 4-slot tasks and an ETL application's long job of 1-slot tasks. The plan gives
+    // the 4-slot host to the wide class, so while the wide job is live every narrow task
+    // runs on the 1-slot host; the wide tasks can only run on the big one.
+    let (big, small) = (node(4), node(1));
+    let central = central_with(&[big.clone(), small.clone()], eagle_central::placement::Placement::Lotes);
+    central_linked(&central, 2);
+    let (a, b) = (client("batch", &central, 2), client("etl", &central, 2));
+    for c in [&a, &b] {
+        c.add_host("big", &big);
+        c.add_host("small", &small);
+    }
+    let (mut da, mut db) = (Driver::default(), Driver::default());
+    for (c, d) in [(&a, &mut da), (&b, &mut db)] {
+        hosts_up(d, c, 2);
+        d.until(c, "the central link", false, |d| d.events.contains(&Event::CentralUp));
+    }
+    da.submit_wide(&a, 1, 2, true, 4);
+    da.until(&a, "a wide task to run", true, |d| !d.ran_of(1).is_empty());
+    assert_eq!(leased(&big), 4, "the wide task's lease holds the whole host");
+    db.submit(&b, 1, 6, true);
+    db.until(&b, "the narrow job to run", false, |d| d.left[&1] == 0);
+    assert!(db.ran_of(1).iter().all(|r| r.1 == "small" && r.2), "{:?}", db.ran);
+    // The wide job ends: its second task runs on the big host too.
+    for g in std::mem::take(&mut da.running) {
+        a.task_end(&g);
+    }
+    da.until(&a, "the wide job to run", false, |d| d.left[&1] == 0);
+    assert!(da.ran_of(1).iter().all(|r| r.1 == "big"), "{:?}", da.ran);
+    a.finished(1);
+    b.finished(1);
+    for n in [&big, &small] {
+        eventually("no lease left on the node", || (leased(n) == 0).then_some(()));
+    }
+}

@@ -31,13 +31,17 @@ pub fn node(slots: u32) -> String {
 }
 
 pub fn central(nodes: &[String]) -> String {
+    central_with(nodes, eagle_central::placement::Placement::Lwl)
+}
+
+pub fn central_with(nodes: &[String], placement: eagle_central::placement::Placement) -> String {
     eagle_central::spawn(eagle_central::Options {
         listen: "127.0.0.1:0".into(),
         secret: SECRET.to_vec(),
         nodes: nodes.iter().enumerate().map(|(i, a)| (format!("n{i}"), a.clone())).collect(),
         short_fraction: 0.0,
         ping_ms: 200,
-        placement: eagle_central::placement::Placement::Lwl,
+        placement,
     })
     .unwrap()
     .addr
@@ -129,8 +133,13 @@ pub struct Driver {
 
 impl Driver {
     pub fn submit(&mut self, c: &Client, job: u64, tasks: u32, long: bool) {
+        self.submit_wide(c, job, tasks, long, 1);
+    }
+
+    /// Tasks of `cpus` slots each.
+    pub fn submit_wide(&mut self, c: &Client, job: u64, tasks: u32, long: bool, cpus: u32) {
         self.left.insert(job, tasks);
-        c.submit(job, tasks, 50.0, long);
+        c.submit_wide(job, tasks, 50.0, long, cpus);
     }
 
     /// Reacts to one event: a grant launches a task if one is left (else returns it).
