@@ -182,12 +182,13 @@ impl FakeSpark {
     }
 }
 
-#[test]
-fn two_applications_share_a_host_slot_by_slot_and_every_task_runs_once() {
-    let (addr, port) = node(2);
+/// A node of `slots` slots, its central, and two applications "a" and "b" linked to it,
+/// each with one executor of `slots` cores there.
+fn shared_node(slots: u32) -> (String, FakeSpark, FakeSpark) {
+    let (addr, port) = node(slots);
     let central = central(&[&addr]);
-    let mut a = FakeSpark::new(side("a", &central, port), 2);
-    let mut b = FakeSpark::new(side("b", &central, port), 2);
+    let mut a = FakeSpark::new(side("a", &central, port), slots);
+    let mut b = FakeSpark::new(side("b", &central, port), slots);
     a.c.executor_added(EXEC, "127.0.0.1");
     b.c.executor_added(EXEC, "127.0.0.1");
     eventually("both applications to link the node", || {
@@ -195,35 +196,39 @@ fn two_applications_share_a_host_slot_by_slot_and_every_task_runs_once() {
         b.c.drain();
         a.c.hosts_up() == 1 && b.c.hosts_up() == 1
     });
-    a.submit(0, 6, 0.05, false);
-    b.submit(0, 6, 0.05, false);
-    b.submit(1, 3, 0.05, false);
-    let mut most = 0;
+    (addr, a, b)
+}
+
+/// Offer rounds of both applications until both are done, a task of each ending every
+/// second round; `after` sees both after every round.
+fn run_together(a: &mut FakeSpark, b: &mut FakeSpark, mut after: impl FnMut(&FakeSpark, &FakeSpark)) {
     let mut step = 0u64;
     let deadline = Instant::now() + Duration::from_secs(60);
     while !(a.done() && b.done()) {
-        assert!(
-            Instant::now() < deadline,
-            "jobs did not finish: a launched {} b launched {}",
-            a.launched,
-            b.launched
-        );
+        assert!(Instant::now() < deadline, "jobs did not finish: a launched {} b launched {}", a.launched, b.launched);
         a.round(&[]);
         b.round(&[]);
-        most = most.max(a.running.len() + b.running.len());
-        // The node has 2 slots for both applications: never more tasks at once.
-        assert!(
-            a.running.len() + b.running.len() <= 2,
-            "{} + {} tasks on a 2-slot host",
-            a.running.len(),
-            b.running.len()
-        );
+        after(a, b);
         step += 1;
         if step % 2 == 0 {
             a.finish_one();
             b.finish_one();
         }
     }
+}
+
+#[test]
+fn two_applications_share_a_host_slot_by_slot_and_every_task_runs_once() {
+    let (addr, mut a, mut b) = shared_node(2);
+    a.submit(0, 6, 0.05, false);
+    b.submit(0, 6, 0.05, false);
+    b.submit(1, 3, 0.05, false);
+    let mut most = 0;
+    run_together(&mut a, &mut b, |a, b| {
+        most = most.max(a.running.len() + b.running.len());
+        // The node has 2 slots for both applications: never more tasks at once.
+        assert!(a.running.len() + b.running.len() <= 2, "{} + {} tasks on a 2-slot host", a.running.len(), b.running.len());
+    });
     assert_eq!(a.launched, 6, "every task of a once");
     assert_eq!(b.launched, 9, "every task of b once");
     assert_eq!(most, 2, "the host's slots were used");
@@ -362,36 +367,16 @@ fn a_wide_task_holds_its_cores_on_the_node_and_no_application_oversubscribes_the
     // resource profile) and an interactive one of 1-core tasks. The node must count each
     // wide task as 2 of its slots, so the two never run more than 4 cores at once, and
     // every task runs once.
-    let (addr, port) = node(4);
-    let central = central(&[&addr]);
-    let mut a = FakeSpark::new(side("a", &central, port), 4);
-    let mut b = FakeSpark::new(side("b", &central, port), 4);
-    a.c.executor_added(EXEC, "127.0.0.1");
-    b.c.executor_added(EXEC, "127.0.0.1");
-    eventually("both applications to link the node", || {
-        a.c.drain();
-        b.c.drain();
-        a.c.hosts_up() == 1 && b.c.hosts_up() == 1
-    });
+    let (addr, mut a, mut b) = shared_node(4);
     a.submit_wide(0, 5, 0.05, false, 2);
     b.submit(0, 8, 0.05, false);
     let (mut most, mut wide_seen) = (0, false);
-    let mut step = 0u64;
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !(a.done() && b.done()) {
-        assert!(Instant::now() < deadline, "jobs did not finish: a launched {} b launched {}", a.launched, b.launched);
-        a.round(&[]);
-        b.round(&[]);
+    run_together(&mut a, &mut b, |a, b| {
         let cores = a.cores_used() + b.cores_used();
         assert!(cores <= 4, "{} + {} cores on a 4-slot host", a.cores_used(), b.cores_used());
         most = most.max(cores);
         wide_seen |= !a.running.is_empty();
-        step += 1;
-        if step % 2 == 0 {
-            a.finish_one();
-            b.finish_one();
-        }
-    }
+    });
     assert_eq!(a.launched, 5, "every wide task once");
     assert_eq!(b.launched, 8, "every narrow task once");
     assert!(wide_seen && most >= 3, "the host was shared (most cores at once: {most})");
