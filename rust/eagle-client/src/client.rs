@@ -204,6 +204,9 @@ struct Job {
     reserved: u32,
     /// Local placements: long tasks per host whose grant has not come.
     share: BTreeMap<u64, u32>,
+    /// The central's placements (its `Placed`): long tasks per host whose grant has not
+    /// come. If the host's link drops they are lost there and are placed again.
+    placed: BTreeMap<u64, u32>,
     /// Hosts holding a probe of the job.
     probed: BTreeSet<u64>,
     /// Hosts that rejected a probe (SSS: they hold long work).
@@ -227,6 +230,14 @@ impl Job {
             self.reserved = self.reserved.saturating_sub(n);
         }
     }
+
+    /// The central's placements on `host` will not be granted (its link dropped, and the
+    /// node dropped this application's reservations with it): returns how many.
+    fn lose_placed(&mut self, host: u64) -> u32 {
+        let n = self.placed.remove(&host).unwrap_or(0);
+        self.reserved = self.reserved.saturating_sub(n);
+        n
+    }
 }
 
 struct Lease {
@@ -244,6 +255,8 @@ struct State {
     writers: Writers,
     central: Link,
     central_up: bool,
+    /// The central's host list (`Hosts`): the names its `Placed` indexes.
+    central_hosts: Vec<String>,
     hosts: BTreeMap<u64, Host>,
     by_name: HashMap<String, u64>,
     next_link: u64,
@@ -265,6 +278,7 @@ impl State {
             writers: Writers::default(),
             central,
             central_up: false,
+            central_hosts: Vec::new(),
             hosts: BTreeMap::new(),
             by_name: HashMap::new(),
             next_link: 1,
@@ -341,7 +355,7 @@ impl State {
             }
             Cmd::Submit { job, tasks, est_ms, long, cpus } => {
                 let est = if est_ms.is_finite() && est_ms >= 0.0 { est_ms } else { 0.0 };
-                let j = Job { left: tasks, est, long, cpus, local: false, reserved: 0, share: BTreeMap::new(), probed: BTreeSet::new(), rejected: BTreeSet::new(), unplaced: 0, central_tries: 0 };
+                let j = Job { left: tasks, est, long, cpus, local: false, reserved: 0, share: BTreeMap::new(), placed: BTreeMap::new(), probed: BTreeSet::new(), rejected: BTreeSet::new(), unplaced: 0, central_tries: 0 };
                 self.jobs.insert(job, j);
                 if tasks == 0 {
                     return;
@@ -451,10 +465,15 @@ impl State {
     }
 
     fn launched(&mut self, g: Grant) {
-        let Some(&h) = self.by_name.get(&g.host) else { return };
-        let Some(l) = self.leases.get_mut(&(h, g.lease)) else { return };
-        l.running = true;
-        self.writers.send(h, &ToNode::Launched { lease: g.lease });
+        // The node hears of it only while the lease stands; the job's count drops either way
+        // (a task launched under a grant that was voided meanwhile, e.g. its host's link
+        // dropped, still launched: counting it as left would probe for a task that is gone).
+        if let Some(&h) = self.by_name.get(&g.host) {
+            if let Some(l) = self.leases.get_mut(&(h, g.lease)) {
+                l.running = true;
+                self.writers.send(h, &ToNode::Launched { lease: g.lease });
+            }
+        }
         let Some(j) = self.jobs.get_mut(&g.job) else { return };
         j.left = j.left.saturating_sub(1);
         if j.left == 0 {
@@ -527,9 +546,14 @@ impl State {
             }
         }
         let mut lost = Vec::new();
+        let mut replace = Vec::new();
         for (&id, j) in self.jobs.iter_mut() {
             j.rejected.remove(&link);
             j.lose_share(link);
+            let placed = j.lose_placed(link);
+            if placed > 0 && j.left > 0 {
+                replace.push((id, placed.min(j.left)));
+            }
             if j.probed.remove(&link) && j.left > 0 {
                 lost.push(id);
             }
@@ -539,6 +563,10 @@ impl State {
         }
         for job in lost {
             self.reprobe(job);
+        }
+        // The central's placements there are gone with the link: place those tasks again.
+        for (job, n) in replace {
+            self.place_long(job, n);
         }
     }
 
@@ -568,6 +596,14 @@ impl State {
                     j.reserved = j.reserved.saturating_sub(1);
                     if let Some(n) = j.share.get_mut(&link) {
                         *n = n.saturating_sub(1);
+                    }
+                    if long {
+                        if let Some(n) = j.placed.get_mut(&link) {
+                            *n -= 1;
+                            if *n == 0 {
+                                j.placed.remove(&link);
+                            }
+                        }
                     }
                 }
                 self.leases.insert((link, lease), Lease { job, long, local, running: false });
@@ -616,6 +652,21 @@ impl State {
                 }
             }
             LinkEvent::Msg { msg, .. } => match msg {
+                FromCentral::Hosts { names } => self.central_hosts = names,
+                FromCentral::Placed { job, hosts } => {
+                    // Which of this driver's hosts got the tasks (a host it has no link to
+                    // refuses them, and they come back as `Unplaced`).
+                    let links: Vec<u64> = hosts
+                        .iter()
+                        .filter_map(|&i| self.central_hosts.get(i as usize))
+                        .filter_map(|name| self.by_name.get(name).copied())
+                        .collect();
+                    if let Some(j) = self.jobs.get_mut(&job) {
+                        for link in links {
+                            *j.placed.entry(link).or_default() += 1;
+                        }
+                    }
+                }
                 FromCentral::Unplaced { job, tasks } => {
                     if let Some(j) = self.jobs.get_mut(&job) {
                         j.reserved = j.reserved.saturating_sub(tasks);

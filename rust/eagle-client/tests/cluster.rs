@@ -261,3 +261,50 @@ fn lotes_keeps_the_big_host_for_wide_long_work_and_narrow_long_work_on_the_small
         eventually("no lease left on the node", || (leased(n) == 0).then_some(()));
     }
 }
+
+#[test]
+fn long_tasks_placed_on_a_host_whose_link_drops_are_placed_again() {
+    // Two 1-slot hosts; another application holds n1's slot, so the long tasks the central
+    // places on n1 wait there as reservations. Then this driver's link to n1 drops: n1
+    // drops those reservations, and the driver must place the tasks again (the job would
+    // otherwise wait for grants that never come).
+    let nodes: Vec<String> = (0..2).map(|_| node(1)).collect();
+    let central = central(&nodes);
+    central_linked(&central, 2);
+    let x = client("x", &central, 1);
+    x.add_host("n1", &nodes[1]);
+    let mut dx = Driver::default();
+    hosts_up(&mut dx, &x, 1);
+    dx.submit(&x, 1, 1, false);
+    dx.until(&x, "x to hold n1's slot", true, |d| d.running.len() == 1);
+
+    let proxy = Proxy::new(&nodes[1]);
+    let a = client("a", &central, 1);
+    // Named as the central names the nodes, as the Spark recipe does (executor host = node name).
+    a.add_host("n0", &nodes[0]);
+    a.add_host("n1", &proxy.addr);
+    let mut da = Driver::default();
+    hosts_up(&mut da, &a, 2);
+    da.until(&a, "the central link", false, |d| d.events.contains(&Event::CentralUp));
+    da.submit(&a, 1, 4, true);
+    da.until(&a, "a long task to run on n0", true, |d| d.running.len() == 1);
+    eventually("a's reservations queued on n1", || {
+        let st = eagle_wire::client::node_status(&nodes[1], SECRET, std::time::Duration::from_secs(10)).ok()?;
+        st.apps.iter().any(|q| q.app == "a" && q.reservations > 0).then_some(())
+    });
+    proxy.cut();
+    da.until(&a, "n1 seen down", true, |d| d.events.contains(&Event::HostDown("n1".into())));
+    let g = da.running.pop().unwrap();
+    a.task_end(&g);
+    da.until(&a, "the long job to run", false, |d| d.left[&1] == 0);
+    assert_eq!(da.ran_of(1).len(), 4, "every task once");
+    assert!(da.ran_of(1).iter().all(|r| r.1 == "n0"), "{:?}", da.ran);
+    a.finished(1);
+    for g in std::mem::take(&mut dx.running) {
+        x.task_end(&g);
+    }
+    x.finished(1);
+    for n in &nodes {
+        eventually("no lease left", || (leased(n) == 0).then_some(()));
+    }
+}
