@@ -685,4 +685,9 @@ impl NodeState {
     pub fn leased(&self) -> u32 {
         self.leases.values().map(|l| l.cpus).sum()
     }
+
+    /// Leases held (granted or running), whatever their width.
+    pub fn leases(&self) -> u32 {
+        self.leases.len() as u32
+    }
 }

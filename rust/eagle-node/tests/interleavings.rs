@@ -1,5 +1,6 @@
 //! Property test: random interleavings of probe / place / grant / launch / return /
-//! finish / disconnect / expiry never leak a slot nor grant one twice.
+//! finish / disconnect / expiry never leak a slot nor grant one twice, with tasks of one,
+//! two and three slots (leases of several slots, and work wider than the node).
 //!
 //! proptest rather than a hand-rolled random loop: it shrinks a failing sequence to
 //! a minimal one, which is what makes a state-machine counterexample readable.
@@ -125,8 +126,8 @@ impl World {
             }
         }
         self.s.check().unwrap();
-        assert!(self.s.leased() <= self.s.settings().slots, "more leases than slots");
-        assert_eq!(self.s.leased() as usize, self.held.len(), "node and drivers disagree on the leases: {:?}", self.held);
+        assert!(self.s.leased() <= self.s.settings().slots, "more leased slots than slots");
+        assert_eq!(self.s.leases() as usize, self.held.len(), "node and drivers disagree on the leases: {:?}", self.held);
         for d in reconnect {
             self.reconnect(d);
         }
@@ -163,13 +164,14 @@ impl World {
     fn apply(&mut self, op: Op) {
         match op {
             Op::Probe { drv, job, tasks, est } => {
-                self.msg(drv as usize, ToNode::Probe { job: job as u64, tasks: tasks as u32, est_ms: est as f64, cpus: 1 })
+                // Jobs of 1, 2 and 3 slots a task (a 3-slot task is wider than a 2-slot node).
+                self.msg(drv as usize, ToNode::Probe { job: job as u64, tasks: tasks as u32, est_ms: est as f64, cpus: 1 + job as u32 % 3 })
             }
             Op::Place { drv, job } => {
                 if !self.central {
                     self.connect_central();
                 }
-                let msg = ToNode::Place { app: format!("app{drv}"), job: job as u64, est_ms: 30.0, bitvector: Bitvector::default(), cpus: 1 };
+                let msg = ToNode::Place { app: format!("app{drv}"), job: job as u64, est_ms: 30.0, bitvector: Bitvector::default(), cpus: 1 + job as u32 % 2 };
                 self.step(Event::Message { conn: CENTRAL, msg });
             }
             Op::Remaining { drv, job, tasks } => self.msg(drv as usize, ToNode::Remaining { job: job as u64, tasks: tasks as u32 }),
@@ -219,7 +221,7 @@ impl World {
             Op::StealDone { drv, job, tasks } => {
                 if self.steal_pending {
                     self.steal_pending = false;
-                    let p = eagle_wire::StolenProbe { app: format!("app{drv}"), job: job as u64, tasks: tasks as u32, est_ms: 3.0, cpus: 1 };
+                    let p = eagle_wire::StolenProbe { app: format!("app{drv}"), job: job as u64, tasks: tasks as u32, est_ms: 3.0, cpus: 1 + job as u32 % 3 };
                     self.step(Event::StealDone { probes: vec![p] });
                 }
             }

@@ -91,7 +91,7 @@ fn authenticate(stream: &TcpStream, secret: &[u8], role: Role, allowed: &[Role])
 
 /// Reads frames of an authenticated connection into `tx` until it ends: announces it
 /// with `Open` (carrying the `welcome` still owed to the client), then `Msg`s, then
-/// `Closed` (after logging why, naming the peer).
+/// `Closed` (after logging why, naming the peer), sent before the socket is shut down.
 pub fn read_loop<M: DeserializeOwned>(stream: TcpStream, conn: ConnId, peer: Peer, welcome: Welcome, tx: Sender<Inbound<M>>) {
     let addr = match stream.peer_addr() {
         Ok(a) => a,
@@ -119,8 +119,10 @@ pub fn read_loop<M: DeserializeOwned>(stream: TcpStream, conn: ConnId, peer: Pee
         Some(e) => log::warn!("closing connection {conn} from {who}: {e}"),
         None => log::info!("connection {conn}: {who} closed"),
     }
-    let _ = stream.shutdown(Shutdown::Both);
+    // The state thread hears of the end before the peer sees its socket close, so whatever
+    // anyone sends after seeing the close is handled after the connection's state is gone.
     let _ = tx.send(Inbound::Closed { conn, why });
+    let _ = stream.shutdown(Shutdown::Both);
 }
 
 /// The write halves of the open connections, owned by one thread. Frames are
