@@ -150,7 +150,7 @@ def run_cluster(spark, cfg: dict) -> dict:
     """bench/cluster.py's applications: for each plan of ``cfg["plans"]`` in turn, writes its
     ``ready`` file, waits for its ``go`` file (the common start of the four applications,
     epoch seconds) and replays this application's share of the plan."""
-    sched = "eagle" if cfg["system"] in ("eagle", "hawk", "sparrow") else "fifo"
+    sched = "eagle" if cfg["system"] in ("eagle", "eagle-adaptive", "hawk", "sparrow") else "fifo"
     out = []
     for p in cfg["plans"]:
         with open(p["path"]) as f:

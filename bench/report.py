@@ -13,8 +13,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 COLORS = {"fifo": "#888888", "fair": "#1f77b4", "eagle": "#d62728",
           # bench/cluster.py's systems
-          "hawk": "#2ca02c", "sparrow": "#9467bd", "static": "#8c564b", "oversubscribed": "#e377c2"}
-ORDER = ("fifo", "fair", "eagle", "hawk", "sparrow", "static", "oversubscribed")
+          "hawk": "#2ca02c", "sparrow": "#9467bd", "eagle-adaptive": "#17becf", "static": "#8c564b", "oversubscribed": "#e377c2"}
+ORDER = ("fifo", "fair", "eagle", "eagle-adaptive", "hawk", "sparrow", "static", "oversubscribed")
 
 
 def _scheds(runs):

@@ -18,7 +18,7 @@
 #   --central H[:PORT]    the host of eagle-central [localhost:7100]
 #   --node-port P         [7101]
 #   --slots N             slots of every node [the host's cores: nproc, run on that host]
-#   --policy eagle|hawk|sparrow [eagle]  --lease-ms MS [3000]  --short-fraction F [0.1]
+#   --policy eagle|eagle-adaptive|hawk|sparrow [eagle]  --lease-ms MS [3000]  --short-fraction F [0.1]
 #   --placement lwl|lotes [lwl]  how eagle-central places long tasks: least work left, or LoTES's
 #                         plan over the hosts' sizes (hosts of different --slots, e.g. the
 #                         default nproc on machines of different sizes)
@@ -133,7 +133,7 @@ done
 is_port() { [[ "$1" =~ ^[0-9]+$ ]] && [ "$1" -ge 1 ] && [ "$1" -le 65535 ]; }
 is_port "$NODE_PORT" || die "--node-port must be a port (1-65535), got '$NODE_PORT'"
 [[ "$SLOTS" = auto || ( "$SLOTS" =~ ^[0-9]+$ && "$SLOTS" -ge 1 ) ]] || die "--slots must be a positive integer, got '$SLOTS'"
-case "$POLICY" in eagle|hawk|sparrow) ;; *) die "--policy must be eagle, hawk or sparrow, got '$POLICY'" ;; esac
+case "$POLICY" in eagle|eagle-adaptive|hawk|sparrow) ;; *) die "--policy must be eagle, eagle-adaptive, hawk or sparrow, got '$POLICY'" ;; esac
 case "$PLACEMENT" in lwl|lotes) ;; *) die "--placement must be lwl or lotes, got '$PLACEMENT'" ;; esac
 [[ "$LEASE_MS" =~ ^[0-9]+$ && "$LEASE_MS" -ge 10 ]] || die "--lease-ms must be an integer >= 10, got '$LEASE_MS'"
 [[ "$TIMEOUT" =~ ^[0-9]+$ && "$TIMEOUT" -ge 1 ]] || die "--timeout must be a positive integer, got '$TIMEOUT'"

@@ -26,7 +26,7 @@
 #                    worker's address, port 7101, named by that address) and eagle-central on the
 #                    bridge address (port 7100), all stopped by 'down'; with local-cluster, on
 #                    127.0.0.1 (nodes on 7101, 7102, ...). Binaries from scripts/eagle-cluster.sh build.
-#   --eagle-slots N [--cores]  --eagle-policy eagle|hawk|sparrow [eagle]  --eagle-lease-ms MS [3000]
+#   --eagle-slots N [--cores]  --eagle-policy eagle|eagle-adaptive|hawk|sparrow [eagle]  --eagle-lease-ms MS [3000]
 #   --eagle-slots-list N,...  node i's slots (hosts of different sizes; one entry per worker)
 #   --eagle-placement lwl|lotes [lwl]  eagle-central's placement of long tasks
 #
@@ -89,7 +89,7 @@ fi
 worker_cores() { if [ -n "$CORES_LIST" ]; then echo "${CORES_OF[$(( $1 - 1 ))]}"; else echo "$CORES"; fi; }
 EAGLE_SLOTS="${EAGLE_SLOTS:-$CORES}"
 [[ "$EAGLE_SLOTS" =~ ^[0-9]+$ && "$EAGLE_SLOTS" -ge 1 ]] || { echo "testbed: --eagle-slots must be a positive integer" >&2; exit 2; }
-case "$EAGLE_POLICY" in eagle|hawk|sparrow) ;; *) echo "testbed: --eagle-policy must be eagle, hawk or sparrow" >&2; exit 2 ;; esac
+case "$EAGLE_POLICY" in eagle|eagle-adaptive|hawk|sparrow) ;; *) echo "testbed: --eagle-policy must be eagle, eagle-adaptive, hawk or sparrow" >&2; exit 2 ;; esac
 case "$EAGLE_PLACEMENT" in lwl|lotes) ;; *) echo "testbed: --eagle-placement must be lwl or lotes, got '$EAGLE_PLACEMENT'" >&2; exit 2 ;; esac
 if [ -n "$EAGLE_SLOTS_LIST" ]; then
   [[ "$EAGLE_SLOTS_LIST" =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || { echo "testbed: --eagle-slots-list must be positive integers separated by commas, got '$EAGLE_SLOTS_LIST'" >&2; exit 2; }

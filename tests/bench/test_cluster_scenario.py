@@ -70,16 +70,21 @@ def test_short_only_hosts_mirror_the_central(hosts, want):
 def test_the_summary_checks_the_targets_and_the_report_draws_every_system(tmp_path):
     from bench import report
     runs = []
-    for system, short_p99, long_p50 in [("eagle", 1.0, 5.0), ("hawk", 2.0, 5.0), ("static", 4.0, 5.2)]:
+    for system, short_p99, long_p50 in [("eagle", 1.0, 5.0), ("eagle-adaptive", 3.0, 4.0), ("hawk", 2.0, 5.0),
+                                        ("static", 4.0, 5.2)]:
         runs.append({"system": system, "scheduler": system, "ratio": 1.2, "seed": 1, "correct": True,
                      "short": {"count": 3, "p50": 0.1, "p90": 0.5, "p99": short_p99},
                      "long": {"count": 2, "p50": long_p50, "p90": long_p50, "p99": long_p50},
                      "latencies": {"short": [0.1, 0.5, short_p99], "long": [long_p50, long_p50]}})
-    summary = cluster.summarise(runs, [1.2], ["eagle", "hawk", "static"])
+    summary = cluster.summarise(runs, [1.2], ["eagle", "eagle-adaptive", "hawk", "static"])
     crit = summary[0]["criteria"]
     assert crit["short_p99_vs_static"] == pytest.approx(0.25)
     assert crit["met"] == {"short_p99_vs_static <= 0.5": True, "short_p99_vs_hawk <= 0.7": True,
                            "long_p50_vs_static <= 1.1": True}
+    adaptive = summary[0]["criteria_adaptive"]
+    assert adaptive["short_p99_vs_static"] == pytest.approx(0.75)
+    assert adaptive["met"] == {"short_p99_vs_static <= 0.5": False, "short_p99_vs_hawk <= 0.7": False,
+                               "long_p50_vs_static <= 1.1": True}
     results = {"scenario": "cluster", "testbed": {"hosts": 4, "slots": 8, "mode": "netns"}, "runs": runs,
                "summary": summary}
     html = report.write_report(str(tmp_path), results)

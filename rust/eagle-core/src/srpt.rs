@@ -62,9 +62,7 @@ enum Variant {
 }
 
 fn scan<C: Candidate>(entries: impl Iterator<Item = C>, factor: f64, variant: Variant) -> Pick {
-    let mut best: Option<usize> = None;
-    let mut min_remaining = f64::INFINITY;
-    let mut min_slack = f64::INFINITY;
+    let mut ranked = Vec::new();
     for (i, e) in entries.enumerate() {
         if variant == Variant::Eagle && e.is_long() {
             if i == 0 {
@@ -72,6 +70,21 @@ fn scan<C: Candidate>(entries: impl Iterator<Item = C>, factor: f64, variant: Va
             }
             break; // never bypass long work
         }
+        ranked.push((i, e));
+    }
+    best(ranked.into_iter(), factor, variant).map_or(Pick::Empty, Pick::At)
+}
+
+/// Queue entries with their positions, in queue order.
+type Positioned<C> = Vec<(usize, C)>;
+
+/// The least-remaining entry among `entries` (queue positions with their entries, in
+/// queue order) whose estimate fits the slack of every entry it bypasses.
+fn best<C: Candidate>(entries: impl Iterator<Item = (usize, C)>, factor: f64, variant: Variant) -> Option<usize> {
+    let mut best: Option<usize> = None;
+    let mut min_remaining = f64::INFINITY;
+    let mut min_slack = f64::INFINITY;
+    for (i, e) in entries {
         let est = e.estimate();
         let fits = match variant {
             Variant::Eagle => est <= min_slack,
@@ -83,7 +96,27 @@ fn scan<C: Candidate>(entries: impl Iterator<Item = C>, factor: f64, variant: Va
         }
         min_slack = min_slack.min(factor * est - e.accumulated_delay());
     }
-    best.map_or(Pick::Empty, Pick::At)
+    best
+}
+
+/// eagle-adaptive at a node daemon (cluster mode). Short probes go first, chosen by
+/// Algorithm 1 over the short entries alone (a long entry ahead of them does not hold
+/// them back: Eagle's priority of short work, §3.1). With no short entry to serve, the
+/// long entries compete by SRPT too, rather than the paper's FIFO (§3.3 keeps long work
+/// in order): the long entry of least remaining work wins if its estimate fits the slack
+/// of every long entry it bypasses, `factor × own estimate − accumulated delay` (the
+/// strict test of plain SRPT). The starvation cap holds for long work against short work
+/// too: a long entry whose accumulated delay passed `factor ×` its estimate goes before
+/// everything (the first such entry), so a stream of short probes delays a long task by
+/// at most that, plus one grant. The caller charges every entry a grant bypasses.
+pub fn pick_short_first<C: Candidate>(entries: impl Iterator<Item = C>, factor: f64) -> Pick {
+    let (long, short): (Positioned<C>, Positioned<C>) = entries.enumerate().partition(|(_, e)| e.is_long());
+    if let Some((i, _)) = long.iter().find(|(_, e)| e.accumulated_delay() > factor * e.estimate()) {
+        return Pick::At(*i);
+    }
+    best(short.into_iter(), factor, Variant::Eagle)
+        .or_else(|| best(long.into_iter(), factor, Variant::Plain))
+        .map_or(Pick::Empty, Pick::At)
 }
 
 #[cfg(test)]
@@ -148,6 +181,32 @@ mod tests {
         assert_eq!(pick_sbp(q.iter().copied(), 5.0), Pick::At(0));
         let q = [s(50.0, 1.0, 0.0), l(), s(1.0, 1.0, 0.0)];
         assert_eq!(pick_sbp(q.iter().copied(), 5.0), Pick::At(0), "the probe behind the long entry is not reachable");
+    }
+
+    #[test]
+    fn short_first_serves_short_work_past_long_entries() {
+        let q = [l(), s(50.0, 1.0, 0.0), s(1.0, 1.0, 0.0)];
+        assert_eq!(pick_short_first(q.iter().copied(), 5.0), Pick::At(2), "the short probe of least remaining work");
+        assert_eq!(pick_sbp(q.iter().copied(), 5.0), Pick::At(0), "the paper serves the long head first");
+    }
+
+    #[test]
+    fn short_first_ranks_long_work_by_remaining_work_within_the_starvation_cap() {
+        let big = E { long: true, rem: 40_000.0, est: 1000.0, acc: 0.0 };
+        let small = E { long: true, rem: 500.0, est: 500.0, acc: 0.0 };
+        let q = [big, big, small];
+        assert_eq!(pick_short_first(q.iter().copied(), 5.0), Pick::At(2), "the small long job jumps the big one");
+        // The head was bypassed for 4.6 s already: slack 5 x 1 s - 4.6 s = 0.4 s < 0.5 s.
+        let starved = E { acc: 4600.0, ..big };
+        let q = [starved, big, small];
+        assert_eq!(pick_short_first(q.iter().copied(), 5.0), Pick::At(0), "no bypass past the starvation cap");
+        assert_eq!(pick_short_first(std::iter::empty::<E>(), 5.0), Pick::Empty);
+        // Short work goes first until a long entry has waited 5x its estimate for it.
+        let q = [big, s(1.0, 1.0, 0.0)];
+        assert_eq!(pick_short_first(q.iter().copied(), 5.0), Pick::At(1));
+        let overdue = E { acc: 5001.0, ..big };
+        let q = [big, overdue, s(1.0, 1.0, 0.0)];
+        assert_eq!(pick_short_first(q.iter().copied(), 5.0), Pick::At(1), "the overdue long entry before the short probe");
     }
 
     #[test]

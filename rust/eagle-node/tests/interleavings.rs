@@ -230,7 +230,7 @@ impl World {
 }
 
 fn policy() -> impl Strategy<Value = Policy> {
-    prop_oneof![Just(Policy::Eagle), Just(Policy::Hawk), Just(Policy::Sparrow)]
+    prop_oneof![Just(Policy::Eagle), Just(Policy::EagleAdaptive), Just(Policy::Hawk), Just(Policy::Sparrow)]
 }
 
 proptest! {

@@ -108,6 +108,51 @@ fn eagle_rejects_short_probes_while_long_work_is_here_and_answers_with_the_bitve
 }
 
 #[test]
+fn eagle_adaptive_starts_a_short_probe_beside_long_work_only_on_a_free_slot() {
+    for policy in [Policy::Eagle, Policy::EagleAdaptive] {
+        let mut s = node(policy, 2);
+        join(&mut s, 1, Role::Driver, "batch");
+        join(&mut s, 2, Role::Driver, "interactive");
+        join(&mut s, 9, Role::Central, "central");
+        let bv = Bitvector { stamp: 3, words: vec![0b1] };
+        let place = ToNode::Place { app: "batch".into(), job: 5, est_ms: 1e5, bitvector: bv.clone(), cpus: 1 };
+        one_grant(&send(&mut s, 0, 9, place));
+        let out = send(&mut s, 0, 2, ToNode::Probe { job: 1, tasks: 3, est_ms: 5.0, cpus: 1 });
+        if policy == Policy::Eagle {
+            assert_eq!(out, vec![Action::Send { conn: 2, msg: FromNode::Rejected { job: 1, bitvector: Some(bv) } }], "the paper leaves the slot idle");
+            continue;
+        }
+        assert_eq!(one_grant(&out).0, 2, "granted at once on the free slot");
+        assert_eq!(kept(&out), vec![false], "not sticky beside long work: the next task may not wait behind it");
+        assert!(s.status().apps.iter().all(|a| a.probes == 0), "nothing of the short job waits here");
+        // Both slots busy now: the next probe would wait behind long work, so it is rejected.
+        let out = send(&mut s, 0, 2, ToNode::Probe { job: 2, tasks: 1, est_ms: 5.0, cpus: 1 });
+        assert_eq!(out, vec![Action::Send { conn: 2, msg: FromNode::Rejected { job: 2, bitvector: Some(bv) } }]);
+    }
+}
+
+#[test]
+fn eagle_adaptive_serves_a_small_long_job_before_a_big_one_placed_earlier() {
+    let mut order = Vec::new();
+    for policy in [Policy::Eagle, Policy::EagleAdaptive] {
+        let mut s = node(policy, 1);
+        join(&mut s, 1, Role::Driver, "batch");
+        join(&mut s, 9, Role::Central, "central");
+        let place = |job, est_ms| ToNode::Place { app: "batch".into(), job, est_ms, bitvector: Bitvector::default(), cpus: 1 };
+        let (_, busy, _, _) = one_grant(&send(&mut s, 0, 9, place(100, 10.0)));
+        for _ in 0..4 {
+            assert!(grants(&send(&mut s, 0, 9, place(7, 1000.0))).is_empty());
+        }
+        assert!(grants(&send(&mut s, 0, 9, place(8, 500.0))).is_empty());
+        let first = run(&mut s, 1, 1, busy);
+        order.push(drain(&mut s, 1, first));
+        assert_eq!(s.leased(), 0);
+    }
+    assert_eq!(order[0], vec![7, 7, 7, 7, 8], "the paper keeps long work in order");
+    assert_eq!(order[1], vec![8, 7, 7, 7, 7], "least remaining long work first");
+}
+
+#[test]
 fn sparrow_queues_short_probes_behind_long_work() {
     let mut s = node(Policy::Sparrow, 1);
     join(&mut s, 1, Role::Driver, "batch");
