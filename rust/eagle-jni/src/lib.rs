@@ -34,5 +34,7 @@ pub mod state;
 mod jni_api;
 #[allow(unsafe_code)]
 mod jni_cluster;
+#[allow(unsafe_code)]
+mod jni_extensions;
 
 pub use state::{Params, State, COUNTER_NAMES, PARAM_NAMES};

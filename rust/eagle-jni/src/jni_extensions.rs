@@ -1,0 +1,110 @@
+//! The JNI entry points of the policies beyond Eagle: LoTES placement (issue 15) and
+//! Eirene's SATC (issue 14), `@native` methods of `org.apache.spark.scheduler.eagle.Native`
+//! with the conventions of `jni_api` (a handle is a registry key, primitives only, every body
+//! inside `catch_unwind`, errors and panics thrown as `EagleNativeException`). The logic is
+//! in the safe [`crate::placement`] and [`crate::eirene`].
+
+use crate::jni_api::{ints_in, ints_out, with_state, Res, ThrowEagle};
+use crate::{placement, state};
+use jni::objects::{JDoubleArray, JIntArray, JObject};
+use jni::sys::{jint, jlong};
+use jni::{Env, EnvUnowned};
+
+fn doubles_in(env: &Env<'_>, a: &JDoubleArray<'_>) -> Res<Vec<f64>> {
+    let n = a.len(env)?;
+    let mut v = vec![0f64; n];
+    a.get_region(env, 0, &mut v)?;
+    Ok(v)
+}
+
+/// `lotesExecutor(handle, node, capacity: Array[Double]): Unit` — `placement=lotes`: the
+/// executor behind `node` has `capacity` = `[cores, memoryMiB, custom…]`.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_lotesExecutor<'l>(
+    mut env: EnvUnowned<'l>,
+    _this: JObject<'l>,
+    h: jlong,
+    node: jint,
+    capacity: JDoubleArray<'l>,
+) {
+    env.with_env(|env| -> Res<()> {
+        let node = state::node_id(node)?;
+        let cap = doubles_in(env, &capacity)?;
+        with_state(h, |st| Ok(placement::add_executor(st, node, &cap)?))
+    })
+    .resolve_with::<ThrowEagle, _>(|| "lotesExecutor")
+}
+
+/// `lotesTaskSet(handle, job, demand: Array[Double], tasks): Unit` — `placement=lotes`:
+/// each task of the submitted `job` asks `demand` (same layout as the executors').
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_lotesTaskSet<'l>(
+    mut env: EnvUnowned<'l>,
+    _this: JObject<'l>,
+    h: jlong,
+    job: jint,
+    demand: JDoubleArray<'l>,
+    tasks: jint,
+) {
+    env.with_env(|env| -> Res<()> {
+        let job = state::job_id(job)?;
+        let tasks = state::count("tasks", tasks)?;
+        let d = doubles_in(env, &demand)?;
+        with_state(h, |st| Ok(placement::add_task_set(st, job, &d, tasks)?))
+    })
+    .resolve_with::<ThrowEagle, _>(|| "lotesTaskSet")
+}
+
+/// `lotesExclude(handle, node, free: Array[Double]): Array[Int]` — `placement=lotes`: the
+/// jobs LoTES keeps off this offer of executor `node` (free resources `free`).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_lotesExclude<'l>(
+    mut env: EnvUnowned<'l>,
+    _this: JObject<'l>,
+    h: jlong,
+    node: jint,
+    free: JDoubleArray<'l>,
+) -> JIntArray<'l> {
+    env.with_env(|env| -> Res<JIntArray<'l>> {
+        let node = state::node_id(node)?;
+        let f = doubles_in(env, &free)?;
+        let jobs: Vec<i32> = with_state(h, |st| Ok(placement::exclude(st, node, &f)?.iter().map(|j| j.0 as i32).collect()))?;
+        ints_out(env, &jobs)
+    })
+    .resolve_with::<ThrowEagle, _>(|| "lotesExclude")
+}
+
+/// `enableSatc(handle): Unit` — turns on Eirene's Scheduler-Aware Task Cloning.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_enableSatc<'l>(
+    mut env: EnvUnowned<'l>,
+    _this: JObject<'l>,
+    h: jlong,
+) {
+    env.with_env(|_env| -> Res<()> {
+        with_state(h, |st| {
+            st.driver.enable_satc();
+            Ok(())
+        })
+    })
+    .resolve_with::<ThrowEagle, _>(|| "enableSatc")
+}
+
+/// `satcClone(handle, job, waiting, idle, running): Int` — the task index of `job` to
+/// clone now (Spark's speculative path), or -1; see [`crate::eirene::satc_clone`].
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_satcClone<'l>(
+    mut env: EnvUnowned<'l>,
+    _this: JObject<'l>,
+    h: jlong,
+    job: jint,
+    waiting: jint,
+    idle: jint,
+    running: JIntArray<'l>,
+) -> jint {
+    env.with_env(|env| -> Res<jint> {
+        let running = ints_in(env, &running)?;
+        with_state(h, |st| Ok(crate::eirene::satc_clone(st, job, waiting, idle, &running)?))
+    })
+    .resolve_with::<ThrowEagle, _>(|| "satcClone")
+}
