@@ -11,11 +11,11 @@
 //! A grant for a job with nothing left (or unknown) is returned at once (`NoTask`).
 
 use crate::link::{self, Link, LinkEvent};
-use crate::placement::{distinct, local_lwl};
+use crate::placement::{distinct, local_lwl, rescheduling_targets};
 use crossbeam_channel::{after, select, unbounded, Receiver, Sender};
 use eagle_core::rng::Rng;
 use eagle_wire::net::Writers;
-use eagle_wire::{FromCentral, FromNode, ToCentral, ToNode};
+use eagle_wire::{Bitvector, FromCentral, FromNode, ToCentral, ToNode};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 use std::thread;
@@ -263,6 +263,9 @@ struct State {
     jobs: HashMap<u64, Job>,
     leases: HashMap<(u64, u64), Lease>,
     rng: Rng,
+    /// The freshest bitvector a rejection brought (Succinct State Sharing, §3.1): bit `i`
+    /// is host `i` of `central_hosts`.
+    bitvector: Option<Bitvector>,
 }
 
 impl State {
@@ -284,6 +287,7 @@ impl State {
             next_link: 1,
             jobs: HashMap::new(),
             leases: HashMap::new(),
+            bitvector: None,
         }
     }
 
@@ -414,11 +418,16 @@ impl State {
     }
 
     /// Probes up hosts for `job` until it holds `max(K, 2t)` probes (or every
-    /// usable host has one). Hosts that rejected it are tried last (none at all if
-    /// the rest suffice).
+    /// usable host has one). Hosts that rejected it are not probed again; after a
+    /// rejection, hosts the freshest bitvector marks as holding long work are left out
+    /// while others remain (§3.1: the first probes go uniformly at random, even with a
+    /// bitvector at hand; the re-scheduled ones avoid long work).
     fn probe(&mut self, job: u64) {
         let Some(j) = self.jobs.get(&job) else { return };
-        let fresh: Vec<u64> = self.up_hosts().into_iter().filter(|h| !j.probed.contains(h) && !j.rejected.contains(h)).collect();
+        let mut fresh: Vec<u64> = self.up_hosts().into_iter().filter(|h| !j.probed.contains(h) && !j.rejected.contains(h)).collect();
+        if !j.rejected.is_empty() {
+            fresh = rescheduling_targets(&fresh, &self.flagged_hosts());
+        }
         let want = eagle_core::probe::probe_count(j.left, 2, self.cfg.min_probes).saturating_sub(j.probed.len());
         let picked: Vec<u64> = distinct(&mut self.rng, fresh.len(), want).into_iter().map(|i| fresh[i]).collect();
         let (tasks, est, cpus) = (j.left, j.est, j.cpus);
@@ -426,6 +435,17 @@ impl State {
             self.writers.send(h, &ToNode::Probe { job, tasks, est_ms: est, cpus });
             self.jobs.get_mut(&job).unwrap().probed.insert(h);
         }
+    }
+
+    /// The links of the hosts the freshest bitvector marks as holding long work.
+    fn flagged_hosts(&self) -> BTreeSet<u64> {
+        let Some(bv) = &self.bitvector else { return BTreeSet::new() };
+        self.central_hosts
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| bv.bit(i))
+            .filter_map(|(_, name)| self.by_name.get(name).copied())
+            .collect()
     }
 
     /// Places `tasks` more long tasks of `job`: by the central when it is linked.
@@ -618,7 +638,10 @@ impl State {
                     }
                 }
             }
-            FromNode::Rejected { job, .. } => {
+            FromNode::Rejected { job, bitvector } => {
+                if let Some(bv) = bitvector.filter(|b| self.bitvector.as_ref().is_none_or(|old| old.stamp < b.stamp)) {
+                    self.bitvector = Some(bv);
+                }
                 let Some(j) = self.jobs.get_mut(&job) else { return };
                 j.probed.remove(&link);
                 j.rejected.insert(link);

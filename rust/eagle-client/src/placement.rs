@@ -4,6 +4,9 @@
 //!   ([`eagle_core::probe::probe_count`]), each to a different host, drawn uniformly
 //!   from the hosts that are up. A node keeps one sticky probe per job, so a second
 //!   probe to the same host would add nothing.
+//! * [`rescheduling_targets`]: Succinct State Sharing's re-scheduling (§3.1): a job whose
+//!   probe was rejected probes again only hosts that the freshest bitvector shows free of
+//!   long work.
 //! * [`local_lwl`]: the fallback while the central scheduler is unreachable: the
 //!   job's long tasks water-filled over the driver's own hosts by the long work it
 //!   has there ([`eagle_core::lwl::water_fill`]), as the central does over all hosts.
@@ -17,6 +20,20 @@ use eagle_core::types::NodeId;
 /// probe minimum `k`: `min(max(k, 2·tasks), up)` distinct hosts, uniformly drawn.
 pub fn probe_targets(rng: &mut Rng, up: usize, tasks: u32, k: u32) -> Vec<usize> {
     distinct(rng, up, probe_count(tasks, 2, k))
+}
+
+/// The hosts a job probes again after a rejection (§3.1): of `fresh` (the hosts it may
+/// still probe, in order), those not marked as holding long work in the freshest bitvector
+/// (`flagged`). The paper then sends probes rejected again to the short partition, which the
+/// driver does not know: when no fresh host is clear, every fresh host is a target (the
+/// central keeps long work off the short partition, so those hosts are among them).
+pub fn rescheduling_targets(fresh: &[u64], flagged: &std::collections::BTreeSet<u64>) -> Vec<u64> {
+    let clear: Vec<u64> = fresh.iter().copied().filter(|h| !flagged.contains(h)).collect();
+    if clear.is_empty() {
+        fresh.to_vec()
+    } else {
+        clear
+    }
 }
 
 /// `min(want, n)` distinct indexes below `n`, uniformly drawn.
@@ -71,6 +88,15 @@ mod tests {
             }
         }
         assert!(hits.iter().all(|&h| (1700..2300).contains(&h)), "{hits:?}");
+    }
+
+    #[test]
+    fn rescheduling_avoids_hosts_the_bitvector_marks_as_holding_long_work() {
+        let flagged: BTreeSet<u64> = [2, 3].into_iter().collect();
+        assert_eq!(rescheduling_targets(&[1, 2, 3, 4], &flagged), vec![1, 4]);
+        assert_eq!(rescheduling_targets(&[2, 3], &flagged), vec![2, 3], "no clear host: every fresh one");
+        assert_eq!(rescheduling_targets(&[], &flagged), Vec::<u64>::new());
+        assert_eq!(rescheduling_targets(&[2, 5], &BTreeSet::new()), vec![2, 5]);
     }
 
     #[test]
