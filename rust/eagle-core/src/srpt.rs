@@ -62,17 +62,14 @@ enum Variant {
 }
 
 fn scan<C: Candidate>(entries: impl Iterator<Item = C>, factor: f64, variant: Variant) -> Pick {
-    let mut ranked = Vec::new();
-    for (i, e) in entries.enumerate() {
-        if variant == Variant::Eagle && e.is_long() {
-            if i == 0 {
-                return Pick::At(0);
-            }
-            break; // never bypass long work
-        }
-        ranked.push((i, e));
+    let eagle = variant == Variant::Eagle;
+    let mut entries = entries.enumerate().peekable();
+    if eagle && entries.peek().is_some_and(|(_, e)| e.is_long()) {
+        return Pick::At(0);
     }
-    best(ranked.into_iter(), factor, variant).map_or(Pick::Empty, Pick::At)
+    // Never bypass long work (Eagle): the scan stops at the first long entry. No allocation:
+    // this runs at every grant of a node daemon.
+    best(entries.take_while(|(_, e)| !(eagle && e.is_long())), factor, variant).map_or(Pick::Empty, Pick::At)
 }
 
 /// Queue entries with their positions, in queue order.
