@@ -5,10 +5,22 @@ Poisson stream at a heavy and at a light load. A fraction of the tasks straggle:
 attempt sleeps x3 to x10 its duration (the paper's straggler statistics, §II-D / Table I: 4.4%
 to 10.7% of short tasks are stragglers, "up to 8 times longer than the mean"; default 10.7%,
 Yahoo's, factors uniform in [3, 10]). A straggler is slow where its attempt runs, so a clone
-started elsewhere is not (see StragglerSleepJob). Variants, each its own Spark application per
-load on the same testbed: ``eagle`` (the plugin's defaults) and ``eagle+satc``
-(``spark.scheduler.eagle.eirene.satc=true``). CCDM is not in the plugin yet, so the
-``+ccdm`` variants are not offered.
+started elsewhere is not (see StragglerSleepJob).
+
+Cold input (``--eirene-input-mb``, default 8; 0 = none): before the plans, each application
+caches a dataset of ``--eirene-partitions`` blocks (default 64) of that size in its executors'
+memory, one block per partition, spread over the executors as Spark places them; each task of
+a short job first reads one block (distinct per job, drawn by the plan) and then sleeps
+(``ColdInputJob``). A block lives in one executor's memory, so a task running anywhere else
+reads it over the testbed's shaped links: the network is ``congested`` (tbf at ``--rate``,
+100 mbit by default, both ways per host) whenever there is input, so that a cold read costs
+real transfer time (8 MiB: about 0.7 s alone on the link). That is Eirene's cold data on a
+store reached over the network; CCDM copies a waiting task's block into the memory of an
+executor where it may run, as the paper's worker migrates cold input into its RamDisk.
+
+Variants, each its own Spark application per load on the same testbed: ``eagle`` (the
+plugin's defaults), ``eagle+satc`` (``eirene.satc=true``), ``eagle+ccdm`` (``eirene.ccdm=true``
+and the executors' plugin) and ``eagle+both``.
 
 Writes ``target/bench/eirene/results.json``: per load and variant, short-job latency
 p50/p90/p99 (mean over the seeds' runs), the ratio to ``eagle`` measured in the same
@@ -24,7 +36,9 @@ import shutil
 import threading
 import time
 
-VARIANTS = {"eagle": {}, "eagle+satc": {"eirene.satc": "true"}}
+VARIANTS = {"eagle": {}, "eagle+satc": {"eirene.satc": "true"}, "eagle+ccdm": {"eirene.ccdm": "true"},
+            "eagle+both": {"eirene.satc": "true", "eirene.ccdm": "true"}}
+CCDM_PLUGIN = "org.apache.spark.scheduler.eagle.EireneCcdmPlugin"
 LOADS = {"heavy": 1.0, "light": 0.3}
 
 
@@ -39,6 +53,10 @@ def add_arguments(p) -> None:
     g.add_argument("--loads", default="heavy=1.0,light=0.3",
                    help="name=offered load per level (default heavy=1.0,light=0.3)")
     g.add_argument("--variants", default=",".join(VARIANTS), help=f"comma list of {','.join(VARIANTS)}")
+    g.add_argument("--eirene-input-mb", type=int, default=8,
+                   help="MiB of cached input each task reads first (default 8; 0 = sleep only)")
+    g.add_argument("--eirene-partitions", type=int, default=64,
+                   help="blocks in the cached input dataset (default 64)")
 
 
 def parse_loads(s: str) -> dict:
@@ -56,9 +74,10 @@ def parse_loads(s: str) -> dict:
 
 
 def build_plan(seed: int, load: float, slots: int, jobs: int, tasks: int, task_ms: int,
-               fraction: float, slowdown: tuple) -> dict:
+               fraction: float, slowdown: tuple, partitions: int = 0) -> dict:
     """Jobs with Poisson arrivals sized so that the offered work (stragglers' first attempts
-    included) over the arrival span is ``load`` x the slots."""
+    included; the input reads are not counted) over the arrival span is ``load`` x the slots.
+    With ``partitions``, each job's tasks read distinct random blocks of the cached input."""
     rng = random.Random(seed * 7919 + int(load * 1000))
     lo, hi = slowdown
     plan = []
@@ -67,7 +86,10 @@ def build_plan(seed: int, load: float, slots: int, jobs: int, tasks: int, task_m
         slow = [round(rng.uniform(lo, hi), 2) if rng.random() < fraction else 1.0 for _ in range(tasks)]
         durs = [task_ms] * tasks
         work_ms += sum(d * f for d, f in zip(durs, slow))
-        plan.append({"id": j, "durations_ms": durs, "slowdowns": slow})
+        job = {"id": j, "durations_ms": durs, "slowdowns": slow}
+        if partitions:
+            job["parts"] = rng.sample(range(partitions), tasks)
+        plan.append(job)
     mean_gap = work_ms / jobs / 1000.0 / (slots * load)
     t = 0.0
     for job in plan:
@@ -86,6 +108,11 @@ def run_eirene(spark, cfg: dict) -> dict:
     from .schedulers import job_properties
     sc = spark.sparkContext
     job_cls = sc._jvm.org.apache.spark.scheduler.eagle.StragglerSleepJob
+    cold = sc._jvm.org.apache.spark.scheduler.eagle.ColdInputJob
+    inp = cfg.get("input") or {}
+    if inp.get("mb"):
+        n = cold.prepare(sc._jsc.sc(), inp["partitions"], inp["mb"])
+        log(f"cached input: {n} blocks of {inp['mb']} MiB")
     out = []
     for p in cfg["plans"]:
         with open(p["path"]) as f:
@@ -102,11 +129,18 @@ def run_eirene(spark, cfg: dict) -> dict:
             start = time.time()
             err = None
             try:
-                n, s = (int(x) for x in job_cls.run(sc._jsc.sc(), ",".join(map(str, job["durations_ms"])),
-                                                    ",".join(map(str, job["slowdowns"]))).split(","))
+                durs = ",".join(map(str, job["durations_ms"]))
+                slows = ",".join(map(str, job["slowdowns"]))
                 k = len(job["durations_ms"])
-                if (n, s) != (k, k * (k - 1) // 2):
-                    err = f"output not exact: {n} results (index sum {s}) for {k} tasks"
+                if "parts" in job:
+                    n, s, b = (int(x) for x in cold.run(sc._jsc.sc(), ",".join(map(str, job["parts"])),
+                                                        durs, slows).split(","))
+                    want_b = k * (inp["mb"] << 20)
+                else:
+                    n, s = (int(x) for x in job_cls.run(sc._jsc.sc(), durs, slows).split(","))
+                    b = want_b = 0
+                if (n, s, b) != (k, k * (k - 1) // 2, want_b):
+                    err = f"output not exact: {n} results (index sum {s}, {b} bytes) for {k} tasks"
             except Exception as e:  # a failed job is reported, not fatal to the run
                 err = str(e).splitlines()[0][:300]
             end = time.time()
@@ -165,7 +199,14 @@ def main(args) -> int:
     variants = [v.strip() for v in args.variants.split(",") if v.strip()]
     for v in variants:
         if v not in VARIANTS:
-            raise SystemExit(f"eirene: unknown variant {v!r} (known: {', '.join(VARIANTS)}; CCDM is not built)")
+            raise SystemExit(f"eirene: unknown variant {v!r} (known: {', '.join(VARIANTS)})")
+    if args.eirene_input_mb < 0 or args.eirene_partitions < args.eirene_tasks:
+        raise SystemExit(f"eirene: --eirene-input-mb must be >= 0 and --eirene-partitions >= --eirene-tasks "
+                         f"({args.eirene_tasks}), got {args.eirene_input_mb} and {args.eirene_partitions}")
+    parts = args.eirene_partitions if args.eirene_input_mb else 0
+    if parts and args.network != "congested":
+        log(f"eirene: cold input over the shaped network: --network congested (tbf {args.rate} per host)")
+        args.network = "congested"
     try:
         lo, hi = (float(x) for x in args.slowdown.split(","))
         assert 1 <= lo <= hi
@@ -190,7 +231,7 @@ def main(args) -> int:
             plans = []
             for seed in args.seeds:
                 plan = build_plan(seed, level, tb["slots"], n_jobs, args.eirene_tasks, args.eirene_task_ms,
-                                  args.straggler_fraction, (lo, hi))
+                                  args.straggler_fraction, (lo, hi), parts)
                 tag = f"{load}-s{seed}"
                 path = os.path.join(out_dir, f"plan-{tag}.json")
                 with open(path, "w") as f:
@@ -205,9 +246,13 @@ def main(args) -> int:
                 run_dir = os.path.join(out_dir, "runs", f"{load}-{v}")
                 shutil.rmtree(run_dir, ignore_errors=True)
                 os.makedirs(run_dir)
+                conf = spark_conf("eagle", tb, run_dir, harness.ROOT, eagle=VARIANTS[v])
+                if "eirene.ccdm" in VARIANTS[v]:
+                    conf["spark.plugins"] = CCDM_PLUGIN
                 cfg = {"workload": "eirene", "scheduler": "eagle", "testbed": tb,
                        "plans": [{"tag": p["tag"], "path": p["path"]} for p in plans],
-                       "spark_conf": spark_conf("eagle", tb, run_dir, harness.ROOT, eagle=VARIANTS[v])}
+                       "input": {"mb": args.eirene_input_mb, "partitions": parts},
+                       "spark_conf": conf}
                 res = harness.run_driver(run_dir, cfg, timeout=1800 if q else 5400)
                 summary = {}
                 try:
@@ -244,6 +289,7 @@ def main(args) -> int:
     results = {"scenario": "eirene", "testbed": harness.testbed_json(tb) if runs else None,
                "workload": {"jobs": n_jobs, "tasks_per_job": args.eirene_tasks, "task_ms": args.eirene_task_ms,
                             "straggler_fraction": args.straggler_fraction, "slowdown": [lo, hi],
+                            "input_mb": args.eirene_input_mb, "input_partitions": parts, "network": args.network,
                             "loads": loads, "seeds": args.seeds, "variants": variants},
                "runs": runs, "summary": summarise(runs, loads, variants)}
     with open(os.path.join(out_dir, "results.json"), "w") as f:

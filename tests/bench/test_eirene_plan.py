@@ -34,3 +34,18 @@ def test_bad_loads_are_named(bad):
     with pytest.raises(SystemExit) as e:
         eirene.parse_loads(bad)
     assert "--loads" in str(e.value)
+
+
+def test_cold_input_gives_each_task_a_distinct_block():
+    p = eirene.build_plan(1, 1.0, slots=8, jobs=50, tasks=4, task_ms=1000, fraction=0.107,
+                          slowdown=(3.0, 10.0), partitions=16)
+    for j in p["jobs"]:
+        assert len(j["parts"]) == 4 and len(set(j["parts"])) == 4, j
+        assert all(0 <= x < 16 for x in j["parts"])
+    assert len({x for j in p["jobs"] for x in j["parts"]}) == 16, "every block is read by some job"
+    assert all("parts" not in j for j in plan(1.0)["jobs"]), "no input: sleep-only jobs as before"
+
+
+def test_ccdm_variants_are_offered():
+    assert {"eagle+ccdm", "eagle+both"} <= set(eirene.VARIANTS)
+    assert eirene.VARIANTS["eagle+both"] == {"eirene.satc": "true", "eirene.ccdm": "true"}

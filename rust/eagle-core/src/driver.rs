@@ -177,6 +177,9 @@ pub struct Driver {
     warmup: WarmupCost,
     /// Eirene SATC for the host (see [`crate::eirene::clone_gate`]); `None` while off.
     satc: Option<crate::eirene::clone_gate::CloneGate>,
+    /// Eirene CCDM for the host (see [`crate::eirene::prefetch`]); `None` while off.
+    ccdm: Option<crate::eirene::prefetch::Prefetch>,
+    seed: u64,
 }
 
 impl Driver {
@@ -210,6 +213,8 @@ impl Driver {
             points: VecDeque::new(),
             warmup: WarmupCost::default(),
             satc: None,
+            ccdm: None,
+            seed,
         })
     }
 
@@ -275,6 +280,34 @@ impl Driver {
     }
 
     /// Turns on Eirene's Scheduler-Aware Task Cloning (§III-C) for the host: see
+    /// Turns on Eirene's Coordinated Cold Data Migration for the host: `cm` migrations per
+    /// executor at once, `mpp` per probe (see [`crate::eirene::prefetch`]).
+    pub fn enable_ccdm(&mut self, cm: u32, mpp: u32) -> Result<(), String> {
+        if self.ccdm.is_none() {
+            self.ccdm = Some(crate::eirene::prefetch::Prefetch::new(cm, mpp, self.seed ^ 0xCCD4)?);
+        }
+        Ok(())
+    }
+
+    /// The CCDM planner while on. A task set takes part only while the engine holds it
+    /// short (Eirene targets short-job latency, §III-A): see [`Driver::ccdm_register`].
+    pub fn ccdm(&mut self) -> Option<&mut crate::eirene::prefetch::Prefetch> {
+        self.ccdm.as_mut()
+    }
+
+    /// Registers `job`'s tasks with an input to migrate, if CCDM is on and the job is short.
+    /// Returns whether it was registered.
+    pub fn ccdm_register(&mut self, job: JobId, cold: &[u32]) -> bool {
+        let short = self.job_class(job) == Some(Class::Short);
+        match self.ccdm.as_mut() {
+            Some(p) if short && !cold.is_empty() => {
+                p.register(job, cold);
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// [`Driver::satc_clone`].
     pub fn enable_satc(&mut self) {
         self.satc.get_or_insert_with(Default::default);
@@ -335,6 +368,9 @@ impl Driver {
     pub fn remove_node(&mut self, now: Time, node: NodeId) {
         self.out.clear();
         self.engine.remove_node(now, node, &mut self.out);
+        if let Some(p) = self.ccdm.as_mut() {
+            p.remove_node(node);
+        }
     }
 
     /// A task set was submitted. `hint_class`/`hint_estimate` come from the local
@@ -532,6 +568,10 @@ impl Driver {
         }
         if let Some(g) = self.satc.as_mut() {
             g.forget(job);
+        }
+        // The host evicts through `ccdm().forget` first; this only keeps a recycled id clean.
+        if let Some(p) = self.ccdm.as_mut() {
+            p.forget(job);
         }
         if let Some(m) = self.meta.remove(&job.0) {
             if let Some(mean) = m.observed.mean() {

@@ -1,7 +1,92 @@
-//! Safe half of the Eirene calls (`enableSatc`, `satcClone`): argument decoding and the
-//! call into the driver's SATC gate ([`eagle_core::eirene::clone_gate`]). No JVM here.
+//! Safe half of the Eirene calls (`enableSatc`, `satcClone`, `ccdm`): argument decoding
+//! and the calls into the driver's SATC gate ([`eagle_core::eirene::clone_gate`]) and CCDM
+//! planner ([`eagle_core::eirene::prefetch`]). No JVM here.
 
 use crate::state::{self, State};
+use eagle_core::eirene::prefetch::Migration;
+use eagle_core::{JobId, NodeId};
+
+/// `ccdm` operations (`Native.Ccdm*` on the Scala side).
+pub mod op {
+    /// `[cm, mpp]` → `[]`: turn CCDM on.
+    pub const ENABLE: i32 = 0;
+    /// `[job, task…]` (tasks with an input to migrate) → `[registered 0|1]`.
+    pub const REGISTER: i32 = 1;
+    /// `[job, waiting, node…]` → migrations to start.
+    pub const PROBE: i32 = 2;
+    /// `[node, job, task]` → `[helped 0|1]` + migrations to start (the fast lane).
+    pub const LAUNCHED: i32 = 3;
+    /// `[node, job, task, ok 0|1]` → `[keep 0|1]` + migrations to start.
+    pub const DONE: i32 = 4;
+    /// `[node, job]` → not-started tasks whose input is migrated on `node`.
+    pub const MIGRATED: i32 = 5;
+    /// `[job]` → `(node, task)` pairs whose migrated input is to be dropped.
+    pub const FORGET: i32 = 6;
+    /// `[]` → `[probes, started, fast, migrated, failed, helped]`.
+    pub const COUNTERS: i32 = 7;
+}
+
+fn migrations(head: Vec<i32>, ms: &[Migration]) -> Vec<i32> {
+    let mut v = head;
+    for m in ms {
+        v.extend([m.node.0 as i32, m.job.0 as i32, m.task as i32, m.fast as i32]);
+    }
+    v
+}
+
+fn arg(args: &[i32], i: usize, name: &str) -> Result<i32, String> {
+    args.get(i).copied().ok_or_else(|| format!("ccdm: missing argument {i} ({name})"))
+}
+
+fn tasks(v: &[i32]) -> Result<Vec<u32>, String> {
+    v.iter().map(|&t| u32::try_from(t).map_err(|_| format!("ccdm: task index must be >= 0, got {t}"))).collect()
+}
+
+/// `ccdm(op, args)`: one CCDM call (see [`op`]); migrations to start come back as
+/// `(node, job, task, fast)` quadruples after the op's head values.
+pub fn ccdm(st: &mut State, op: i32, args: &[i32]) -> Result<Vec<i32>, String> {
+    let node = |i| -> Result<NodeId, String> { state::node_id(arg(args, i, "node")?) };
+    let job = |i| -> Result<JobId, String> { state::job_id(arg(args, i, "job")?) };
+    if op == op::ENABLE {
+        let cm = state::count("ccdm cm", arg(args, 0, "cm")?)?;
+        let mpp = state::count("ccdm mpp", arg(args, 1, "mpp")?)?;
+        st.driver.enable_ccdm(cm, mpp)?;
+        return Ok(Vec::new());
+    }
+    if op == op::REGISTER {
+        let j = job(0)?;
+        let cold = tasks(&args[1..])?;
+        return Ok(vec![st.driver.ccdm_register(j, &cold) as i32]);
+    }
+    let p = st.driver.ccdm().ok_or("ccdm: not enabled")?;
+    let mut out = Vec::new();
+    Ok(match op {
+        op::PROBE => {
+            let (j, waiting) = (job(0)?, state::count("waiting", arg(args, 1, "waiting")?)?);
+            let nodes = args[2..].iter().map(|&n| state::node_id(n)).collect::<Result<Vec<_>, _>>()?;
+            p.probe(j, waiting, &nodes, &mut out);
+            migrations(Vec::new(), &out)
+        }
+        op::LAUNCHED => {
+            let t = tasks(&[arg(args, 2, "task")?])?[0];
+            let helped = p.launched(node(0)?, job(1)?, t, &mut out);
+            migrations(vec![helped as i32], &out)
+        }
+        op::DONE => {
+            let t = tasks(&[arg(args, 2, "task")?])?[0];
+            let ok = arg(args, 3, "ok")? != 0;
+            let keep = p.done(node(0)?, job(1)?, t, ok, &mut out);
+            migrations(vec![keep as i32], &out)
+        }
+        op::MIGRATED => p.migrated(node(0)?, job(1)?).into_iter().map(|t| t as i32).collect(),
+        op::FORGET => p.forget(job(0)?).into_iter().flat_map(|(n, t)| [n.0 as i32, t as i32]).collect(),
+        op::COUNTERS => {
+            let c = &p.counters;
+            [c.probes, c.started, c.fast, c.migrated, c.failed, c.helped].iter().map(|&x| x.min(i32::MAX as u64) as i32).collect()
+        }
+        _ => return Err(format!("ccdm: unknown operation {op}")),
+    })
+}
 
 /// `satcClone`: the Spark task index to clone now, or -1. `running` are task indices
 /// running as one copy, earliest launched first.
@@ -34,5 +119,33 @@ mod tests {
         assert!(satc_clone(&mut st, j, -1, 1, &[0]).unwrap_err().contains("waiting"));
         assert!(satc_clone(&mut st, j, 0, -1, &[0]).unwrap_err().contains("idle"));
         assert!(satc_clone(&mut st, -1, 0, 1, &[0]).unwrap_err().contains("job id"));
+    }
+
+    #[test]
+    fn ccdm_plans_a_short_job_once_enabled_and_rejects_bad_arguments() {
+        let mut st = State::new(&crate::state::tests::good()).unwrap();
+        let n0 = st.driver.add_node(0.0, 2).0 as i32;
+        let j = st.driver.submit(0.0, 4, Some(Class::Short), Some(1.0), 1).0 as i32;
+        let long = st.driver.submit(0.0, 4, Some(Class::Long), Some(100.0), 2).0 as i32;
+        assert!(ccdm(&mut st, op::PROBE, &[j, 1, n0]).unwrap_err().contains("not enabled"));
+        ccdm(&mut st, op::ENABLE, &[1, 2]).unwrap();
+        assert_eq!(ccdm(&mut st, op::REGISTER, &[long, 0, 1]).unwrap(), vec![0], "long work is not migrated");
+        assert_eq!(ccdm(&mut st, op::REGISTER, &[j, 0, 1, 2, 3]).unwrap(), vec![1]);
+        // One executor, 2 x 1 waiting: one probe, MPP 2 requests, CM 1 running.
+        let started = ccdm(&mut st, op::PROBE, &[j, 1, n0]).unwrap();
+        assert_eq!(started.len(), 4);
+        assert_eq!(&started[..2], &[n0, j]);
+        let t = started[2];
+        let done = ccdm(&mut st, op::DONE, &[n0, j, t, 1]).unwrap();
+        assert_eq!(done[0], 1, "kept");
+        assert_eq!(done.len(), 5, "the queued request starts: {done:?}");
+        assert_eq!(ccdm(&mut st, op::MIGRATED, &[n0, j]).unwrap(), vec![t]);
+        assert_eq!(ccdm(&mut st, op::LAUNCHED, &[n0, j, t]).unwrap()[0], 1, "helped");
+        assert_eq!(ccdm(&mut st, op::COUNTERS, &[]).unwrap()[5], 1);
+        assert!(ccdm(&mut st, op::FORGET, &[j]).unwrap().chunks(2).all(|p| p[0] == n0));
+        assert!(ccdm(&mut st, 99, &[]).unwrap_err().contains("unknown operation 99"));
+        assert!(ccdm(&mut st, op::DONE, &[n0, j]).unwrap_err().contains("task"));
+        assert!(ccdm(&mut st, op::LAUNCHED, &[n0, j, -1]).unwrap_err().contains("task index"));
+        assert!(ccdm(&mut st, op::PROBE, &[j, 1, -3]).unwrap_err().contains("node id"));
     }
 }

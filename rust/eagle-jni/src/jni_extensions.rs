@@ -108,3 +108,22 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_satcClone<'l
     })
     .resolve_with::<ThrowEagle, _>(|| "satcClone")
 }
+
+/// `ccdm(handle, op, args: Array[Int]): Array[Int]` — one call into Eirene's Coordinated
+/// Cold Data Migration planner; the operations and their layouts are in
+/// [`crate::eirene::op`].
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_ccdm<'l>(
+    mut env: EnvUnowned<'l>,
+    _this: JObject<'l>,
+    h: jlong,
+    op: jint,
+    args: JIntArray<'l>,
+) -> JIntArray<'l> {
+    env.with_env(|env| -> Res<JIntArray<'l>> {
+        let a = ints_in(env, &args)?;
+        let out = with_state(h, |st| Ok(crate::eirene::ccdm(st, op, &a)?))?;
+        ints_out(env, &out)
+    })
+    .resolve_with::<ThrowEagle, _>(|| "ccdm")
+}

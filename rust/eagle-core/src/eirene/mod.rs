@@ -32,6 +32,7 @@
 
 pub mod ccdm;
 pub mod clone_gate;
+pub mod prefetch;
 pub mod satc;
 
 use crate::cluster::Counters;

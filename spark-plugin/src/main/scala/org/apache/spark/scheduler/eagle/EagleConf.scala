@@ -51,6 +51,10 @@ private[eagle] case class EagleConf(
     longShare: Double = 0.5,
     placement: String = "slots",
     eireneSatc: Boolean = false,
+    eireneCcdm: Boolean = false,
+    ccdmCm: Int = 10,
+    ccdmMpp: Int = 2,
+    ccdmMaxBytes: Long = 128L << 20,
     cluster: Option[ClusterConf] = None) {
 
   /** `placement=lotes`: LoTES decides which executors serve which task sets. */
@@ -127,6 +131,10 @@ private[eagle] case class EagleConf(
     "dds.initialWaitMs.node" -> localityWaitNodeMs,
     "dds.initialWaitMs.rack" -> localityWaitRackMs,
     "eirene.satc" -> eireneSatc,
+    "eirene.ccdm" -> eireneCcdm,
+    "eirene.ccdm.cm" -> ccdmCm,
+    "eirene.ccdm.mpp" -> ccdmMpp,
+    "eirene.ccdm.maxBytes" -> ccdmMaxBytes,
     "cluster.central" -> cluster.map(_.central).orNull,
     "cluster.nodePort" -> cluster.map(_.nodePort).getOrElse(null),
     "cluster.pingMs" -> cluster.map(_.pingMs).getOrElse(null))
@@ -242,6 +250,20 @@ private[eagle] object EagleConf {
       "Eirene's Scheduler-Aware Task Cloning: a short task set whose tasks have all started " +
         "gets one clone per running task in idle slots, launched as a Spark speculative copy " +
         "(the first copy to finish wins, Spark kills the other)."),
+    Key("eirene.ccdm", "false",
+      "Eirene's Coordinated Cold Data Migration: while a short task set waits for slots, the " +
+        "cached input blocks of its not-started tasks are copied into the memory of executors " +
+        "where they may run (a probe per executor, eirene.ccdm.mpp tasks each, the fast lane " +
+        "on every launch), and a slot prefers a task whose input it holds. Needs " +
+        "spark.plugins to include " + CcdmPluginClass + "."),
+    Key("eirene.ccdm.cm", "10",
+      "CCDM: migrations from one executor's queue running at once (Eirene's CM; integer in [1, 1000])."),
+    Key("eirene.ccdm.mpp", "2",
+      "CCDM: migration requests a probe queues on an executor (Eirene's MPP; integer in [0, 1000])."),
+    Key("eirene.ccdm.maxBytes", "128m",
+      "CCDM: memory one executor may hold in migrated inputs (a size such as 128m); the oldest " +
+        "migrated input goes first when a new one needs room, and an input larger than this is " +
+        "not migrated."),
     Key("cluster.central", "(none)",
       "Cluster mode: host:port of eagle-central. Set, the application shares the worker hosts " +
         "with other applications at task level: every host's eagle-node grants its slots, short " +
@@ -362,7 +384,29 @@ private[eagle] object EagleConf {
       summaryMaxTaskSets = long("summary.maxTaskSets", 1, Int.MaxValue).toInt,
       holdCallMs = long("debug.holdCallMs", 0, 60000),
       eireneSatc = bool("eirene.satc", default = false),
+      eireneCcdm = ccdmOn(conf, bool("eirene.ccdm", default = false)),
+      ccdmCm = long("eirene.ccdm.cm", 1, 1000).toInt,
+      ccdmMpp = long("eirene.ccdm.mpp", 0, 1000).toInt,
+      ccdmMaxBytes = {
+        val v = raw("eirene.ccdm.maxBytes").getOrElse(default("eirene.ccdm.maxBytes"))
+        Try(org.apache.spark.network.util.JavaUtils.byteStringAsBytes(v)).toOption.filter(_ > 0)
+          .getOrElse(bad("eirene.ccdm.maxBytes", v, "a size > 0 such as 128m"))
+      },
       cluster = clusterConf(conf, raw, long))
+  }
+
+  /** The executor side of CCDM: a SparkPlugin (see EireneCcdmPlugin). */
+  val CcdmPluginClass = "org.apache.spark.scheduler.eagle.EireneCcdmPlugin"
+
+  /** `eirene.ccdm=true` needs the executor plugin loaded: without it nothing could migrate. */
+  private def ccdmOn(conf: SparkConf, on: Boolean): Boolean = {
+    val plugins = conf.get("spark.plugins", "").split(",").map(_.trim)
+    if (on && !plugins.contains(CcdmPluginClass)) {
+      throw new IllegalArgumentException(
+        s"Invalid Eagle configuration: ${Prefix}eirene.ccdm = true needs spark.plugins to include " +
+          s"$CcdmPluginClass (the executors' side of the migrations); spark.plugins = '${conf.get("spark.plugins", "")}'")
+    }
+    on
   }
 
   /** `cluster.*`: None unless `cluster.central` is set; bad values name their key. */

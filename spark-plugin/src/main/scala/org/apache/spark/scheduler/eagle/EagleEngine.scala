@@ -45,6 +45,7 @@ private[eagle] final class EagleEngine(conf: EagleConf) extends Logging {
       handle = native.create(conf.toNativeParams)
       if (conf.ddsEnabled) native.enableDelay(handle, conf.toDelayParams)
       if (conf.eireneSatc) native.enableSatc(handle)
+      if (conf.eireneCcdm) native.ccdm(handle, Native.CcdmEnable, Array(conf.ccdmCm, conf.ccdmMpp))
     } catch {
       case e: Throwable if NonFatal(e) || e.isInstanceOf[LinkageError] => fail("create", e)
     }

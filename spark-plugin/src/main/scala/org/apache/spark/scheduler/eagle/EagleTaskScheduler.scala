@@ -11,6 +11,8 @@ import scala.collection.mutable
 import scala.util.Try
 import scala.util.control.NonFatal
 
+import org.json4s.JObject
+
 import org.apache.spark.{SparkContext, SparkException, TaskState}
 import org.apache.spark.TaskState.TaskState
 import org.apache.spark.scheduler._
@@ -77,6 +79,9 @@ private[spark] class EagleTaskScheduler(
 
   /** Eirene's task cloning, when `eirene.satc` is on (see EireneSatc). */
   private[eagle] val satc: Option[EireneSatc] = if (eagleConf.eireneSatc) Some(new EireneSatc(this)) else None
+
+  /** Eirene's cold data migration, when `eirene.ccdm` is on (see EireneCcdm). */
+  private[eagle] val ccdm: Option[EireneCcdm] = if (eagleConf.eireneCcdm) Some(new EireneCcdm(this, eagleConf)) else None
   sc.addSparkListener(summary)
 
   /** Metrics, Eagle events and the Spark UI tab (see EagleObserver); never throws. */
@@ -105,6 +110,14 @@ private[spark] class EagleTaskScheduler(
 
   /** Dynamic Delay Scheduling is in charge of the locality waits (see EagleTaskSetManager). */
   private[eagle] def ddsActive: Boolean = eagleConf.ddsEnabled && engine.active
+
+  /** The engine node of executor `execId`, while it is alive. */
+  private[eagle] def nodeOfExecutor(execId: String): Option[Int] = synchronized { nodeOf.get(execId) }
+
+  /** The executor behind engine node `node`, while it is alive. */
+  private[eagle] def executorOfNode(node: Int): Option[String] = synchronized {
+    nodeOf.collectFirst { case (e, n) if n == node => e }
+  }
 
   /** Takes `width` planned slots of `job` on `execId` for one launch, if the plan has them. */
   private[eagle] def takeAllowance(execId: String, job: Int, width: Int): Boolean = {
@@ -169,6 +182,7 @@ private[spark] class EagleTaskScheduler(
     val tsm = new EagleTaskSetManager(this, taskSet, maxTaskFailures, healthTrackerOpt, job)
     val info = if (job >= 0) {
       tsmByJob(job) = tsm
+      ccdm.foreach(_.taskSetCreated(tsm))
       engine.call("jobInfo")(_.jobInfo(_, job)).getOrElse(Array(-1L, -1L, -1L))
     } else {
       Array(-1L, -1L, -1L)
@@ -191,6 +205,7 @@ private[spark] class EagleTaskScheduler(
         tsmByJob.remove(m.eagleJob)
         restricted -= m.eagleJob
         satc.foreach(_.taskSetEnded(m))
+        ccdm.foreach(_.taskSetEnded(m))
         val now = nowMs
         val info = engine.call("jobInfo")(_.jobInfo(_, m.eagleJob))
         // The interval history lives with the engine's job: fetch it before removeJob (only
@@ -346,6 +361,7 @@ private[spark] class EagleTaskScheduler(
     }
     roundEnd(result)
     allowance.clear()
+    ccdm.foreach(_.roundEnded(nodeOf.values))
     val freeSlots = offers.map(o => Shims.fits(o.cores, CPUS_PER_TASK)).sum - result.map(_.size).sum
     if (log.isDebugEnabled) {
       logDebug(s"Eagle round: offers ${offers.map(o => s"${o.executorId}:${o.cores}").mkString(",")} " +
@@ -532,7 +548,9 @@ private[spark] class EagleTaskScheduler(
             if (i < v.length) summary.setWarmupMs(v(i))
           }
         }
-        satc.foreach(e => summary.setSection("eirene", e.json))
+        if (satc.isDefined || ccdm.isDefined) {
+          summary.setSection("eirene", JObject(satc.toList.flatMap(_.fields) ++ ccdm.toList.flatMap(_.json)))
+        }
         cluster.foreach(c => summary.setSection("cluster", c.json))
         summary.setFallback(engine.failureReason)
         eagleConf.summaryPath.foreach { p =>

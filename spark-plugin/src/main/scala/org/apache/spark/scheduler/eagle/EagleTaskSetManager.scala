@@ -156,6 +156,7 @@ private[eagle] class EagleTaskSetManager(
     // descriptions only once every task of the set has a slot in the round.
     r._1.filter(_ != null).foreach { td =>
       eagleSched.satc.foreach(_.launchedTask(this, td))
+      eagleSched.ccdm.foreach(_.launched(this, td))
       taskInfos.get(td.taskId).foreach { info =>
         val level = info.taskLocality.id
         if (level >= 0 && level < launchesByLevel.length) launchesByLevel(level) += 1
@@ -286,6 +287,17 @@ private[eagle] class EagleTaskSetManager(
   def speculatableWaiting: Int =
     if (isZombie || !(speculationEnabled || satcOn)) 0
     else speculatableTasks.count(i => !successful(i) && copiesRunning(i) == 1 && !fetching.containsValue(i))
+
+  // ---- Eirene CCDM (see EireneCcdm) -----------------------------------------------------
+
+  /**
+   * Task `index`'s input is now in `execId`'s memory: it becomes the first task Spark's
+   * dequeue hands that executor (its process-local list is read first, from the end).
+   */
+  private[eagle] def preferOn(execId: String, index: Int): Unit =
+    if (index >= 0 && index < numTasks && needsScheduling(index)) {
+      pendingTasks.forExecutor.getOrElseUpdate(execId, new scala.collection.mutable.ArrayBuffer[Int]) += index
+    }
 
   // ---- Eirene SATC (see EireneSatc) ------------------------------------------------------
 

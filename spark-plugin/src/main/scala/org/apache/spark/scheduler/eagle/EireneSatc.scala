@@ -104,6 +104,6 @@ private[eagle] final class EireneSatc(sched: EagleTaskScheduler) {
     "clonesRequested" -> requested.get, "clonesLaunched" -> launched.get, "clonesWon" -> won.get,
     "clonesLost" -> lost.get, "copiesKilled" -> killed.get)
 
-  def json: JValue =
-    JObject(("satc" -> JBool(true)) :: counters.toList.map { case (k, v) => k -> (JInt(BigInt(v)): JValue) })
+  def fields: List[(String, JValue)] =
+    ("satc" -> (JBool(true): JValue)) :: counters.toList.map { case (k, v) => k -> (JInt(BigInt(v)): JValue) }
 }

@@ -190,6 +190,14 @@ private[eagle] class Native {
   @native def satcClone(handle: Long, job: Int, waiting: Int, idle: Int, running: Array[Int]): Int
 
   /**
+   * Eirene's Coordinated Cold Data Migration (`spark.scheduler.eagle.eirene.ccdm`): one call
+   * into the engine's planner, `op` one of `Native.Ccdm*` with its `args`; see
+   * rust/eagle-jni/src/eirene.rs for the layouts. Migrations to start come back as
+   * `(node, job, task, fast)` quadruples after the op's head values.
+   */
+  @native def ccdm(handle: Long, op: Int, args: Array[Int]): Array[Int]
+
+  /**
    * Cluster mode (`spark.scheduler.eagle.cluster.central`, see [[ClusterMode]]): from now on
    * the hosts' `eagle-node` daemons grant the slots. `central`, `app` UTF-8; the driver links
    * to `host:nodePort` of every executor host. Before any executor or task set.
@@ -229,6 +237,16 @@ private[eagle] object Native {
   /** Layout of `enableDelay(params)`; mirrors `DELAY_PARAM_NAMES` in rust/eagle-jni/src/state.rs. */
   val DelayParamNames: Seq[String] = Seq(
     "processWaitMs", "nodeWaitMs", "rackWaitMs", "minWaitMs", "maxWaitMs", "window", "inherit")
+
+  /** `ccdm(handle, op, args)` operations; mirror `op` in rust/eagle-jni/src/eirene.rs. */
+  val CcdmEnable = 0
+  val CcdmRegister = 1
+  val CcdmProbe = 2
+  val CcdmLaunched = 3
+  val CcdmDone = 4
+  val CcdmMigrated = 5
+  val CcdmForget = 6
+  val CcdmCounters = 7
 
   /** `TaskLocality` names by id (the level codes of the delay calls). */
   val LevelNames: Seq[String] = Seq("PROCESS_LOCAL", "NODE_LOCAL", "NO_PREF", "RACK_LOCAL", "ANY")
