@@ -246,7 +246,7 @@ def main(args) -> int:
                 run_dir = os.path.join(out_dir, "runs", f"{load}-{v}")
                 shutil.rmtree(run_dir, ignore_errors=True)
                 os.makedirs(run_dir)
-                conf = spark_conf("eagle", tb, run_dir, harness.ROOT, eagle=VARIANTS[v])
+                conf = spark_conf("eagle", tb, run_dir, harness.ROOT, eagle={**dict(args.eagle_conf), **VARIANTS[v]})
                 if "eirene.ccdm" in VARIANTS[v]:
                     conf["spark.plugins"] = CCDM_PLUGIN
                 cfg = {"workload": "eirene", "scheduler": "eagle", "testbed": tb,

@@ -295,9 +295,9 @@ impl Driver {
         self.ccdm.as_mut()
     }
 
-    /// Registers `job`'s tasks with an input to migrate, if CCDM is on and the job is short.
-    /// Returns whether it was registered.
-    pub fn ccdm_register(&mut self, job: JobId, cold: &[u32]) -> bool {
+    /// Registers `job`'s tasks with an input to migrate (each with the node holding it, if
+    /// known), if CCDM is on and the job is short. Returns whether it was registered.
+    pub fn ccdm_register(&mut self, job: JobId, cold: &[(u32, Option<NodeId>)]) -> bool {
         let short = self.job_class(job) == Some(Class::Short);
         match self.ccdm.as_mut() {
             Some(p) if short && !cold.is_empty() => {

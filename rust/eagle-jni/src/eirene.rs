@@ -10,7 +10,7 @@ use eagle_core::{JobId, NodeId};
 pub mod op {
     /// `[cm, mpp]` → `[]`: turn CCDM on.
     pub const ENABLE: i32 = 0;
-    /// `[job, task…]` (tasks with an input to migrate) → `[registered 0|1]`.
+    /// `[job, (task, holder node or -1)…]` (tasks with an input to migrate) → `[registered 0|1]`.
     pub const REGISTER: i32 = 1;
     /// `[job, waiting, node…]` → migrations to start.
     pub const PROBE: i32 = 2;
@@ -55,7 +55,14 @@ pub fn ccdm(st: &mut State, op: i32, args: &[i32]) -> Result<Vec<i32>, String> {
     }
     if op == op::REGISTER {
         let j = job(0)?;
-        let cold = tasks(&args[1..])?;
+        let rest = &args[1..];
+        if rest.len() % 2 != 0 {
+            return Err(format!("ccdm: register takes (task, holder) pairs after the job, got {} values", rest.len()));
+        }
+        let cold = rest
+            .chunks(2)
+            .map(|c| Ok((tasks(&c[..1])?[0], if c[1] < 0 { None } else { Some(state::node_id(c[1])?) })))
+            .collect::<Result<Vec<_>, String>>()?;
         return Ok(vec![st.driver.ccdm_register(j, &cold) as i32]);
     }
     let p = st.driver.ccdm().ok_or("ccdm: not enabled")?;
@@ -129,8 +136,9 @@ mod tests {
         let long = st.driver.submit(0.0, 4, Some(Class::Long), Some(100.0), 2).0 as i32;
         assert!(ccdm(&mut st, op::PROBE, &[j, 1, n0]).unwrap_err().contains("not enabled"));
         ccdm(&mut st, op::ENABLE, &[1, 2]).unwrap();
-        assert_eq!(ccdm(&mut st, op::REGISTER, &[long, 0, 1]).unwrap(), vec![0], "long work is not migrated");
-        assert_eq!(ccdm(&mut st, op::REGISTER, &[j, 0, 1, 2, 3]).unwrap(), vec![1]);
+        assert_eq!(ccdm(&mut st, op::REGISTER, &[long, 0, -1, 1, -1]).unwrap(), vec![0], "long work is not migrated");
+        assert!(ccdm(&mut st, op::REGISTER, &[j, 0, -1, 1]).unwrap_err().contains("pairs"));
+        assert_eq!(ccdm(&mut st, op::REGISTER, &[j, 0, -1, 1, -1, 2, -1, 3, -1]).unwrap(), vec![1]);
         // One executor, 2 x 1 waiting: one probe, MPP 2 requests, CM 1 running.
         let started = ccdm(&mut st, op::PROBE, &[j, 1, n0]).unwrap();
         assert_eq!(started.len(), 4);

@@ -8,21 +8,30 @@
 //! - **A probe.** A short task set that still has tasks waiting after a scheduling round
 //!   has met a full cluster: it "probes" `min(2 × waiting, executors)` executors picked at
 //!   random (batch sampling with Sparrow's and Eagle's probe ratio of 2, §II-A), once per
-//!   task set. Each probe queues up to MPP random not-started tasks with an input to
-//!   migrate into that executor's Migration Queue (MPP = 2, Table V). The probe carries the
-//!   job's Task Status Table: here the planner reads the started set directly.
+//!   task set. Each probe queues up to MPP random not-started tasks into that executor's
+//!   Migration Queue (MPP = 2, Table V). The probe carries the job's Task Status Table:
+//!   here the planner reads the started set directly.
 //! - **The Migration Queue** starts at most CM migrations per executor at once (CM = 10,
 //!   Table V); a request whose task started meanwhile is dropped unstarted
 //!   ([`super::ccdm::Manager::start_queued`]).
 //! - **The fast lane.** When a task of the job launches on an executor, the next
-//!   not-started task of the same job whose input is neither migrated nor migrating there
-//!   migrates at once, past CM (Sticky Batch Probing will most likely hand that executor
-//!   the job's next task).
+//!   not-started task of the same job migrates there at once, past CM (Sticky Batch
+//!   Probing will most likely hand that executor the job's next task).
 //! - **The answer to a slot** prefers a not-started task whose input is migrated on that
 //!   executor: the host asks [`Prefetch::migrated`] and puts those tasks first.
 //! - **Eviction** (RVFS, §III-B1): a job's migrated data goes when its task set ends
 //!   ([`Prefetch::forget`] names it; a migration still running then is dropped when it
 //!   ends, [`Prefetch::done`] returns false).
+//!
+//! **One copy per task (driver mode only).** The paper's workers pick their MPP tasks
+//! independently, so two workers may migrate the same task's input; its simulator charges a
+//! migration only time (DMT), not bandwidth. Moving a block here costs the network the
+//! task's own read would cost, and on the testbed at heavy load the independent picks copied
+//! 1.45× the bytes all the tasks read and made short jobs 2.7× slower at p50 (`scripts/bench
+//! eirene --quick`, 2026-11-25). The driver sees every executor, so it coordinates exactly:
+//! a task's input is queued, migrating or migrated on at most one executor at a time, and
+//! never on an executor that already holds it (its `holder`). A failed or dropped request
+//! frees the task for another executor.
 //!
 //! What a migration *is* stays with the host (the plugin replicates a task's cached input
 //! block into the target executor's memory); the planner only decides which task's input
@@ -62,10 +71,24 @@ pub struct PrefetchCounters {
 
 #[derive(Clone, Debug, Default)]
 struct JobInputs {
-    /// Task indices with an input to migrate, ascending.
-    cold: Vec<u32>,
+    /// Task indices with an input to migrate, ascending, and the executor holding each
+    /// input already (if known).
+    cold: Vec<(u32, Option<NodeId>)>,
     started: HashSet<u32>,
+    /// Tasks whose input is queued, migrating or migrated on some executor.
+    placed: HashMap<u32, NodeId>,
     probed: bool,
+}
+
+impl JobInputs {
+    /// Tasks that may still be migrated to `node`: not started, not placed anywhere, and
+    /// not already held there.
+    fn candidates(&self, node: NodeId) -> impl Iterator<Item = u32> + '_ {
+        self.cold
+            .iter()
+            .filter(move |(t, h)| *h != Some(node) && !self.started.contains(t) && !self.placed.contains_key(t))
+            .map(|&(t, _)| t)
+    }
 }
 
 /// The driver's Migration Managers and the per-job books they read.
@@ -85,27 +108,18 @@ impl Prefetch {
         if cm == 0 {
             return Err("ccdm: cm (concurrent migrations per executor) must be at least 1".into());
         }
-        Ok(Prefetch {
-            cm,
-            mpp,
-            nodes: BTreeMap::new(),
-            jobs: HashMap::new(),
-            rng: Rng::new(seed),
-            counters: Default::default(),
-        })
+        Ok(Prefetch { cm, mpp, nodes: BTreeMap::new(), jobs: HashMap::new(), rng: Rng::new(seed), counters: Default::default() })
     }
 
-    /// A short task set arrived; `cold` are its tasks with an input to migrate. A second
-    /// call for the same job is ignored (the set is fixed at submission).
-    pub fn register(&mut self, job: JobId, cold: &[u32]) {
+    /// A short task set arrived; `cold` are its tasks with an input to migrate, each with
+    /// the executor that holds that input already, if known. A second call for the same
+    /// job is ignored (the set is fixed at submission).
+    pub fn register(&mut self, job: JobId, cold: &[(u32, Option<NodeId>)]) {
         self.jobs.entry(job.0).or_insert_with(|| {
             let mut c = cold.to_vec();
-            c.sort_unstable();
-            c.dedup();
-            JobInputs {
-                cold: c,
-                ..Default::default()
-            }
+            c.sort_unstable_by_key(|x| x.0);
+            c.dedup_by_key(|x| x.0);
+            JobInputs { cold: c, ..Default::default() }
         });
     }
 
@@ -116,11 +130,9 @@ impl Prefetch {
 
     /// The job found the cluster full with `waiting` tasks left: it probes
     /// `min(2 × waiting, nodes)` of `nodes` at random, once per job; each probe queues MPP
-    /// random not-started tasks. Appends the migrations that start now to `out`.
+    /// random tasks that may still migrate there. Appends the migrations that start now.
     pub fn probe(&mut self, job: JobId, waiting: u32, nodes: &[NodeId], out: &mut Vec<Migration>) {
-        let Some(j) = self.jobs.get_mut(&job.0) else {
-            return;
-        };
+        let Some(j) = self.jobs.get_mut(&job.0) else { return };
         if j.probed || waiting == 0 || nodes.is_empty() || j.cold.is_empty() {
             return;
         }
@@ -135,21 +147,14 @@ impl Prefetch {
             pool.swap(i, pick);
         }
         for &node in &pool[..k] {
-            let j = &self.jobs[&job.0];
-            let mut cand: Vec<u32> = j
-                .cold
-                .iter()
-                .copied()
-                .filter(|t| !j.started.contains(t))
-                .collect();
+            let j = self.jobs.get_mut(&job.0).expect("checked above");
+            let mut cand: Vec<u32> = j.candidates(node).collect();
             let m = self.nodes.entry(node.0).or_default();
-            cand.retain(|&t| m.state(job, t).is_none());
             for _ in 0..self.mpp.min(cand.len() as u32) {
                 let t = cand.swap_remove(self.rng.below(cand.len()));
-                self.nodes
-                    .get_mut(&node.0)
-                    .expect("just inserted")
-                    .request(job, t);
+                if m.request(job, t) {
+                    j.placed.insert(t, node);
+                }
             }
             self.start_queued(node, out);
         }
@@ -161,57 +166,28 @@ impl Prefetch {
         let jobs = &self.jobs;
         let mut started = Vec::new();
         let cm = self.cm;
-        self.nodes.entry(node.0).or_default().start_queued(
-            cm,
-            |job, task| jobs.get(&job.0).is_some_and(|j| !j.started.contains(&task)),
-            &mut started,
-        );
+        self.nodes.entry(node.0).or_default().start_queued(cm, |job, task| jobs.get(&job.0).is_some_and(|j| !j.started.contains(&task)), &mut started);
         self.counters.started += started.len() as u64;
-        out.extend(started.into_iter().map(|(job, task)| Migration {
-            node,
-            job,
-            task,
-            fast: false,
-        }));
+        out.extend(started.into_iter().map(|(job, task)| Migration { node, job, task, fast: false }));
     }
 
     /// Task `task` of `job` launched on `node`. Returns whether its input had been migrated
     /// there (CCDM helped it). Feeds the fast lane: the next not-started task of the job
-    /// whose input is neither migrated nor migrating on `node` migrates there now.
-    pub fn launched(
-        &mut self,
-        node: NodeId,
-        job: JobId,
-        task: u32,
-        out: &mut Vec<Migration>,
-    ) -> bool {
-        let Some(j) = self.jobs.get_mut(&job.0) else {
-            return false;
-        };
+    /// whose input is not placed anywhere nor held on `node` migrates there now.
+    pub fn launched(&mut self, node: NodeId, job: JobId, task: u32, out: &mut Vec<Migration>) -> bool {
+        let Some(j) = self.jobs.get_mut(&job.0) else { return false };
         j.started.insert(task);
-        let helped =
-            self.nodes.get(&node.0).and_then(|m| m.state(job, task)) == Some(MigState::Migrated);
+        let helped = self.nodes.get(&node.0).and_then(|m| m.state(job, task)) == Some(MigState::Migrated);
         if helped {
             self.counters.helped += 1;
         }
-        let j = &self.jobs[&job.0];
         let m = self.nodes.entry(node.0).or_default();
-        let next = j.cold.iter().copied().find(|t| {
-            !j.started.contains(t)
-                && !matches!(
-                    m.state(job, *t),
-                    Some(MigState::Migrated | MigState::Migrating { .. })
-                )
-        });
+        let next = j.candidates(node).next();
         if let Some(t) = next {
             if m.fast(job, t) {
+                j.placed.insert(t, node);
                 self.counters.fast += 1;
-                out.push(Migration {
-                    node,
-                    job,
-                    task: t,
-                    fast: true,
-                });
+                out.push(Migration { node, job, task: t, fast: true });
             }
         }
         helped
@@ -220,18 +196,9 @@ impl Prefetch {
     /// A migration ended (`ok`: the input is in `node`'s memory). Returns whether the data
     /// should stay (false: the job is gone, or the copy failed; the host drops it). Starts
     /// queued migrations the freed MQ slot allows.
-    pub fn done(
-        &mut self,
-        node: NodeId,
-        job: JobId,
-        task: u32,
-        ok: bool,
-        out: &mut Vec<Migration>,
-    ) -> bool {
+    pub fn done(&mut self, node: NodeId, job: JobId, task: u32, ok: bool, out: &mut Vec<Migration>) -> bool {
         let keep = ok && self.jobs.contains_key(&job.0);
-        let Some(m) = self.nodes.get_mut(&node.0) else {
-            return false;
-        };
+        let Some(m) = self.nodes.get_mut(&node.0) else { return false };
         if !matches!(m.state(job, task), Some(MigState::Migrating { .. })) {
             return false; // unknown or duplicate report
         }
@@ -240,6 +207,9 @@ impl Prefetch {
             self.counters.migrated += 1;
         } else {
             self.counters.failed += 1;
+            if let Some(j) = self.jobs.get_mut(&job.0) {
+                j.placed.remove(&task); // another executor may try
+            }
         }
         self.start_queued(node, out);
         keep
@@ -247,9 +217,7 @@ impl Prefetch {
 
     /// Not-started tasks of `job` whose input is in `node`'s memory, ascending.
     pub fn migrated(&self, node: NodeId, job: JobId) -> Vec<u32> {
-        let (Some(m), Some(j)) = (self.nodes.get(&node.0), self.jobs.get(&job.0)) else {
-            return Vec::new();
-        };
+        let (Some(m), Some(j)) = (self.nodes.get(&node.0), self.jobs.get(&job.0)) else { return Vec::new() };
         let mut v: Vec<u32> = m.migrated(job).filter(|t| !j.started.contains(t)).collect();
         v.sort_unstable();
         v
@@ -270,16 +238,17 @@ impl Prefetch {
         drop
     }
 
-    /// The executor is gone with whatever it held.
+    /// The executor is gone with whatever it held: its tasks may migrate elsewhere.
     pub fn remove_node(&mut self, node: NodeId) {
         self.nodes.remove(&node.0);
+        for j in self.jobs.values_mut() {
+            j.placed.retain(|_, n| *n != node);
+        }
     }
 
     /// Migrations running on `node` from the MQ and by the fast lane.
     pub fn in_flight(&self, node: NodeId) -> (u32, u32) {
-        self.nodes
-            .get(&node.0)
-            .map_or((0, 0), |m| (m.active(), m.fast_active()))
+        self.nodes.get(&node.0).map_or((0, 0), |m| (m.active(), m.fast_active()))
     }
 }
 
@@ -293,23 +262,23 @@ mod tests {
         (0..n).map(NodeId).collect()
     }
 
+    fn cold(tasks: &[u32]) -> Vec<(u32, Option<NodeId>)> {
+        tasks.iter().map(|&t| (t, None)).collect()
+    }
+
     #[test]
-    fn a_probe_goes_to_twice_the_waiting_tasks_and_queues_mpp_each() {
+    fn a_probe_goes_to_twice_the_waiting_tasks_with_mpp_each_and_one_copy_per_task() {
         let mut p = Prefetch::new(10, 2, 7).unwrap();
-        p.register(J, &[0, 1, 2, 3]);
+        p.register(J, &cold(&[0, 1, 2, 3, 4, 5, 6, 7, 8, 9]));
         let mut out = vec![];
         p.probe(J, 2, &nodes(8), &mut out);
         let probed: HashSet<u32> = out.iter().map(|m| m.node.0).collect();
         assert_eq!(probed.len(), 4, "2 x 2 waiting tasks: {out:?}");
         for n in &probed {
-            let on: Vec<u32> = out
-                .iter()
-                .filter(|m| m.node.0 == *n)
-                .map(|m| m.task)
-                .collect();
-            assert_eq!(on.len(), 2, "MPP requests per probe");
-            assert_ne!(on[0], on[1], "two different tasks");
+            assert_eq!(out.iter().filter(|m| m.node.0 == *n).count(), 2, "MPP requests per probe");
         }
+        let tasks: HashSet<u32> = out.iter().map(|m| m.task).collect();
+        assert_eq!(tasks.len(), out.len(), "no task's input goes to two executors: {out:?}");
         assert!(out.iter().all(|m| !m.fast));
         // Once per job.
         let before = out.len();
@@ -319,21 +288,34 @@ mod tests {
     }
 
     #[test]
-    fn the_probe_is_capped_by_the_executors_and_skips_started_tasks() {
+    fn a_probe_skips_started_tasks_inputs_already_placed_and_inputs_the_executor_holds() {
         let mut p = Prefetch::new(10, 3, 1).unwrap();
-        p.register(J, &[0, 1, 2]);
+        p.register(J, &[(0, None), (1, Some(NodeId(1))), (2, None), (3, None)]);
         let mut out = vec![];
-        p.launched(NodeId(9), J, 0, &mut out); // task 0 started before any probe
+        p.launched(NodeId(9), J, 0, &mut out); // task 0 started before any probe; 1 goes by the fast lane
+        assert_eq!(out, vec![Migration { node: NodeId(9), job: J, task: 1, fast: true }]);
         out.clear();
         p.probe(J, 5, &nodes(3), &mut out);
-        assert_eq!(out.len(), 3 * 2, "3 executors, 2 not-started tasks each");
-        assert!(out.iter().all(|m| m.task != 0));
+        let tasks: Vec<u32> = out.iter().map(|m| m.task).collect();
+        assert_eq!(tasks.len(), 2, "only 2 and 3 are left: {out:?}");
+        assert!(!tasks.contains(&0) && !tasks.contains(&1));
+    }
+
+    #[test]
+    fn an_executor_never_migrates_an_input_it_holds() {
+        let mut p = Prefetch::new(10, 3, 1).unwrap();
+        p.register(J, &[(0, Some(NodeId(0))), (1, Some(NodeId(0)))]);
+        let mut out = vec![];
+        p.probe(J, 1, &nodes(1), &mut out);
+        assert!(out.is_empty(), "{out:?}");
+        p.launched(NodeId(0), J, 0, &mut out);
+        assert!(out.is_empty(), "{out:?}");
     }
 
     #[test]
     fn cm_bounds_each_executor_and_a_finished_migration_starts_the_next() {
         let mut p = Prefetch::new(1, 2, 3).unwrap();
-        p.register(J, &[0, 1, 2, 3]);
+        p.register(J, &cold(&[0, 1, 2, 3]));
         let mut out = vec![];
         p.probe(J, 1, &nodes(1), &mut out);
         // 2 x 1 waiting, capped by 1 executor: one probe, MPP 2 requests, CM 1 at once.
@@ -353,7 +335,7 @@ mod tests {
     #[test]
     fn a_queued_request_for_a_task_that_started_is_dropped_unstarted() {
         let mut p = Prefetch::new(1, 2, 3).unwrap();
-        p.register(J, &[0, 1]);
+        p.register(J, &cold(&[0, 1]));
         let mut out = vec![];
         p.probe(J, 1, &nodes(1), &mut out);
         let (running, queued) = (out[0].task, 1 - out[0].task);
@@ -368,69 +350,68 @@ mod tests {
     #[test]
     fn the_fast_lane_migrates_the_next_task_past_cm_and_a_migrated_launch_counts_as_helped() {
         let mut p = Prefetch::new(1, 1, 3).unwrap();
-        p.register(J, &[0, 1, 2]);
+        p.register(J, &cold(&[0, 1, 2]));
         let mut out = vec![];
         p.probe(J, 1, &nodes(1), &mut out);
         let t = out[0].task;
         p.done(NodeId(0), J, t, true, &mut vec![]);
         out.clear();
         // Launching the migrated task on its executor: helped; the fast lane takes the
-        // lowest not-started task that is not already there.
+        // lowest task placed nowhere.
         assert!(p.launched(NodeId(0), J, t, &mut out));
         let next = [0, 1, 2].into_iter().find(|&x| x != t).unwrap();
-        assert_eq!(
-            out,
-            vec![Migration {
-                node: NodeId(0),
-                job: J,
-                task: next,
-                fast: true
-            }]
-        );
+        assert_eq!(out, vec![Migration { node: NodeId(0), job: J, task: next, fast: true }]);
         assert_eq!(p.in_flight(NodeId(0)), (0, 1));
-        // Elsewhere, with nothing migrated: not helped, and one more fast-lane copy.
+        // Elsewhere: not helped, and the fast lane takes the last task, not `next` again.
         out.clear();
-        assert!(!p.launched(NodeId(1), J, next, &mut out));
-        assert_eq!(out.len(), 1);
+        let last = 3 - t - next;
+        assert!(!p.launched(NodeId(1), J, last, &mut out));
+        assert!(out.is_empty(), "every remaining input is placed or started: {out:?}");
         assert_eq!(p.counters.helped, 1);
-        assert_eq!(p.counters.fast, 2);
-        assert!(
-            p.migrated(NodeId(0), J).is_empty(),
-            "started tasks are not offered again"
-        );
+        assert!(p.migrated(NodeId(0), J).is_empty(), "started tasks are not offered again");
     }
 
     #[test]
     fn forget_names_the_migrated_inputs_and_a_late_migration_is_not_kept() {
         let mut p = Prefetch::new(10, 2, 3).unwrap();
-        p.register(J, &[0, 1]);
+        p.register(J, &cold(&[0, 1]));
         let mut out = vec![];
         p.probe(J, 1, &nodes(1), &mut out);
         assert_eq!(out.len(), 2);
         p.done(NodeId(0), J, out[0].task, true, &mut vec![]);
-        let mut dropped = p.forget(J);
-        dropped.sort_by_key(|x| x.1);
+        let dropped = p.forget(J);
         assert_eq!(dropped, vec![(NodeId(0), out[0].task)]);
-        assert!(
-            !p.done(NodeId(0), J, out[1].task, true, &mut vec![]),
-            "job gone: the copy is dropped"
-        );
+        assert!(!p.done(NodeId(0), J, out[1].task, true, &mut vec![]), "job gone: the copy is dropped");
         assert_eq!(p.in_flight(NodeId(0)), (0, 0));
         assert!(!p.knows(J));
     }
 
     #[test]
-    fn a_failed_migration_frees_its_slot_and_is_not_offered() {
-        let mut p = Prefetch::new(1, 2, 3).unwrap();
-        p.register(J, &[0, 1]);
+    fn a_failed_migration_frees_its_task_for_another_executor() {
+        let mut p = Prefetch::new(1, 1, 3).unwrap();
+        p.register(J, &cold(&[0]));
         let mut out = vec![];
         p.probe(J, 1, &nodes(1), &mut out);
-        let t = out[0].task;
-        out.clear();
-        assert!(!p.done(NodeId(0), J, t, false, &mut out));
         assert_eq!(out.len(), 1);
+        out.clear();
+        assert!(!p.done(NodeId(0), J, 0, false, &mut out));
         assert!(p.migrated(NodeId(0), J).is_empty());
         assert_eq!(p.counters.failed, 1);
+        // Task 0 may go elsewhere now: the fast lane of a launch on another executor takes it.
+        p.launched(NodeId(1), J, 9, &mut out);
+        assert_eq!(out.last(), Some(&Migration { node: NodeId(1), job: J, task: 0, fast: true }));
+    }
+
+    #[test]
+    fn a_lost_executor_frees_its_tasks() {
+        let mut p = Prefetch::new(10, 1, 3).unwrap();
+        p.register(J, &cold(&[0]));
+        let mut out = vec![];
+        p.probe(J, 1, &nodes(1), &mut out);
+        p.remove_node(NodeId(0));
+        out.clear();
+        p.launched(NodeId(1), J, 7, &mut out);
+        assert_eq!(out, vec![Migration { node: NodeId(1), job: J, task: 0, fast: true }]);
     }
 
     #[test]

@@ -29,7 +29,13 @@ object ColdInputJob {
     require(partitions > 0 && mb > 0, s"partitions and mb must be > 0: $partitions, $mb")
     val size = mb << 20
     val rdd = sc.parallelize(0 until partitions, partitions)
-      .map(p => Array.fill[Byte](size)((p % 127).toByte))
+      .map { p =>
+        // Random bytes: Spark compresses blocks on the wire, and a constant block would
+        // cross the shaped links as a few kilobytes.
+        val a = new Array[Byte](size)
+        new java.util.Random(p.toLong).nextBytes(a)
+        a
+      }
       .persist(StorageLevel.MEMORY_ONLY)
     rdd.setName("eirene cold input")
     val n = rdd.count()

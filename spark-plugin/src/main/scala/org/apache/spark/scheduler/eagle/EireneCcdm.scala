@@ -68,7 +68,13 @@ private[eagle] final class EireneCcdm(sched: EagleTaskScheduler, conf: EagleConf
         if (t.preferredLocations.exists(_.isInstanceOf[ExecutorCacheTaskLocation])) EireneCcdm.cachedInput(rdd, t.partitionId)
         else None
       }
-      val cold = blocks.indices.filter(i => blocks(i).isDefined).toArray
+      // (task, node already holding its input or -1) pairs: no executor migrates what it holds.
+      val cold = blocks.indices.filter(i => blocks(i).isDefined).flatMap { i =>
+        val holder = tsm.taskSet.tasks(i).preferredLocations.collectFirst {
+          case l: ExecutorCacheTaskLocation if sched.nodeOfExecutor(l.executorId).isDefined => sched.nodeOfExecutor(l.executorId).get
+        }
+        Seq(i, holder.getOrElse(-1))
+      }.toArray
       val cls = EireneCcdm.cachedRdd(rdd).map(_.elementClassTag.runtimeClass.getName).getOrElse("java.lang.Object")
       if (cold.nonEmpty && call("ccdmRegister", CcdmRegister, tsm.eagleJob +: cold).exists(_.headOption.contains(1))) {
         jobs(tsm.eagleJob) = new Inputs(tsm, blocks, cls)
