@@ -1,5 +1,5 @@
-"""Benchmark code stays out of the product jar: EagleBench, EagleStress, SleepJob and
-StragglerSleepJob are in
+"""Benchmark code stays out of the product jar: EagleBench, EagleStress, SleepJob,
+StragglerSleepJob and ColdInputJob are in
 build/libs/eagle-spark-bench-<version>.jar (spark-plugin/src/bench/scala, gradle benchJar),
 which the benchmarks put next to the plugin jar."""
 import glob
@@ -12,7 +12,7 @@ import zipfile
 
 from conftest import JAR, ROOT
 
-BENCH_CLASSES = re.compile(r"(^|/)(EagleBench|EagleStress|SleepJob|StragglerSleepJob)([$.]|$)")
+BENCH_CLASSES = re.compile(r"(^|/)(EagleBench|EagleStress|SleepJob|StragglerSleepJob|ColdInputJob)([$.]|$)")
 
 
 def bench_jar():
@@ -30,7 +30,7 @@ def test_the_product_jar_holds_no_benchmark_class():
 
 def test_the_bench_jar_holds_the_benchmark_mains_and_nothing_else():
     names = [n for n in zipfile.ZipFile(bench_jar()).namelist() if n.endswith(".class")]
-    for c in ("EagleBench", "EagleStress", "SleepJob", "StragglerSleepJob"):
+    for c in ("EagleBench", "EagleStress", "SleepJob", "StragglerSleepJob", "ColdInputJob"):
         assert f"org/apache/spark/scheduler/eagle/{c}.class" in names, names
     # Compiled against the plugin classes, not with them.
     assert [n for n in names if not BENCH_CLASSES.search(n)] == []
