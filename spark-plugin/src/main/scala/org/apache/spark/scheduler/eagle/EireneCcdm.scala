@@ -40,7 +40,7 @@ import org.apache.spark.storage.{RDDBlockId, StorageLevel}
  * Every call is under the scheduler lock except [[done]], which takes it.
  */
 private[eagle] final class EireneCcdm(sched: EagleTaskScheduler, conf: EagleConf) extends Logging {
-  import Native.{CcdmDone, CcdmForget, CcdmLaunched, CcdmMigrated, CcdmProbe, CcdmRegister}
+  import Native.{CcdmDone, CcdmForget, CcdmLaunched, CcdmProbe, CcdmRegister}
 
   /** A registered task set: its task set manager and the input block of each task index. */
   private final class Inputs(val tsm: EagleTaskSetManager, val blocks: Array[Option[RDDBlockId]], val elementClass: String)
@@ -100,7 +100,7 @@ private[eagle] final class EireneCcdm(sched: EagleTaskScheduler, conf: EagleConf
   /** The task set ended: the engine names the migrated inputs to drop. */
   def taskSetEnded(tsm: EagleTaskSetManager): Unit = jobs.remove(tsm.eagleJob).foreach { in =>
     call("ccdmForget", CcdmForget, Array(tsm.eagleJob)).foreach(_.grouped(2).foreach {
-      case Array(node, task) => drop(node, in, task)
+      case Array(node, task) => in.blocks.lift(task).flatten.foreach(b => drop(node, b.name))
       case _ =>
     })
   }
@@ -116,10 +116,9 @@ private[eagle] final class EireneCcdm(sched: EagleTaskScheduler, conf: EagleConf
     }
     call("ccdmDone", CcdmDone, Array(d.node, d.job, d.task, if (d.ok) 1 else 0)).foreach { r =>
       val keep = r.headOption.contains(1)
-      jobs.get(d.job).foreach { in =>
-        if (keep) in.tsm.preferOn(d.executorId, d.task)
-        else if (d.ok && !d.alreadyLocal) drop(d.node, in, d.task)
-      }
+      if (keep) jobs.get(d.job).foreach(_.tsm.preferOn(d.executorId, d.task))
+      // Not kept (the task set ended while it was copied): the copy goes at once.
+      else if (d.ok && !d.alreadyLocal) drop(d.node, d.block)
       start(r, 1)
     }
   }
@@ -143,15 +142,15 @@ private[eagle] final class EireneCcdm(sched: EagleTaskScheduler, conf: EagleConf
             // fails at once so that its queue slot frees.
             unreachable.incrementAndGet()
             val exec = sched.executorOfNode(node).getOrElse("")
-            done(EireneCcdmPlugin.Done(exec, job, task, node, ok = false, 0L, alreadyLocal = false))
+            done(EireneCcdmPlugin.Done(exec, job, task, node, "", ok = false, 0L, alreadyLocal = false))
         }
       case _ =>
     }
 
-  private def drop(node: Int, in: Inputs, task: Int): Unit =
-    for (block <- in.blocks.lift(task).flatten; exec <- sched.executorOfNode(node); ref <- EireneCcdmPlugin.endpoint(exec)) {
+  private def drop(node: Int, block: String): Unit =
+    for (exec <- sched.executorOfNode(node); ref <- EireneCcdmPlugin.endpoint(exec)) {
       dropped.incrementAndGet()
-      ref.send(EireneCcdmPlugin.Drop(block.name).wire)
+      ref.send(EireneCcdmPlugin.Drop(block).wire)
     }
 
   private def call(what: String, op: Int, args: Array[Int]): Option[Array[Int]] =

@@ -75,8 +75,8 @@ object EireneCcdmPlugin extends Logging {
   }
   /** Executor → driver: a migration ended (`alreadyLocal`: nothing to copy, it was here). */
   final case class Done(
-      executorId: String, job: Int, task: Int, node: Int, ok: Boolean, bytes: Long, alreadyLocal: Boolean,
-      why: String = "")
+      executorId: String, job: Int, task: Int, node: Int, block: String, ok: Boolean, bytes: Long,
+      alreadyLocal: Boolean, why: String = "")
 
   @volatile private var driverSide: DriverSide = _
   @volatile private var doneHandler: Done => Unit = (_: Done) => ()
@@ -136,7 +136,7 @@ object EireneCcdmPlugin extends Logging {
 
     private def migrate(exec: String, m: Migrate): Done = {
       def done(ok: Boolean, bytes: Long, local: Boolean, why: String = "") =
-        Done(exec, m.job, m.task, m.node, ok, bytes, local, why)
+        Done(exec, m.job, m.task, m.node, m.block, ok, bytes, local, why)
       try {
         val id = BlockId(m.block)
         val bm = SparkEnv.get.blockManager
