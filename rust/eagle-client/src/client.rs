@@ -225,10 +225,11 @@ const CENTRAL_RETRIES: u32 = 10;
 impl Job {
     /// The local long tasks sent to `host` will not be granted there (it rejected
     /// them, or its link dropped): they are no longer reserved.
-    fn lose_share(&mut self, host: u64) {
-        if let Some(n) = self.share.remove(&host) {
-            self.reserved = self.reserved.saturating_sub(n);
-        }
+    /// Returns how many.
+    fn lose_share(&mut self, host: u64) -> u32 {
+        let n = self.share.remove(&host).unwrap_or(0);
+        self.reserved = self.reserved.saturating_sub(n);
+        n
     }
 
     /// The central's placements on `host` will not be granted (its link dropped, and the
@@ -378,6 +379,7 @@ impl State {
                 }
                 if tasks == 0 {
                     j.probed.clear();
+                    self.unshare_all(job);
                 } else if j.long {
                     // More tasks than reservations out (a retry): place the difference.
                     let more = tasks.saturating_sub(j.reserved + j.unplaced);
@@ -389,6 +391,7 @@ impl State {
                 }
             }
             Cmd::Finished { job } => {
+                self.unshare_all(job);
                 if let Some(j) = self.jobs.remove(&job) {
                     for h in j.probed {
                         self.writers.send(h, &ToNode::Remaining { job, tasks: 0 });
@@ -484,6 +487,24 @@ impl State {
         }
     }
 
+    /// The local long tasks of `job` shared out to `links` will not be granted there:
+    /// they leave the job's reservations and the hosts' local long work.
+    fn unshare(&mut self, job: u64, links: &[u64]) {
+        let Some(j) = self.jobs.get_mut(&job) else { return };
+        for &link in links {
+            let n = j.lose_share(link);
+            if let Some(h) = self.hosts.get_mut(&link) {
+                h.local_long_ms = (h.local_long_ms - n as f64 * j.est).max(0.0);
+            }
+        }
+    }
+
+    /// [`Self::unshare`] on every host: the job has no task left to run there.
+    fn unshare_all(&mut self, job: u64) {
+        let links: Vec<u64> = self.jobs.get(&job).map(|j| j.share.keys().copied().collect()).unwrap_or_default();
+        self.unshare(job, &links);
+    }
+
     fn launched(&mut self, g: Grant) {
         // The node hears of it only while the lease stands; the job's count drops either way
         // (a task launched under a grant that was voided meanwhile, e.g. its host's link
@@ -501,6 +522,7 @@ impl State {
             for p in std::mem::take(&mut j.probed) {
                 self.writers.send(p, &ToNode::Remaining { job: g.job, tasks: 0 });
             }
+            self.unshare_all(g.job);
         }
     }
 
@@ -518,7 +540,9 @@ impl State {
         } else {
             self.writers.send(h, &ToNode::TaskEnd { lease: g.lease });
         }
-        if l.local && l.running {
+        // A local long task (granted under a probe) is over, or was never launched: its
+        // estimate left the host's share at the grant and leaves its local work now.
+        if l.local && !l.long {
             if let (Some(host), Some(j)) = (self.hosts.get_mut(&h), self.jobs.get(&l.job)) {
                 host.local_long_ms = (host.local_long_ms - j.est).max(0.0);
             }
@@ -629,11 +653,19 @@ impl State {
                 self.leases.insert((link, lease), Lease { job, long, local, running: false });
                 self.emit(Event::Grant(Grant { host: name, lease, job, long }));
                 if !long && !kept {
-                    // The grant used the probe up (hawk and sparrow grant once per probe): a
-                    // job with more tasks than this one probes again.
+                    // The grant used the probe up (hawk and sparrow grant once per probe).
                     let j = self.jobs.get_mut(&job).unwrap();
                     j.probed.remove(&link);
-                    if j.left > 1 {
+                    if j.long {
+                        // A local long job runs only where LWL placed it: the rest of this
+                        // host's share is asked for again there, and nowhere else.
+                        let (share, est, cpus) = (j.share.get(&link).copied().unwrap_or(0), j.est, j.cpus);
+                        if share > 0 {
+                            j.probed.insert(link);
+                            self.writers.send(link, &ToNode::Probe { job, tasks: share, est_ms: est, cpus });
+                        }
+                    } else if j.left > 1 {
+                        // A short job with more tasks than this one probes again.
                         self.probe(job);
                     }
                 }
@@ -645,7 +677,7 @@ impl State {
                 let Some(j) = self.jobs.get_mut(&job) else { return };
                 j.probed.remove(&link);
                 j.rejected.insert(link);
-                j.lose_share(link);
+                self.unshare(job, &[link]);
                 self.reprobe(job);
             }
             FromNode::Revoked { lease, reason } => {

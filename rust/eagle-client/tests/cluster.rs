@@ -6,7 +6,7 @@
 mod support;
 
 use eagle_client::Event;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use support::*;
 
 fn hosts_up(d: &mut Driver, c: &eagle_client::Client, n: usize) {
@@ -127,6 +127,57 @@ fn long_jobs_fall_back_to_local_lwl_while_the_central_is_down_and_go_back_to_it_
     for a in &nodes {
         eventually("no lease left", || (leased(a) == 0).then_some(()));
     }
+}
+
+/// While the central is down, a long job's LWL shares are the only places it runs: a
+/// grant that uses up its host's share does not send the job's remaining tasks out as
+/// short probes (which would let the first host to answer run all of them, and a host
+/// LWL gave nothing be leased for the job).
+#[test]
+fn a_local_long_job_runs_its_lwl_shares_and_probes_no_other_host() {
+    let nodes: Vec<String> = (0..3).map(|_| node(2)).collect();
+    let central = central(&nodes);
+    let proxy = Proxy::new(&central);
+    proxy.cut();
+    let c = client("app", &proxy.addr, 2);
+    for (i, a) in nodes.iter().enumerate() {
+        c.add_host(&format!("h{i}"), a);
+    }
+    let mut d = Driver::default();
+    hosts_up(&mut d, &c, 3);
+    // LWL over three idle hosts gives 2 tasks one host each, and the third nothing.
+    d.submit(&c, 1, 2, true);
+    d.until(&c, "the long job to run locally", false, |d| d.left[&1] == 0);
+    // A node numbers its leases 1, 2, …, and a link keeps its order: the first lease a
+    // host grants a later job counts the leases it granted job 1 (a grant the client
+    // returned at once, for a job with nothing left, never reaches the driver). Job 2's
+    // six tasks are held, so they need every slot: every host grants it.
+    d.submit(&c, 2, 6, false);
+    let first_of_job_2 = |d: &Driver| {
+        let mut first: BTreeMap<String, u64> = BTreeMap::new();
+        for e in &d.events {
+            if let Event::Grant(g) = e {
+                if g.job == 2 {
+                    first.entry(g.host.clone()).or_insert(g.lease);
+                }
+            }
+        }
+        first
+    };
+    d.until(&c, "a grant of job 2 from every host", true, |d| first_of_job_2(d).len() == 3);
+    let for_job_1: Vec<u64> = first_of_job_2(&d).values().map(|l| l - 1).collect();
+    assert_eq!(for_job_1.iter().sum::<u64>(), 2, "one lease per LWL share and no more: {:?}", d.events);
+    assert!(for_job_1.iter().all(|&n| n <= 1), "one share per host: {for_job_1:?}");
+    for g in std::mem::take(&mut d.running) {
+        c.task_end(&g);
+    }
+    c.finished(1);
+    c.finished(2);
+    for a in &nodes {
+        eventually("no lease left", || (leased(a) == 0).then_some(()));
+    }
+    let (_, views) = c.hosts();
+    assert!(views.iter().all(|v| v.local_long_ms == 0.0), "no local long work is left accounted: {views:?}");
 }
 
 #[test]
