@@ -8,13 +8,13 @@
 //! - **A probe.** A short task set that still has tasks waiting after a scheduling round
 //!   has met a full cluster: it "probes" `min(2 × waiting, executors)` executors picked at
 //!   random (batch sampling with Sparrow's and Eagle's probe ratio of 2, §II-A), once per
-//!   task set. Each probe queues up to MPP random not-started tasks into that executor's
+//!   task set. Each probe queues up to MPP not-started tasks into that executor's
 //!   Migration Queue (MPP = 2, Table V). The probe carries the job's Task Status Table:
 //!   here the planner reads the started set directly.
 //! - **The Migration Queue** starts at most CM migrations per executor at once (CM = 10,
 //!   Table V); a request whose task started meanwhile is dropped unstarted
 //!   ([`super::ccdm::Manager::start_queued`]).
-//! - **The fast lane.** When a task of the job launches on an executor, the next
+//! - **The fast lane.** When a task of the job launches on an executor, another
 //!   not-started task of the same job migrates there at once, past CM (Sticky Batch
 //!   Probing will most likely hand that executor the job's next task).
 //! - **The answer to a slot** prefers a not-started task whose input is migrated on that
@@ -32,6 +32,17 @@
 //! a task's input is queued, migrating or migrated on at most one executor at a time, and
 //! never on an executor that already holds it (its `holder`). A failed or dropped request
 //! frees the task for another executor.
+//!
+//! **Which tasks (driver mode only).** The paper's workers pick random tasks, and the
+//! fast lane the job's next one. Spark's TaskSetManager hands an executor first the tasks
+//! whose input it holds (a copy included: the host puts a migrated task on that executor's
+//! process-local list), and otherwise the not-started task of the lowest index. A copy made
+//! for the lowest not-started index is thus the one most likely to be taken by whichever
+//! executor frees a slot first, and read remotely there: with the fast lane on the next
+//! index, 6 of 50 fast-lane copies were used where they landed (`--eagle-conf
+//! eirene.ccdm.mpp=0`, 2026-11-25). So both the probes and the fast lane take the
+//! candidates the host hands out *last*, highest index first: those wait longest, which
+//! is the lead time the paper migrates in, and stay for the executor that holds the copy.
 //!
 //! What a migration *is* stays with the host (the plugin replicates a task's cached input
 //! block into the target executor's memory); the planner only decides which task's input
@@ -148,10 +159,11 @@ impl Prefetch {
         }
         for &node in &pool[..k] {
             let j = self.jobs.get_mut(&job.0).expect("checked above");
+            // Ascending: the tasks the host hands out last are at the end.
             let mut cand: Vec<u32> = j.candidates(node).collect();
             let m = self.nodes.entry(node.0).or_default();
-            for _ in 0..self.mpp.min(cand.len() as u32) {
-                let t = cand.swap_remove(self.rng.below(cand.len()));
+            for _ in 0..self.mpp {
+                let Some(t) = cand.pop() else { break };
                 if m.request(job, t) {
                     j.placed.insert(t, node);
                 }
@@ -172,8 +184,9 @@ impl Prefetch {
     }
 
     /// Task `task` of `job` launched on `node`. Returns whether its input had been migrated
-    /// there (CCDM helped it). Feeds the fast lane: the next not-started task of the job
-    /// whose input is not placed anywhere nor held on `node` migrates there now.
+    /// there (CCDM helped it). Feeds the fast lane: the not-started task of the job the host
+    /// hands out last (the highest index) whose input is not placed anywhere nor held on
+    /// `node` migrates there now.
     pub fn launched(&mut self, node: NodeId, job: JobId, task: u32, out: &mut Vec<Migration>) -> bool {
         let Some(j) = self.jobs.get_mut(&job.0) else { return false };
         j.started.insert(task);
@@ -182,7 +195,7 @@ impl Prefetch {
             self.counters.helped += 1;
         }
         let m = self.nodes.entry(node.0).or_default();
-        let next = j.candidates(node).next();
+        let next = j.candidates(node).last();
         if let Some(t) = next {
             if m.fast(job, t) {
                 j.placed.insert(t, node);
@@ -292,13 +305,36 @@ mod tests {
         let mut p = Prefetch::new(10, 3, 1).unwrap();
         p.register(J, &[(0, None), (1, Some(NodeId(1))), (2, None), (3, None)]);
         let mut out = vec![];
-        p.launched(NodeId(9), J, 0, &mut out); // task 0 started before any probe; 1 goes by the fast lane
-        assert_eq!(out, vec![Migration { node: NodeId(9), job: J, task: 1, fast: true }]);
+        p.launched(NodeId(9), J, 0, &mut out); // task 0 started before any probe; 3 goes by the fast lane
+        assert_eq!(out, vec![Migration { node: NodeId(9), job: J, task: 3, fast: true }]);
         out.clear();
         p.probe(J, 5, &nodes(3), &mut out);
-        let tasks: Vec<u32> = out.iter().map(|m| m.task).collect();
-        assert_eq!(tasks.len(), 2, "only 2 and 3 are left: {out:?}");
-        assert!(!tasks.contains(&0) && !tasks.contains(&1));
+        let mut tasks: Vec<u32> = out.iter().map(|m| m.task).collect();
+        tasks.sort_unstable();
+        assert_eq!(tasks, vec![1, 2], "0 started, 3 placed; 1 only where its holder is not: {out:?}");
+        assert!(out.iter().all(|m| m.task != 1 || m.node != NodeId(1)), "{out:?}");
+    }
+
+    /// Spark hands a free executor the lowest not-started index it holds no input of: the
+    /// copies go to the tasks handed out last, so the executor that got one is still the
+    /// one to run it.
+    #[test]
+    fn copies_go_to_the_tasks_the_host_hands_out_last() {
+        let mut p = Prefetch::new(10, 2, 5).unwrap();
+        p.register(J, &cold(&[0, 1, 2, 3, 4, 5, 6, 7]));
+        let mut out = vec![];
+        p.launched(NodeId(0), J, 0, &mut out);
+        assert_eq!(out, vec![Migration { node: NodeId(0), job: J, task: 7, fast: true }]);
+        out.clear();
+        p.probe(J, 1, &nodes(4), &mut out);
+        // 2 x 1 waiting: two executors, two tasks each, from the top down.
+        let mut tasks: Vec<u32> = out.iter().map(|m| m.task).collect();
+        tasks.sort_unstable();
+        assert_eq!(tasks, vec![3, 4, 5, 6], "{out:?}");
+        let first = out[0].node;
+        let mut on_first: Vec<u32> = out.iter().filter(|m| m.node == first).map(|m| m.task).collect();
+        on_first.sort_unstable();
+        assert_eq!(on_first, vec![5, 6], "the first probe takes the two highest: {out:?}");
     }
 
     #[test]
@@ -357,9 +393,9 @@ mod tests {
         p.done(NodeId(0), J, t, true, &mut vec![]);
         out.clear();
         // Launching the migrated task on its executor: helped; the fast lane takes the
-        // lowest task placed nowhere.
+        // highest task placed nowhere.
         assert!(p.launched(NodeId(0), J, t, &mut out));
-        let next = [0, 1, 2].into_iter().find(|&x| x != t).unwrap();
+        let next = [2, 1, 0].into_iter().find(|&x| x != t).unwrap();
         assert_eq!(out, vec![Migration { node: NodeId(0), job: J, task: next, fast: true }]);
         assert_eq!(p.in_flight(NodeId(0)), (0, 1));
         // Elsewhere: not helped, and the fast lane takes the last task, not `next` again.

@@ -52,7 +52,7 @@ private[eagle] case class EagleConf(
     placement: String = "slots",
     eireneSatc: Boolean = false,
     eireneCcdm: Boolean = false,
-    ccdmCm: Int = 10,
+    ccdmCm: Int = 1,
     ccdmMpp: Int = 2,
     ccdmMaxBytes: Long = 128L << 20,
     cluster: Option[ClusterConf] = None) {
@@ -256,8 +256,10 @@ private[eagle] object EagleConf {
         "where they may run (a probe per executor, eirene.ccdm.mpp tasks each, the fast lane " +
         "on every launch), and a slot prefers a task whose input it holds. Needs " +
         "spark.plugins to include " + CcdmPluginClass + "."),
-    Key("eirene.ccdm.cm", "10",
-      "CCDM: migrations from one executor's queue running at once (Eirene's CM; integer in [1, 1000])."),
+    Key("eirene.ccdm.cm", "1",
+      "CCDM: migrations from one executor's queue running at once (Eirene's CM; integer in " +
+        "[1, 1000]). Keep CM x input size / copy time under the executor's link rate: Table V's " +
+        "10 is sized for a disk, and one copy of a block alone fills a 100 mbit link."),
     Key("eirene.ccdm.mpp", "2",
       "CCDM: migration requests a probe queues on an executor (Eirene's MPP; integer in [0, 1000])."),
     Key("eirene.ccdm.maxBytes", "128m",
