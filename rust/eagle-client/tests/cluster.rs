@@ -13,6 +13,23 @@ fn hosts_up(d: &mut Driver, c: &eagle_client::Client, n: usize) {
     d.until(c, "the hosts to be linked", false, |d| d.events.iter().filter(|e| matches!(e, Event::HostUp(_))).count() >= n);
 }
 
+/// `n` nodes of 2 slots linked to a central the client reaches only through a proxy that
+/// is cut: the client's hosts are up, the central is not.
+fn central_cut_off(n: usize) -> (Vec<String>, Proxy, eagle_client::Client, Driver) {
+    let nodes: Vec<String> = (0..n).map(|_| node(2)).collect();
+    let central = central(&nodes);
+    central_linked(&central, n);
+    let proxy = Proxy::new(&central);
+    proxy.cut();
+    let c = client("app", &proxy.addr, 2);
+    for (i, a) in nodes.iter().enumerate() {
+        c.add_host(&format!("h{i}"), a);
+    }
+    let mut d = Driver::default();
+    hosts_up(&mut d, &c, n);
+    (nodes, proxy, c, d)
+}
+
 #[test]
 fn short_and_long_jobs_run_every_task_once_and_leave_no_lease() {
     let nodes: Vec<String> = (0..3).map(|_| node(2)).collect();
@@ -97,17 +114,7 @@ fn a_long_job_the_central_could_not_place_yet_is_placed_by_the_central_again() {
 
 #[test]
 fn long_jobs_fall_back_to_local_lwl_while_the_central_is_down_and_go_back_to_it_after() {
-    let nodes: Vec<String> = (0..2).map(|_| node(2)).collect();
-    let central = central(&nodes);
-    central_linked(&central, 2);
-    let proxy = Proxy::new(&central);
-    proxy.cut();
-    let c = client("app", &proxy.addr, 2);
-    for (i, a) in nodes.iter().enumerate() {
-        c.add_host(&format!("h{i}"), a);
-    }
-    let mut d = Driver::default();
-    hosts_up(&mut d, &c, 2);
+    let (nodes, proxy, c, mut d) = central_cut_off(2);
     // Central unreachable: the long job is spread over the driver's own hosts and runs.
     d.submit(&c, 1, 4, true);
     d.until(&c, "the long job to run locally", false, |d| d.left[&1] == 0);
@@ -135,16 +142,7 @@ fn long_jobs_fall_back_to_local_lwl_while_the_central_is_down_and_go_back_to_it_
 /// LWL gave nothing be leased for the job).
 #[test]
 fn a_local_long_job_runs_its_lwl_shares_and_probes_no_other_host() {
-    let nodes: Vec<String> = (0..3).map(|_| node(2)).collect();
-    let central = central(&nodes);
-    let proxy = Proxy::new(&central);
-    proxy.cut();
-    let c = client("app", &proxy.addr, 2);
-    for (i, a) in nodes.iter().enumerate() {
-        c.add_host(&format!("h{i}"), a);
-    }
-    let mut d = Driver::default();
-    hosts_up(&mut d, &c, 3);
+    let (nodes, _proxy, c, mut d) = central_cut_off(3);
     // LWL over three idle hosts gives 2 tasks one host each, and the third nothing.
     d.submit(&c, 1, 2, true);
     d.until(&c, "the long job to run locally", false, |d| d.left[&1] == 0);
