@@ -18,8 +18,7 @@ pub mod op {
     pub const LAUNCHED: i32 = 3;
     /// `[node, job, task, ok 0|1]` → `[keep 0|1]` + migrations to start.
     pub const DONE: i32 = 4;
-    /// `[node, job]` → not-started tasks whose input is migrated on `node`.
-    pub const MIGRATED: i32 = 5;
+    // 5 was a query of the migrated inputs per executor; the host learns them from DONE.
     /// `[job]` → `(node, task)` pairs whose migrated input is to be dropped.
     pub const FORGET: i32 = 6;
     /// `[]` → `[probes, started, fast, migrated, failed, helped]`.
@@ -85,7 +84,6 @@ pub fn ccdm(st: &mut State, op: i32, args: &[i32]) -> Result<Vec<i32>, String> {
             let keep = p.done(node(0)?, job(1)?, t, ok, &mut out);
             migrations(vec![keep as i32], &out)
         }
-        op::MIGRATED => p.migrated(node(0)?, job(1)?).into_iter().map(|t| t as i32).collect(),
         op::FORGET => p.forget(job(0)?).into_iter().flat_map(|(n, t)| [n.0 as i32, t as i32]).collect(),
         op::COUNTERS => {
             let c = &p.counters;
@@ -147,7 +145,6 @@ mod tests {
         let done = ccdm(&mut st, op::DONE, &[n0, j, t, 1]).unwrap();
         assert_eq!(done[0], 1, "kept");
         assert_eq!(done.len(), 5, "the queued request starts: {done:?}");
-        assert_eq!(ccdm(&mut st, op::MIGRATED, &[n0, j]).unwrap(), vec![t]);
         assert_eq!(ccdm(&mut st, op::LAUNCHED, &[n0, j, t]).unwrap()[0], 1, "helped");
         assert_eq!(ccdm(&mut st, op::COUNTERS, &[]).unwrap()[5], 1);
         assert!(ccdm(&mut st, op::FORGET, &[j]).unwrap().chunks(2).all(|p| p[0] == n0));

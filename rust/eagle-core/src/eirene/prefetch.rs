@@ -18,7 +18,8 @@
 //!   not-started task of the same job migrates there at once, past CM (Sticky Batch
 //!   Probing will most likely hand that executor the job's next task).
 //! - **The answer to a slot** prefers a not-started task whose input is migrated on that
-//!   executor: the host asks [`Prefetch::migrated`] and puts those tasks first.
+//!   executor: when [`Prefetch::done`] says to keep a copy, the host puts its task first
+//!   on that executor ([`Prefetch::migrated`] lists them).
 //! - **Eviction** (RVFS, §III-B1): a job's migrated data goes when its task set ends
 //!   ([`Prefetch::forget`] names it; a migration still running then is dropped when it
 //!   ends, [`Prefetch::done`] returns false).

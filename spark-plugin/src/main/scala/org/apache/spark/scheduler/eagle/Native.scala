@@ -244,7 +244,6 @@ private[eagle] object Native {
   val CcdmProbe = 2
   val CcdmLaunched = 3
   val CcdmDone = 4
-  val CcdmMigrated = 5
   val CcdmForget = 6
   val CcdmCounters = 7
 
