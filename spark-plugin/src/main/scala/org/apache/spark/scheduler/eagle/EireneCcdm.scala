@@ -42,8 +42,13 @@ import org.apache.spark.storage.{RDDBlockId, StorageLevel}
 private[eagle] final class EireneCcdm(sched: EagleTaskScheduler, conf: EagleConf) extends Logging {
   import Native.{CcdmDone, CcdmForget, CcdmLaunched, CcdmProbe, CcdmRegister}
 
-  /** A registered task set: its task set manager and the input block of each task index. */
-  private final class Inputs(val tsm: EagleTaskSetManager, val blocks: Array[Option[RDDBlockId]], val elementClass: String)
+  /**
+   * A registered task set: its task set manager and the input block of each task index;
+   * `probed` once the engine has taken its one probe (so later rounds make no JNI call).
+   */
+  private final class Inputs(val tsm: EagleTaskSetManager, val blocks: Array[Option[RDDBlockId]], val elementClass: String) {
+    var probed = false
+  }
 
   private val jobs = new mutable.HashMap[Int, Inputs]
   private val sent = new AtomicLong
@@ -85,7 +90,8 @@ private[eagle] final class EireneCcdm(sched: EagleTaskScheduler, conf: EagleConf
   /** After a round: every registered task set with tasks still waiting probes (once). */
   def roundEnded(nodes: Iterable[Int]): Unit = if (jobs.nonEmpty) {
     val ns = nodes.toArray
-    for ((job, in) <- jobs.toSeq if in.tsm.waitingTasks > 0 && !in.tsm.isZombie) {
+    for ((job, in) <- jobs.toSeq if ns.nonEmpty && !in.probed && in.tsm.waitingTasks > 0 && !in.tsm.isZombie) {
+      in.probed = true
       call("ccdmProbe", CcdmProbe, Array(job, in.tsm.waitingTasks) ++ ns).foreach(start(_, 0))
     }
   }
