@@ -191,6 +191,13 @@ struct Host {
     local_long_ms: f64,
 }
 
+impl Host {
+    /// `ms` of local long work placed here will not run here (any more).
+    fn release_local(&mut self, ms: f64) {
+        self.local_long_ms = (self.local_long_ms - ms).max(0.0);
+    }
+}
+
 #[derive(Debug)]
 struct Job {
     left: u32,
@@ -244,7 +251,9 @@ impl Job {
 struct Lease {
     job: u64,
     long: bool,
-    local: bool,
+    /// The host's local long work this lease took over from a local share, in ms (0 for
+    /// any other lease): it leaves the host's `local_long_ms` when the lease is over.
+    local_ms: f64,
     running: bool,
 }
 
@@ -494,7 +503,7 @@ impl State {
         for &link in links {
             let n = j.lose_share(link);
             if let Some(h) = self.hosts.get_mut(&link) {
-                h.local_long_ms = (h.local_long_ms - n as f64 * j.est).max(0.0);
+                h.release_local(n as f64 * j.est);
             }
         }
     }
@@ -542,10 +551,8 @@ impl State {
         }
         // A local long task (granted under a probe) is over, or was never launched: its
         // estimate left the host's share at the grant and leaves its local work now.
-        if l.local && !l.long {
-            if let (Some(host), Some(j)) = (self.hosts.get_mut(&h), self.jobs.get(&l.job)) {
-                host.local_long_ms = (host.local_long_ms - j.est).max(0.0);
-            }
+        if let Some(host) = self.hosts.get_mut(&h) {
+            host.release_local(l.local_ms);
         }
     }
 
@@ -634,12 +641,13 @@ impl State {
                     self.writers.send(link, &ToNode::NoTask { lease });
                     return;
                 };
-                let local = j.local;
+                let mut local_ms = 0.0;
                 if j.long {
                     let j = self.jobs.get_mut(&job).unwrap();
                     j.reserved = j.reserved.saturating_sub(1);
-                    if let Some(n) = j.share.get_mut(&link) {
-                        *n = n.saturating_sub(1);
+                    if let Some(n) = j.share.get_mut(&link).filter(|n| **n > 0 && !long) {
+                        *n -= 1;
+                        local_ms = j.est;
                     }
                     if long {
                         if let Some(n) = j.placed.get_mut(&link) {
@@ -650,7 +658,7 @@ impl State {
                         }
                     }
                 }
-                self.leases.insert((link, lease), Lease { job, long, local, running: false });
+                self.leases.insert((link, lease), Lease { job, long, local_ms, running: false });
                 self.emit(Event::Grant(Grant { host: name, lease, job, long }));
                 if !long && !kept {
                     // The grant used the probe up (hawk and sparrow grant once per probe).
@@ -683,6 +691,9 @@ impl State {
             FromNode::Revoked { lease, reason } => {
                 log::debug!("eagle-client: lease {lease} on {name} revoked: {reason}");
                 if let Some(l) = self.leases.remove(&(link, lease)) {
+                    if let Some(h) = self.hosts.get_mut(&link) {
+                        h.release_local(l.local_ms);
+                    }
                     self.emit(Event::Revoked(Grant { host: name, lease, job: l.job, long: l.long }));
                 }
             }
