@@ -4,8 +4,10 @@ Four Spark applications share the testbed's hosts at once: the trace replay's sh
 between two "interactive" applications and its long jobs between two "batch" ones (alternating,
 in arrival order; every job keeps its arrival time). Systems, each on a fresh testbed:
 
-* ``eagle``, ``hawk``, ``sparrow`` — cluster mode (``spark.scheduler.eagle.cluster.central``)
-  on the same daemons (``scripts/testbed.sh --eagle-daemons --eagle-policy P``): each host's
+* ``eagle``, ``eagle-adaptive``, ``hawk``, ``sparrow`` — cluster mode
+  (``spark.scheduler.eagle.cluster.central``) on the same daemons (``scripts/testbed.sh
+  --eagle-daemons --eagle-policy P``; under ``eagle-adaptive`` the central's short-only partition
+  is adaptive, ``--short-partition`` sets it for every cluster system): each host's
   ``eagle-node`` owns ``--cores`` slots; every worker advertises slots x 4 cores, and each
   application takes one executor of ``slots`` cores on every host (the README's recipe). Jobs
   carry the trace's class and estimate as hints.
@@ -42,6 +44,9 @@ NODE_PORT = 7101                     # scripts/testbed.sh runs every eagle-node 
 def add_arguments(p):
     p.add_argument("--systems", default=",".join(SYSTEMS),
                    help=f"cluster: comma list of {','.join(SYSTEMS)} (default all)")
+    p.add_argument("--short-partition", choices=("fixed", "adaptive"),
+                   help="cluster: eagle-central's short-only partition for every cluster-mode system "
+                        "(default: adaptive under eagle-adaptive, fixed, the paper's, under the others)")
 
 
 def split_plan(plan: dict) -> dict:
@@ -115,6 +120,8 @@ def one_system(args, system: str, plans_by_tag: dict, out_dir: str, slots: int) 
     a.cores = slots * len(APPS) if system != "static" else slots
     a.testbed_extra = (["--eagle-daemons", "--eagle-slots", str(slots), "--eagle-policy", system]
                        if cluster else [])
+    if cluster and getattr(args, "short_partition", None):
+        a.testbed_extra += ["--eagle-short-partition", args.short_partition]
     a.worker_memory = f"{(len(APPS) if system != 'static' else slots) * 900}m"
     a.executor_memory = "512m"
     tbed = harness.Testbed(a)

@@ -8,6 +8,7 @@
 
 pub mod placement;
 pub mod server;
+pub mod short_partition;
 pub mod state;
 
 pub use server::{parse_nodes, spawn, CentralHandle, Options};

@@ -22,9 +22,15 @@ struct Args {
     /// Node daemons to connect to: name=host:port,... (nodes started with --central register themselves).
     #[arg(long, default_value = "")]
     nodes: String,
-    /// Share of connected hosts kept for short work only (Eagle's short partition).
+    /// Share of connected hosts kept for short work only (Eagle's short partition); the
+    /// floor under --short-partition adaptive.
     #[arg(long, default_value_t = 0.1)]
     short_fraction: f64,
+    /// fixed: the short partition is --short-fraction of the hosts (the paper's). adaptive:
+    /// at least that, grown to cover the short tasks the drivers report running and waiting
+    /// over a 10 s window, at most half the slots.
+    #[arg(long, default_value = "fixed", value_parser = eagle_central::short_partition::ShortPartition::parse)]
+    short_partition: eagle_central::short_partition::ShortPartition,
     /// Keep-alive period towards the nodes (ms); under a third of their --lease-ms.
     #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(1..))]
     ping_ms: u64,
@@ -66,7 +72,7 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let opts = Options { listen, secret, nodes, short_fraction: a.short_fraction, ping_ms: a.ping_ms, placement: a.placement };
+    let opts = Options { listen, secret, nodes, short_fraction: a.short_fraction, short_partition: a.short_partition, ping_ms: a.ping_ms, placement: a.placement };
     match spawn(opts) {
         Ok(h) => h.join(),
         Err(e) => {

@@ -6,6 +6,7 @@
 //! `crossbeam-channel`s.
 
 use crate::placement::Placement;
+use crate::short_partition::ShortPartition;
 use crate::state::{Action, CentralState, Event, HostId};
 use crossbeam_channel::{select, tick, unbounded, Sender};
 use eagle_wire::net::{serve, Inbound, Writers};
@@ -15,7 +16,7 @@ use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -23,8 +24,10 @@ pub struct Options {
     pub secret: Vec<u8>,
     /// `(name, addr)` of the nodes known at start (`--nodes`); more may register.
     pub nodes: Vec<(String, String)>,
-    /// Share of connected hosts kept for short work only.
+    /// Share of connected hosts kept for short work only (the floor, when adaptive).
     pub short_fraction: f64,
+    /// Fixed (the paper's), or grown to the drivers' short demand (`--short-partition`).
+    pub short_partition: ShortPartition,
     /// Keep-alive period towards the nodes; keep it under a third of their lease time.
     pub ping_ms: u64,
     /// How long tasks are placed (`--placement`).
@@ -75,8 +78,10 @@ pub fn spawn(opts: Options) -> io::Result<CentralHandle> {
     let (ntx, nrx) = unbounded::<NodeLink>();
     serve(listener, secret.clone(), Role::Central, &[Role::Driver, Role::Node], Arc::new(AtomicU64::new(1)), ptx);
     log::info!("eagle-central listening on {addr}, {} nodes given", opts.nodes.len());
-    let (mut state, dials) = CentralState::with_placement(&opts.nodes, opts.short_fraction, opts.placement, 1)
+    let (state, dials) = CentralState::with_placement(&opts.nodes, opts.short_fraction, opts.placement, 1)
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+    let mut state = state.with_short_partition(opts.short_partition);
+    let start = Instant::now();
     let ping = tick(Duration::from_millis(opts.ping_ms.max(1)));
     let scheduler = thread::Builder::new().name("central-scheduler".into()).spawn(move || {
         let mut peers = Writers::default();
@@ -111,6 +116,7 @@ pub fn spawn(opts: Options) -> io::Result<CentralHandle> {
                 },
                 recv(ping) -> _ => Event::Tick,
             };
+            state.set_now(start.elapsed().as_secs_f64());
             apply(state.handle(event), &mut peers, &mut nodes);
             peers.flush();
             nodes.flush();

@@ -6,8 +6,8 @@
 //! Pure like the node's ([`CentralState::handle`]: one event in, actions out). The
 //! policy is eagle-core's: [`eagle_core::lwl::water_fill`] spreads a job's tasks,
 //! [`eagle_core::sss::LongMap`] keeps the per-host long-task counts and the
-//! bitvector, [`eagle_core::partition::Partitions::dynamic_layout`] splits the
-//! connected hosts into the short-only and general partitions.
+//! bitvector, and the connected hosts split into the short-only and general partitions
+//! by a fixed share or by the drivers' short demand ([`crate::short_partition`]).
 //!
 //! Hosts may differ in size and tasks in width (issue 15): the central asks every node
 //! for its `Status` when its link comes up and keeps the node's slot count; where each
@@ -19,6 +19,7 @@
 //! work and its bit (its reservations died with the daemon).
 
 use crate::placement::{Candidate, HostPlacement, Placement};
+use crate::short_partition::{short_only_hosts, ShortDemand, ShortPartition};
 use eagle_core::partition::Partitions;
 use eagle_core::sss::LongMap;
 use eagle_core::types::NodeId;
@@ -68,6 +69,12 @@ pub struct CentralState {
     long: LongMap,
     stamp: u64,
     short_fraction: f64,
+    /// `--short-partition adaptive`: the drivers' short demand (else the fixed share).
+    demand: Option<ShortDemand>,
+    /// Short-only hosts at the last layout (logged when it changes).
+    short_only: usize,
+    /// Seconds on the caller's clock ([`CentralState::set_now`]).
+    now: f64,
     /// Drivers by connection, with their application id.
     drivers: BTreeMap<ConnId, String>,
     peers: BTreeMap<ConnId, Role>,
@@ -94,6 +101,9 @@ impl CentralState {
             long: LongMap::default(),
             stamp: 0,
             short_fraction,
+            demand: None,
+            short_only: 0,
+            now: 0.0,
             drivers: BTreeMap::new(),
             peers: BTreeMap::new(),
         };
@@ -102,6 +112,19 @@ impl CentralState {
             s.add_host(name, addr, &mut out);
         }
         Ok((s, out))
+    }
+
+    /// Sizes the short-only partition by `mode` (the default is [`ShortPartition::Fixed`]);
+    /// `short_fraction` stays its floor.
+    pub fn with_short_partition(mut self, mode: ShortPartition) -> CentralState {
+        self.demand = (mode == ShortPartition::Adaptive).then(|| ShortDemand::new(self.now));
+        self
+    }
+
+    /// The time of the events that follow, in seconds (monotonic; the adaptive short
+    /// partition's window runs on it).
+    pub fn set_now(&mut self, now: f64) {
+        self.now = self.now.max(now);
     }
 
     fn add_host(&mut self, name: &str, addr: &str, out: &mut Vec<Action>) -> HostId {
@@ -125,6 +148,9 @@ impl CentralState {
             Event::Disconnected { conn } => {
                 self.peers.remove(&conn);
                 self.drivers.remove(&conn);
+                if let Some(d) = &mut self.demand {
+                    d.gone(self.now, conn);
+                }
             }
             Event::Message { conn, msg } => self.message(conn, msg, &mut out),
             Event::NodeUp { host } => {
@@ -212,6 +238,14 @@ impl CentralState {
             }
             ToCentral::Ping => reply(out, FromCentral::Pong),
             ToCentral::Status => reply(out, FromCentral::Status(self.status())),
+            ToCentral::ShortLoad { running, waiting } => {
+                if !self.drivers.contains_key(&conn) {
+                    return reply(out, FromCentral::Error { what: "ShortLoad is a driver message".into() });
+                }
+                if let Some(d) = &mut self.demand {
+                    d.report(self.now, conn, running, waiting);
+                }
+            }
         }
     }
 
@@ -219,8 +253,7 @@ impl CentralState {
     /// estimated work left (§3.2), on hosts the task fits ([`crate::placement`]).
     /// Updates the work map and bitvector.
     fn place(&mut self, app: &str, job: u64, tasks: u32, est_ms: f64, cpus: u32) -> Vec<HostId> {
-        let live: Vec<NodeId> = (0..self.hosts.len()).filter(|&i| self.hosts[i].up).map(|i| NodeId(i as u32)).collect();
-        let general = Partitions::dynamic_layout(&live, self.short_fraction).big;
+        let general = self.layout().big;
         let candidates: Vec<Candidate> = general
             .iter()
             .map(|n| {
@@ -249,9 +282,29 @@ impl CentralState {
         FromCentral::Hosts { names: self.hosts.iter().map(|h| h.name.clone()).collect() }
     }
 
-    pub fn status(&mut self) -> CentralStatus {
+    /// The connected hosts' partitions now: the lowest-index `k` are short-only, `k` by
+    /// the fixed share or, adaptive, by the short demand ([`crate::short_partition`]).
+    fn layout(&mut self) -> Partitions {
         let live: Vec<NodeId> = (0..self.hosts.len()).filter(|&i| self.hosts[i].up).map(|i| NodeId(i as u32)).collect();
-        let general = Partitions::dynamic_layout(&live, self.short_fraction).big;
+        let k = match &mut self.demand {
+            None => return Partitions::dynamic_layout(&live, self.short_fraction),
+            Some(d) => {
+                // A node whose size is not known yet counts as one slot.
+                let slots: Vec<u32> = live.iter().map(|n| self.hosts[n.0 as usize].slots.unwrap_or(1)).collect();
+                let want = d.slots(self.now, slots.iter().map(|&s| s as u64).sum());
+                let k = short_only_hosts(&slots, self.short_fraction, want);
+                if k != self.short_only {
+                    log::info!("short partition: {k} of {} hosts (short demand {want} slots)", live.len());
+                }
+                k
+            }
+        };
+        self.short_only = k;
+        Partitions::with_short_only(&live, k)
+    }
+
+    pub fn status(&mut self) -> CentralStatus {
+        let general = self.layout().big;
         CentralStatus {
             nodes: self
                 .hosts
@@ -266,6 +319,7 @@ impl CentralState {
                 })
                 .collect(),
             bitvector: Bitvector { stamp: self.stamp, words: self.long.snapshot().to_vec() },
+            short_slots: self.demand.as_ref().map_or(0, |d| d.current()),
         }
     }
 }
@@ -274,6 +328,7 @@ impl CentralState {
 mod tests {
     use super::*;
     use eagle_wire::NodeStatus;
+    use std::collections::BTreeSet;
 
     fn driver(s: &mut CentralState, conn: ConnId, app: &str) -> Vec<Action> {
         s.handle(Event::Connected { conn, peer: Peer { role: Role::Driver, app: app.into() } })
@@ -317,6 +372,55 @@ mod tests {
         let st = s.status();
         assert_eq!(st.nodes.iter().map(|n| n.long_tasks).collect::<Vec<_>>(), vec![0, 1, 1]);
         assert!(!st.nodes[0].general && st.nodes[1].general);
+    }
+
+    #[test]
+    fn an_adaptive_short_partition_grows_with_the_drivers_short_load_and_shrinks_when_it_is_gone() {
+        let hosts: Vec<(String, String)> = (0..8).map(|i| (format!("h{i}"), format!("10.0.0.{i}:7000"))).collect();
+        let (s, _) = CentralState::new(&hosts, 0.1);
+        let mut s = s.with_short_partition(ShortPartition::Adaptive);
+        for h in 0..8 {
+            s.handle(Event::NodeUp { host: h });
+            sized(&mut s, h, 2);
+        }
+        driver(&mut s, 1, "interactive");
+        driver(&mut s, 2, "batch");
+        let long_hosts = |s: &mut CentralState, job: u64| -> BTreeSet<HostId> {
+            let out = s.handle(Event::Message { conn: 2, msg: ToCentral::SubmitLong { job, tasks: 16, est_ms: 1000.0, cpus: 1 } });
+            placements(&out).into_iter().map(|p| p.0).collect()
+        };
+        assert_eq!(long_hosts(&mut s, 1).first(), Some(&1), "no short load: the paper's one short-only host");
+        // The interactive application runs 2 short tasks and has 3 more waiting: 3 hosts.
+        s.set_now(1.0);
+        s.handle(Event::Message { conn: 1, msg: ToCentral::ShortLoad { running: 2, waiting: 3 } });
+        s.set_now(4.0);
+        assert_eq!(long_hosts(&mut s, 2).first(), Some(&3), "hosts 0-2 now take no long work");
+        let st = s.status();
+        // Second buckets of 0, 5, 5, 5 slots: mean 3.75 plus one deviation 2.17.
+        assert_eq!(st.short_slots, 6);
+        assert_eq!(st.nodes.iter().filter(|n| !n.general).count(), 3);
+        // A batch driver cannot report short load.
+        let out = s.handle(Event::Message { conn: 2, msg: ToCentral::Status });
+        assert!(matches!(&out[..], [Action::ToPeer { msg: FromCentral::Status(_), .. }]));
+        // The interactive driver goes away; after the idle time the floor is back.
+        s.handle(Event::Disconnected { conn: 1 });
+        s.set_now(30.0);
+        assert_eq!(long_hosts(&mut s, 3).first(), Some(&1));
+        assert_eq!(s.status().short_slots, 0);
+    }
+
+    #[test]
+    fn a_fixed_short_partition_ignores_short_load_and_only_drivers_may_report_it() {
+        let mut s = three_up(0.34);
+        driver(&mut s, 1, "a");
+        s.handle(Event::Message { conn: 1, msg: ToCentral::ShortLoad { running: 3, waiting: 30 } });
+        s.set_now(5.0);
+        let st = s.status();
+        assert_eq!(st.nodes.iter().filter(|n| !n.general).count(), 1, "the paper's share only");
+        assert_eq!(st.short_slots, 0);
+        s.handle(Event::Connected { conn: 2, peer: Peer { role: Role::Node, app: "n".into() } });
+        let out = s.handle(Event::Message { conn: 2, msg: ToCentral::ShortLoad { running: 1, waiting: 1 } });
+        assert!(matches!(&out[..], [Action::ToPeer { msg: FromCentral::Error { what }, .. }] if what.contains("ShortLoad")));
     }
 
     #[test]

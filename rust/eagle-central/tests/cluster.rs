@@ -198,6 +198,7 @@ fn start_cluster(policy: Policy) -> (Vec<SocketAddr>, SocketAddr) {
         secret: SECRET.to_vec(),
         nodes: nodes.iter().enumerate().map(|(i, a)| (format!("n{i}"), a.to_string())).collect(),
         short_fraction: 0.5, // n0 short-only, n1 general
+        short_partition: eagle_central::short_partition::ShortPartition::Fixed,
         ping_ms: 200,
         placement: eagle_central::placement::Placement::Lwl,
     })

@@ -276,6 +276,8 @@ struct State {
     /// The freshest bitvector a rejection brought (Succinct State Sharing, §3.1): bit `i`
     /// is host `i` of `central_hosts`.
     bitvector: Option<Bitvector>,
+    /// The short load last reported to the central (`ShortLoad`), since its link came up.
+    short_load_sent: Option<(u32, u32)>,
 }
 
 impl State {
@@ -298,6 +300,7 @@ impl State {
             jobs: HashMap::new(),
             leases: HashMap::new(),
             bitvector: None,
+            short_load_sent: None,
         }
     }
 
@@ -326,6 +329,7 @@ impl State {
                 self.tick();
                 next = Instant::now() + period;
             }
+            self.report_short_load();
             self.writers.flush();
         }
         self.stop();
@@ -337,6 +341,22 @@ impl State {
             h.link.stop();
         }
         self.writers.flush();
+    }
+
+    /// Tells the central this application's short tasks holding a slot and not yet
+    /// launched, when either changed since the last report (the central's adaptive short
+    /// partition sizes itself from them).
+    fn report_short_load(&mut self) {
+        if !self.central_up {
+            return;
+        }
+        let short = |job: &u64| self.jobs.get(job).is_some_and(|j| !j.long);
+        let running = self.leases.values().filter(|l| short(&l.job)).count() as u32;
+        let waiting = self.jobs.values().filter(|j| !j.long).map(|j| j.left).sum();
+        if self.short_load_sent != Some((running, waiting)) {
+            self.short_load_sent = Some((running, waiting));
+            self.writers.send(CENTRAL, &ToCentral::ShortLoad { running, waiting });
+        }
     }
 
     fn emit(&self, e: Event) {
@@ -707,6 +727,7 @@ impl State {
             LinkEvent::Up { writer, .. } => {
                 self.writers.insert(CENTRAL, writer);
                 self.central_up = true;
+                self.short_load_sent = None;
                 log::info!("eagle-client: central scheduler {} linked", self.cfg.central);
                 self.emit(Event::CentralUp);
             }

@@ -357,3 +357,38 @@ fn long_tasks_placed_on_a_host_whose_link_drops_are_placed_again() {
         eventually("no lease left", || (leased(n) == 0).then_some(()));
     }
 }
+
+/// The client reports its short tasks running and waiting to the central; a central whose
+/// short partition is adaptive keeps hosts for them, and long work goes to the others.
+#[test]
+fn short_tasks_waiting_grow_an_adaptive_short_partition_and_long_work_keeps_off_it() {
+    let nodes: Vec<String> = (0..4).map(|_| node(1)).collect();
+    let central = central_sized(&nodes, eagle_central::placement::Placement::Lwl, eagle_central::short_partition::ShortPartition::Adaptive);
+    central_linked(&central, 4);
+    let c = client("app", &central, 2);
+    for (i, a) in nodes.iter().enumerate() {
+        c.add_host(&format!("h{i}"), a);
+    }
+    let mut d = Driver::default();
+    hosts_up(&mut d, &c, 4);
+    d.until(&c, "the central link", false, |d| d.events.contains(&Event::CentralUp));
+    assert_eq!(central_status(&central).nodes.iter().filter(|n| !n.general).count(), 0, "no short work, no fixed share");
+    // 8 short tasks on 4 slots: 4 run (held) and 4 wait. Capped at half the slots: 2 hosts.
+    d.submit(&c, 1, 8, false);
+    d.until(&c, "4 short tasks to run", true, |d| d.running.len() == 4);
+    let st = eventually("the central to see the short load", || {
+        let st = central_status(&central);
+        (st.short_slots == 2).then_some(st)
+    });
+    let short_only: BTreeSet<String> = st.nodes.iter().filter(|n| !n.general).map(|n| n.name.clone()).collect();
+    assert_eq!(short_only.len(), 2, "{st:?}");
+    // A long job placed while short tasks wait keeps off the short-only hosts.
+    d.submit(&c, 2, 4, true);
+    for g in std::mem::take(&mut d.running) {
+        c.task_end(&g);
+    }
+    d.until(&c, "both jobs to run", false, |d| d.left[&1] == 0 && d.left[&2] == 0);
+    let names: BTreeMap<String, String> = (0..4).map(|i| (format!("h{i}"), format!("n{i}"))).collect();
+    let long_on: BTreeSet<&String> = d.ran_of(2).iter().map(|r| &names[&r.1]).collect();
+    assert!(long_on.iter().all(|n| !short_only.contains(*n)), "long tasks on {long_on:?}, short-only {short_only:?}");
+}

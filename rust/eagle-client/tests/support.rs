@@ -35,11 +35,21 @@ pub fn central(nodes: &[String]) -> String {
 }
 
 pub fn central_with(nodes: &[String], placement: eagle_central::placement::Placement) -> String {
+    central_sized(nodes, placement, eagle_central::short_partition::ShortPartition::Fixed)
+}
+
+/// A central whose short-only partition has no fixed share and is sized as `short_partition` says.
+pub fn central_sized(
+    nodes: &[String],
+    placement: eagle_central::placement::Placement,
+    short_partition: eagle_central::short_partition::ShortPartition,
+) -> String {
     eagle_central::spawn(eagle_central::Options {
         listen: "127.0.0.1:0".into(),
         secret: SECRET.to_vec(),
         nodes: nodes.iter().enumerate().map(|(i, a)| (format!("n{i}"), a.clone())).collect(),
         short_fraction: 0.0,
+        short_partition,
         ping_ms: 200,
         placement,
     })
@@ -216,6 +226,10 @@ pub fn central_linked(addr: &str, n: usize) {
 }
 
 /// Leased slots on the node at `addr`.
+pub fn central_status(addr: &str) -> eagle_wire::CentralStatus {
+    eagle_wire::client::central_status(addr, SECRET, Duration::from_secs(10)).unwrap()
+}
+
 pub fn leased(addr: &str) -> u32 {
     eagle_wire::client::node_status(addr, SECRET, Duration::from_secs(10)).map(|s| s.leased).unwrap_or(u32::MAX)
 }

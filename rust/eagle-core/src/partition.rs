@@ -40,8 +40,12 @@ impl Partitions {
 
     /// Driver-mode partitions over the live nodes (sorted by id).
     pub fn dynamic_layout(live: &[NodeId], short_fraction: f64) -> Partitions {
-        let n = live.len();
-        let k = short_only_count(n, short_fraction);
+        Partitions::with_short_only(live, short_only_count(live.len(), short_fraction))
+    }
+
+    /// The live nodes (sorted by id) with the lowest `k` short-only (`k` ≤ their number).
+    pub fn with_short_only(live: &[NodeId], k: usize) -> Partitions {
+        let k = k.min(live.len());
         Partitions { small: live.to_vec(), big: live[k..].to_vec(), short_only: live[..k].to_vec() }
     }
 }

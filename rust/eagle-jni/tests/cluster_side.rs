@@ -43,6 +43,7 @@ fn central(nodes: &[&str]) -> String {
             .map(|a| (a.to_string(), a.to_string()))
             .collect(),
         short_fraction: 0.0,
+        short_partition: eagle_central::short_partition::ShortPartition::Fixed,
         ping_ms: 200,
         placement: eagle_central::placement::Placement::Lwl,
     })

@@ -37,7 +37,10 @@
 //! ## Driver ↔ central
 //! `SubmitLong{job,tasks,est}` → `Placed{job,hosts}` (indexes into the `Hosts` list
 //! sent right after the handshake, the same indexes as the bitvector's bits), or
-//! `Unplaced{job,tasks}` for tasks no node could take.
+//! `Unplaced{job,tasks}` for tasks no node could take. A driver also reports
+//! `ShortLoad{running,waiting}`, its short tasks running and not yet launched, whenever
+//! they change: a central started with `--short-partition adaptive` sizes the short-only
+//! partition from the sum over its drivers.
 
 use serde::{Deserialize, Serialize};
 
@@ -234,6 +237,9 @@ pub enum ToCentral {
     Ping,
     /// Asks for a [`CentralStatus`].
     Status,
+    /// Driver only: the application's short tasks running now and waiting (not yet
+    /// launched), sent when either changes. Read by `--short-partition adaptive`.
+    ShortLoad { running: u32, waiting: u32 },
 }
 
 /// One node as the central sees it.
@@ -258,6 +264,10 @@ pub struct CentralStatus {
     /// In host-list order.
     pub nodes: Vec<NodeHealth>,
     pub bitvector: Bitvector,
+    /// The short slots the partition is sized for (`--short-partition adaptive`; 0
+    /// under a fixed partition).
+    #[serde(default)]
+    pub short_slots: u32,
 }
 
 /// Sent by the central scheduler to a driver.

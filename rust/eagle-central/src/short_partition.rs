@@ -1,0 +1,196 @@
+//! The size of the short-only partition (`--short-partition`).
+//!
+//! Eagle (§3.1) keeps a fixed share of the nodes for short work only, sized offline from
+//! the short jobs' share of task-seconds (17% on Google, 2% on Yahoo). On a live cluster
+//! that share is not known in advance, and a short task's cost in slot time is not its
+//! trace duration either (a Spark task also pays its launch and deserialisation). With
+//! too small a share, short jobs queue on the short-only hosts while every other host is
+//! closed to them by Succinct State Sharing; this is what `scripts/bench cluster`
+//! measured at ratio 1.2 (README, "Cluster mode").
+//!
+//! `adaptive` keeps the paper's share as a floor and grows the partition to the short
+//! demand the drivers report. Each driver sends `ShortLoad{running, waiting}` (its short
+//! tasks holding a slot and not yet launched) when either changes; their sum is the slots
+//! short work wants now. It is observed over a sliding window by eagle-core's
+//! [`Reservation`] (the rule of issue 10's slot-level reservation: the mean of the bucket
+//! averages plus one standard deviation, reset to nothing after `idle` seconds without a
+//! short arrival or a short task waiting, at most `max_fraction` of the live slots). Waiting tasks count as demand
+//! because the slots short work holds cannot exceed the partition it has: a saturated
+//! short partition shows its deficit only as a queue.
+//!
+//! The partition is the smallest prefix of the live hosts (lowest index first, as in the
+//! fixed layout, so hosts join and leave it in a stable order) whose slots cover that
+//! demand, and never fewer hosts than the fixed share nor every host. A host that joins
+//! the partition takes no new long placements; the long work already queued there drains,
+//! and its bit in the SSS bitvector clears when the last of it ends, after which short
+//! probes are accepted there. Only new placements see the change: nothing queued is moved.
+
+use crate::state::ConnId;
+use eagle_core::partition::short_only_count;
+use eagle_core::reservation::{AdaptiveParams, Reservation};
+use std::collections::BTreeMap;
+
+/// How the short-only partition is sized.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShortPartition {
+    /// The paper's: `round(short_fraction × hosts)` hosts.
+    Fixed,
+    /// At least that, grown to the drivers' observed short demand.
+    Adaptive,
+}
+
+impl ShortPartition {
+    /// `--short-partition fixed|adaptive`.
+    pub fn parse(s: &str) -> Result<ShortPartition, String> {
+        match s {
+            "fixed" => Ok(ShortPartition::Fixed),
+            "adaptive" => Ok(ShortPartition::Adaptive),
+            _ => Err(format!("--short-partition must be fixed or adaptive, got '{s}'")),
+        }
+    }
+}
+
+/// The window the central observes short demand over: shorter than the driver's (60 s),
+/// since a host's long queue takes seconds to drain and a partition sized for last
+/// minute's burst would hold hosts back from long work long after it.
+pub fn params() -> AdaptiveParams {
+    AdaptiveParams {
+        window: 10.0,
+        buckets: 10,
+        headroom: 1.0,
+        max_fraction: 0.5,
+        // The fixed share is the floor; no extra base.
+        base_fraction: 0.0,
+        idle: 10.0,
+        // Unused here (no long share, the demand term always applies).
+        long_share: 0.0,
+        min_wait: 0.0,
+    }
+}
+
+/// The drivers' short load, and the demand observed from it.
+#[derive(Clone, Debug)]
+pub struct ShortDemand {
+    window: Reservation,
+    /// Per driver connection: short tasks (running, waiting) as last reported.
+    loads: BTreeMap<ConnId, (u32, u32)>,
+}
+
+impl ShortDemand {
+    pub fn new(now: f64) -> ShortDemand {
+        ShortDemand { window: Reservation::new(params(), now), loads: BTreeMap::new() }
+    }
+
+    /// A driver's `ShortLoad`. More tasks waiting than it last said is an arrival.
+    pub fn report(&mut self, now: f64, conn: ConnId, running: u32, waiting: u32) {
+        let (r0, w0) = self.loads.insert(conn, (running, waiting)).unwrap_or((0, 0));
+        if waiting > w0 {
+            self.window.short_arrived(now);
+        }
+        let delta = (running as i64 + waiting as i64) - (r0 as i64 + w0 as i64);
+        self.window.short_running(now, delta.clamp(i32::MIN as i64, i32::MAX as i64) as i32);
+    }
+
+    /// A driver's connection closed: its load is gone.
+    pub fn gone(&mut self, now: f64, conn: ConnId) {
+        if let Some((r, w)) = self.loads.remove(&conn) {
+            self.window.short_running(now, -((r as i64 + w as i64).min(i32::MAX as i64) as i32));
+        }
+    }
+
+    /// The slots to keep for short work at `now`, out of `total_slots` live ones. Demand
+    /// stays current while any short task waits, however long ago it arrived.
+    pub fn slots(&mut self, now: f64, total_slots: u64) -> u32 {
+        if self.loads.values().any(|&(_, w)| w > 0) {
+            self.window.short_arrived(now);
+        }
+        self.window.size(now, 0, total_slots, f64::INFINITY)
+    }
+
+    /// The size most recently computed.
+    pub fn current(&self) -> u32 {
+        self.window.current()
+    }
+}
+
+/// How many of the live hosts (in partition order, with these slot counts) form the
+/// short-only partition: the fewest whose slots cover `short_slots`, at least the fixed
+/// share `fraction`, never every host (and none of fewer than two).
+pub fn short_only_hosts(slots: &[u32], fraction: f64, short_slots: u32) -> usize {
+    let n = slots.len();
+    let floor = short_only_count(n, fraction);
+    if n < 2 {
+        return floor;
+    }
+    let (mut k, mut covered) = (0, 0u64);
+    while k < n && covered < short_slots as u64 {
+        covered += slots[k] as u64;
+        k += 1;
+    }
+    k.max(floor).min(n - 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_partition_covers_the_demand_with_the_fixed_share_as_a_floor() {
+        let two = [2u32; 8];
+        assert_eq!(short_only_hosts(&two, 0.1, 0), 1, "the paper's share of 8 hosts");
+        assert_eq!(short_only_hosts(&two, 0.1, 2), 1);
+        assert_eq!(short_only_hosts(&two, 0.1, 3), 2);
+        assert_eq!(short_only_hosts(&two, 0.1, 5), 3);
+        assert_eq!(short_only_hosts(&two, 0.1, 100), 7, "never every host");
+        assert_eq!(short_only_hosts(&two, 0.0, 0), 0);
+        assert_eq!(short_only_hosts(&[4, 1, 1], 0.0, 5), 2, "by the hosts' own slots");
+        assert_eq!(short_only_hosts(&[4], 0.5, 9), 0, "one host is never short-only");
+    }
+
+    #[test]
+    fn demand_grows_with_a_queue_and_shrinks_after_the_idle_time() {
+        let mut d = ShortDemand::new(0.0);
+        assert_eq!(d.slots(0.0, 16), 0, "no short work seen");
+        // Two drivers: one runs 2 short tasks and queues 4, the other queues 2.
+        d.report(0.0, 1, 2, 4);
+        d.report(0.0, 2, 0, 2);
+        assert_eq!(d.slots(3.0, 16), 8, "8 slots wanted for 3 s");
+        // Capped at half the live slots.
+        d.report(3.0, 2, 0, 40);
+        assert_eq!(d.slots(9.0, 16), 8, "max_fraction 0.5 of 16");
+        // Everything ran: the window still remembers it for a while ...
+        d.report(9.0, 1, 0, 0);
+        d.report(9.0, 2, 0, 0);
+        assert!(d.slots(12.0, 16) > 0);
+        // ... and no arrival for the idle time releases every slot.
+        assert_eq!(d.slots(20.0, 16), 0);
+        assert_eq!(d.current(), 0);
+    }
+
+    #[test]
+    fn a_task_still_waiting_keeps_the_demand_past_the_idle_time() {
+        let mut d = ShortDemand::new(0.0);
+        d.report(0.0, 1, 2, 1);
+        assert_eq!(d.slots(30.0, 16), 3, "one task has waited 30 s: still short work around");
+        d.report(30.0, 1, 2, 0);
+        assert_eq!(d.slots(50.0, 16), 0, "only running tasks, nothing arrived for 20 s");
+    }
+
+    #[test]
+    fn a_driver_that_goes_away_takes_its_load_with_it() {
+        let mut d = ShortDemand::new(0.0);
+        d.report(0.0, 7, 0, 6);
+        assert_eq!(d.slots(5.0, 16), 6);
+        d.gone(5.0, 7);
+        d.report(5.0, 8, 0, 1);
+        // Once the window has passed, only the driver still there counts.
+        assert_eq!(d.slots(15.0, 16), 1);
+        d.gone(10.0, 99); // unknown: nothing
+    }
+
+    #[test]
+    fn parse_names_the_flag() {
+        assert_eq!(ShortPartition::parse("adaptive"), Ok(ShortPartition::Adaptive));
+        assert!(ShortPartition::parse("auto").unwrap_err().contains("--short-partition"));
+    }
+}
