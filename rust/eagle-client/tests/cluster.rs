@@ -30,18 +30,25 @@ fn central_cut_off(n: usize) -> (Vec<String>, Proxy, eagle_client::Client, Drive
     (nodes, proxy, c, d)
 }
 
-#[test]
-fn short_and_long_jobs_run_every_task_once_and_leave_no_lease() {
-    let nodes: Vec<String> = (0..3).map(|_| node(2)).collect();
-    let central = central(&nodes);
-    central_linked(&central, 3);
-    let c = client("app", &central, 2);
+/// A client of the app "app" on `nodes` (hosts `h0`, `h1`, ...) and the central at
+/// `central`, once the central has linked every node and the client every host and the central.
+fn linked_client(nodes: &[String], central: &str) -> (eagle_client::Client, Driver) {
+    central_linked(central, nodes.len());
+    let c = client("app", central, 2);
     for (i, a) in nodes.iter().enumerate() {
         c.add_host(&format!("h{i}"), a);
     }
     let mut d = Driver::default();
-    hosts_up(&mut d, &c, 3);
+    hosts_up(&mut d, &c, nodes.len());
     d.until(&c, "the central link", false, |d| d.events.contains(&Event::CentralUp));
+    (c, d)
+}
+
+#[test]
+fn short_and_long_jobs_run_every_task_once_and_leave_no_lease() {
+    let nodes: Vec<String> = (0..3).map(|_| node(2)).collect();
+    let central = central(&nodes);
+    let (c, mut d) = linked_client(&nodes, &central);
 
     // A short job of 6 tasks probes max(K=2, 12) → all 3 hosts; every task runs once.
     d.submit(&c, 1, 6, false);
@@ -364,14 +371,7 @@ fn long_tasks_placed_on_a_host_whose_link_drops_are_placed_again() {
 fn short_tasks_waiting_grow_an_adaptive_short_partition_and_long_work_keeps_off_it() {
     let nodes: Vec<String> = (0..4).map(|_| node(1)).collect();
     let central = central_sized(&nodes, eagle_central::placement::Placement::Lwl, eagle_central::short_partition::ShortPartition::Adaptive);
-    central_linked(&central, 4);
-    let c = client("app", &central, 2);
-    for (i, a) in nodes.iter().enumerate() {
-        c.add_host(&format!("h{i}"), a);
-    }
-    let mut d = Driver::default();
-    hosts_up(&mut d, &c, 4);
-    d.until(&c, "the central link", false, |d| d.events.contains(&Event::CentralUp));
+    let (c, mut d) = linked_client(&nodes, &central);
     assert_eq!(central_status(&central).nodes.iter().filter(|n| !n.general).count(), 0, "no short work, no fixed share");
     // 8 short tasks on 4 slots: 4 run (held) and 4 wait. Capped at half the slots: 2 hosts.
     d.submit(&c, 1, 8, false);
