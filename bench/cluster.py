@@ -6,8 +6,8 @@ in arrival order; every job keeps its arrival time). Systems, each on a fresh te
 
 * ``eagle``, ``eagle-adaptive``, ``hawk``, ``sparrow`` — cluster mode
   (``spark.scheduler.eagle.cluster.central``) on the same daemons (``scripts/testbed.sh
-  --eagle-daemons --eagle-policy P``; under ``eagle-adaptive`` the central's short-only partition
-  is adaptive, ``--short-partition`` sets it for every cluster system): each host's
+  --eagle-daemons --eagle-policy P``; ``--short-partition adaptive`` makes the central's short-only
+  partition adaptive for every cluster system): each host's
   ``eagle-node`` owns ``--cores`` slots; every worker advertises slots x 4 cores, and each
   application takes one executor of ``slots`` cores on every host (the README's recipe). Jobs
   carry the trace's class and estimate as hints.
@@ -46,7 +46,7 @@ def add_arguments(p):
                    help=f"cluster: comma list of {','.join(SYSTEMS)} (default all)")
     p.add_argument("--short-partition", choices=("fixed", "adaptive"),
                    help="cluster: eagle-central's short-only partition for every cluster-mode system "
-                        "(default: adaptive under eagle-adaptive, fixed, the paper's, under the others)")
+                        "(default fixed, the paper's)")
 
 
 def split_plan(plan: dict) -> dict:

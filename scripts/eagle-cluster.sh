@@ -19,9 +19,9 @@
 #   --node-port P         [7101]
 #   --slots N             slots of every node [the host's cores: nproc, run on that host]
 #   --policy eagle|eagle-adaptive|hawk|sparrow [eagle]  --lease-ms MS [3000]  --short-fraction F [0.1]
-#   --short-partition fixed|adaptive  eagle-central's short-only partition: --short-fraction of
-#                         the hosts (the paper's), or at least that, grown to the short tasks the
-#                         drivers report [adaptive with --policy eagle-adaptive, else fixed]
+#   --short-partition fixed|adaptive [fixed]  eagle-central's short-only partition: --short-fraction
+#                         of the hosts (the paper's), or at least that, grown to the short tasks
+#                         the drivers report
 #   --placement lwl|lotes [lwl]  how eagle-central places long tasks: least work left, or LoTES's
 #                         plan over the hosts' sizes (hosts of different --slots, e.g. the
 #                         default nproc on machines of different sizes)
@@ -112,7 +112,7 @@ esac
 # ---- options -----------------------------------------------------------------------------------
 ACTION="${1:-}"; [ $# -gt 0 ] && shift
 HOSTS="" CENTRAL="localhost:7100" NODE_PORT=7101 SLOTS=auto POLICY=eagle LEASE_MS=3000
-SHORT_FRACTION=0.1 SHORT_PARTITION="" BIND="" STATE="$ROOT/target/eagle-cluster" SECRET="" BIN="" TIMEOUT=10 PLACEMENT=lwl
+SHORT_FRACTION=0.1 SHORT_PARTITION=fixed BIND="" STATE="$ROOT/target/eagle-cluster" SECRET="" BIN="" TIMEOUT=10 PLACEMENT=lwl
 while [ $# -gt 0 ]; do
   [ $# -ge 2 ] || die "option $1 needs a value"
   case "$1" in
@@ -139,7 +139,6 @@ is_port "$NODE_PORT" || die "--node-port must be a port (1-65535), got '$NODE_PO
 [[ "$SLOTS" = auto || ( "$SLOTS" =~ ^[0-9]+$ && "$SLOTS" -ge 1 ) ]] || die "--slots must be a positive integer, got '$SLOTS'"
 case "$POLICY" in eagle|eagle-adaptive|hawk|sparrow) ;; *) die "--policy must be eagle, eagle-adaptive, hawk or sparrow, got '$POLICY'" ;; esac
 case "$PLACEMENT" in lwl|lotes) ;; *) die "--placement must be lwl or lotes, got '$PLACEMENT'" ;; esac
-[ -n "$SHORT_PARTITION" ] || { [ "$POLICY" = eagle-adaptive ] && SHORT_PARTITION=adaptive || SHORT_PARTITION=fixed; }
 case "$SHORT_PARTITION" in fixed|adaptive) ;; *) die "--short-partition must be fixed or adaptive, got '$SHORT_PARTITION'" ;; esac
 [[ "$LEASE_MS" =~ ^[0-9]+$ && "$LEASE_MS" -ge 10 ]] || die "--lease-ms must be an integer >= 10, got '$LEASE_MS'"
 [[ "$TIMEOUT" =~ ^[0-9]+$ && "$TIMEOUT" -ge 1 ]] || die "--timeout must be a positive integer, got '$TIMEOUT'"

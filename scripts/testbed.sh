@@ -29,8 +29,8 @@
 #   --eagle-slots N [--cores]  --eagle-policy eagle|eagle-adaptive|hawk|sparrow [eagle]  --eagle-lease-ms MS [3000]
 #   --eagle-slots-list N,...  node i's slots (hosts of different sizes; one entry per worker)
 #   --eagle-placement lwl|lotes [lwl]  eagle-central's placement of long tasks
-#   --eagle-short-partition fixed|adaptive  eagle-central's short-only partition [adaptive with
-#                    --eagle-policy eagle-adaptive, else fixed: the paper's share]
+#   --eagle-short-partition fixed|adaptive [fixed]  eagle-central's short-only partition: the
+#                    paper's share, or grown to the drivers' short load
 #
 # Each worker runs in its own network namespace behind a veth on a bridge in the root namespace,
 # so Spark sees W distinct hosts and PROCESS_LOCAL / NODE_LOCAL / ANY mean something. netem is
@@ -52,7 +52,7 @@ export SPARK_DAEMON_MEMORY="${SPARK_DAEMON_MEMORY:-256m}"
 WORKERS=4 CORES=2 MEMORY=1g NETWORK=fast RATE=100mbit STATE="$ROOT/target/bench/testbed"
 PREFIX=eb SUBNET=77 FORCE_LOCAL=0 CORES_LIST=""
 EAGLE=0 EAGLE_SLOTS="" EAGLE_POLICY=eagle EAGLE_LEASE_MS=3000 EAGLE_CENTRAL_PORT=7100 EAGLE_NODE_PORT=7101
-EAGLE_SLOTS_LIST="" EAGLE_PLACEMENT=lwl EAGLE_SHORT_PARTITION=""
+EAGLE_SLOTS_LIST="" EAGLE_PLACEMENT=lwl EAGLE_SHORT_PARTITION=fixed
 CMD=()
 ACTION="${1:-}"
 [ $# -gt 0 ] && shift
@@ -94,7 +94,6 @@ EAGLE_SLOTS="${EAGLE_SLOTS:-$CORES}"
 [[ "$EAGLE_SLOTS" =~ ^[0-9]+$ && "$EAGLE_SLOTS" -ge 1 ]] || { echo "testbed: --eagle-slots must be a positive integer" >&2; exit 2; }
 case "$EAGLE_POLICY" in eagle|eagle-adaptive|hawk|sparrow) ;; *) echo "testbed: --eagle-policy must be eagle, eagle-adaptive, hawk or sparrow" >&2; exit 2 ;; esac
 case "$EAGLE_PLACEMENT" in lwl|lotes) ;; *) echo "testbed: --eagle-placement must be lwl or lotes, got '$EAGLE_PLACEMENT'" >&2; exit 2 ;; esac
-[ -n "$EAGLE_SHORT_PARTITION" ] || { [ "$EAGLE_POLICY" = eagle-adaptive ] && EAGLE_SHORT_PARTITION=adaptive || EAGLE_SHORT_PARTITION=fixed; }
 case "$EAGLE_SHORT_PARTITION" in fixed|adaptive) ;; *) echo "testbed: --eagle-short-partition must be fixed or adaptive, got '$EAGLE_SHORT_PARTITION'" >&2; exit 2 ;; esac
 if [ -n "$EAGLE_SLOTS_LIST" ]; then
   [[ "$EAGLE_SLOTS_LIST" =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || { echo "testbed: --eagle-slots-list must be positive integers separated by commas, got '$EAGLE_SLOTS_LIST'" >&2; exit 2; }
