@@ -82,8 +82,10 @@ def static_cores(plans: dict, total: int) -> dict:
     return cores
 
 
-def app_conf(system: str, tb: dict, run_dir: str, app: str, slots: int, cores_max: int | None) -> dict:
-    """One application's SparkConf under ``system``."""
+def app_conf(system: str, tb: dict, run_dir: str, app: str, slots: int, cores_max: int | None,
+             eagle: dict | None = None) -> dict:
+    """One application's SparkConf under ``system``; ``eagle``: ``spark.scheduler.eagle.*`` keys
+    (``--eagle-conf``) of the cluster-mode systems."""
     from .harness import ROOT
     from .schedulers import spark_conf
     cluster = system in CLUSTER_SYSTEMS
@@ -93,7 +95,7 @@ def app_conf(system: str, tb: dict, run_dir: str, app: str, slots: int, cores_ma
         extra.update({"spark.executor.cores": "1", "spark.cores.max": str(cores_max)})
     else:
         extra.update({"spark.executor.cores": str(slots), "spark.cores.max": str(slots * hosts)})
-    conf = spark_conf("eagle" if cluster else "fifo", tb, run_dir, ROOT, extra=extra)
+    conf = spark_conf("eagle" if cluster else "fifo", tb, run_dir, ROOT, eagle=eagle if cluster else None, extra=extra)
     if cluster:
         if not tb.get("eagle_central"):
             raise SystemExit("cluster: the testbed has no eagle daemons (TB_EAGLE_CENTRAL missing)")
@@ -153,7 +155,8 @@ def one_system(args, system: str, plans_by_tag: dict, out_dir: str, slots: int) 
                               "go": os.path.join(base, f"{tag}.go")})
             cfg = {"workload": "cluster", "scheduler": system, "system": system, "app": app, "testbed": tb,
                    "plans": plans, "executors": executors_of(system, hosts, cores.get(app)),
-                   "spark_conf": app_conf(system, tb, run_dir, app, slots, cores.get(app))}
+                   "spark_conf": app_conf(system, tb, run_dir, app, slots, cores.get(app),
+                                          eagle=dict(getattr(args, "eagle_conf", []) or []))}
             th = threading.Thread(target=lambda r=run_dir, c=cfg, s=span: results.__setitem__(
                 c["app"], harness.run_driver(r, c, timeout=s * 8 + 600 + 300 * len(plans))), daemon=True)
             th.start()

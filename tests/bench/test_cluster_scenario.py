@@ -41,14 +41,15 @@ def test_each_system_gets_its_conf(system, tmp_path, monkeypatch):
     monkeypatch.setattr("bench.schedulers.find_bench_jar", lambda root: "/x/bench.jar")
     tb = {"master": "spark://10.0.0.1:7077", "driver_host": "10.0.0.1", "hosts": 4, "cores": 8, "slots": 32,
           "mode": "netns", "eagle_central": "10.0.0.1:7100", "eagle_secret": "/s"}
-    conf = cluster.app_conf(system, tb, str(tmp_path), "batch-0", 2, 3)
+    conf = cluster.app_conf(system, tb, str(tmp_path), "batch-0", 2, 3, eagle={"minProbes": 2})
     if system in cluster.CLUSTER_SYSTEMS:
         assert conf["spark.master"] == "spark-eagle:spark://10.0.0.1:7077"
         assert conf["spark.scheduler.eagle.cluster.central"] == "10.0.0.1:7100"
         assert (conf["spark.executor.cores"], conf["spark.cores.max"]) == ("2", "8")
+        assert conf["spark.scheduler.eagle.minProbes"] == "2", "--eagle-conf reaches the cluster systems"
     else:
         assert conf["spark.master"] == "spark://10.0.0.1:7077"
-        assert not any(k.startswith("spark.scheduler.eagle.cluster") for k in conf)
+        assert not any(k.startswith("spark.scheduler.eagle") for k in conf), "stock Spark gets no eagle key"
         want = ("1", "3") if system == "static" else ("2", "8")
         assert (conf["spark.executor.cores"], conf["spark.cores.max"]) == want
 
