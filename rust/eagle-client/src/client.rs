@@ -10,6 +10,7 @@
 //! ```
 //! A grant for a job with nothing left (or unknown) is returned at once (`NoTask`).
 
+use crate::books::{Host, Job, Lease, CENTRAL_RETRIES};
 use crate::link::{self, Link, LinkEvent};
 use crate::placement::{distinct, local_lwl, rescheduling_targets};
 use crossbeam_channel::{after, select, unbounded, Receiver, Sender};
@@ -183,79 +184,6 @@ impl Drop for Client {
 
 /// The central's link id; hosts are numbered from 1.
 const CENTRAL: u64 = 0;
-
-struct Host {
-    name: String,
-    link: Link,
-    up: bool,
-    local_long_ms: f64,
-}
-
-impl Host {
-    /// `ms` of local long work placed here will not run here (any more).
-    fn release_local(&mut self, ms: f64) {
-        self.local_long_ms = (self.local_long_ms - ms).max(0.0);
-    }
-}
-
-#[derive(Debug)]
-struct Job {
-    left: u32,
-    est: f64,
-    long: bool,
-    /// Slots one task holds.
-    cpus: u32,
-    /// Placed locally (central down, or unplaced): its probes carry long work.
-    local: bool,
-    /// Long jobs: tasks placed (by the central or locally) whose grant has not come.
-    reserved: u32,
-    /// Local placements: long tasks per host whose grant has not come.
-    share: BTreeMap<u64, u32>,
-    /// The central's placements (its `Placed`): long tasks per host whose grant has not
-    /// come. If the host's link drops they are lost there and are placed again.
-    placed: BTreeMap<u64, u32>,
-    /// Hosts holding a probe of the job.
-    probed: BTreeSet<u64>,
-    /// Hosts that rejected a probe (SSS: they hold long work).
-    rejected: BTreeSet<u64>,
-    /// Long tasks the central could not place yet (`Unplaced` while it is up: e.g. the
-    /// driver's links to the nodes were not up yet); sent to it again at the next tick.
-    unplaced: u32,
-    /// Times the central was asked again; past [`CENTRAL_RETRIES`], local LWL takes them.
-    central_tries: u32,
-}
-
-/// How many ticks the central is asked again for tasks it could not place before they
-/// are placed locally.
-const CENTRAL_RETRIES: u32 = 10;
-
-impl Job {
-    /// The local long tasks sent to `host` will not be granted there (it rejected
-    /// them, or its link dropped): they are no longer reserved.
-    /// Returns how many.
-    fn lose_share(&mut self, host: u64) -> u32 {
-        let n = self.share.remove(&host).unwrap_or(0);
-        self.reserved = self.reserved.saturating_sub(n);
-        n
-    }
-
-    /// The central's placements on `host` will not be granted (its link dropped, and the
-    /// node dropped this application's reservations with it): returns how many.
-    fn lose_placed(&mut self, host: u64) -> u32 {
-        let n = self.placed.remove(&host).unwrap_or(0);
-        self.reserved = self.reserved.saturating_sub(n);
-        n
-    }
-}
-
-struct Lease {
-    job: u64,
-    long: bool,
-    /// The host's local long work this lease took over from a local share, in ms (0 for
-    /// any other lease): it leaves the host's `local_long_ms` when the lease is over.
-    local_ms: f64,
-    running: bool,
-}
 
 struct State {
     cfg: ClientConfig,

@@ -31,6 +31,7 @@
 //! they talk over `crossbeam-channel`s. The driver reads [`Event`]s from
 //! [`Client::events`].
 
+mod books;
 pub mod client;
 mod link;
 pub mod placement;

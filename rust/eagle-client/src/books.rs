@@ -1,0 +1,78 @@
+//! The client's books of one host, one job (a task set) and one lease: what
+//! [`crate::client`]'s state thread keeps per link, per job and per grant.
+
+use crate::link::Link;
+use std::collections::{BTreeMap, BTreeSet};
+
+pub(crate) struct Host {
+    pub(crate) name: String,
+    pub(crate) link: Link,
+    pub(crate) up: bool,
+    pub(crate) local_long_ms: f64,
+}
+
+impl Host {
+    /// `ms` of local long work placed here will not run here (any more).
+    pub(crate) fn release_local(&mut self, ms: f64) {
+        self.local_long_ms = (self.local_long_ms - ms).max(0.0);
+    }
+}
+
+#[derive(Debug)]
+pub(crate) struct Job {
+    pub(crate) left: u32,
+    pub(crate) est: f64,
+    pub(crate) long: bool,
+    /// Slots one task holds.
+    pub(crate) cpus: u32,
+    /// Placed locally (central down, or unplaced): its probes carry long work.
+    pub(crate) local: bool,
+    /// Long jobs: tasks placed (by the central or locally) whose grant has not come.
+    pub(crate) reserved: u32,
+    /// Local placements: long tasks per host whose grant has not come.
+    pub(crate) share: BTreeMap<u64, u32>,
+    /// The central's placements (its `Placed`): long tasks per host whose grant has not
+    /// come. If the host's link drops they are lost there and are placed again.
+    pub(crate) placed: BTreeMap<u64, u32>,
+    /// Hosts holding a probe of the job.
+    pub(crate) probed: BTreeSet<u64>,
+    /// Hosts that rejected a probe (SSS: they hold long work).
+    pub(crate) rejected: BTreeSet<u64>,
+    /// Long tasks the central could not place yet (`Unplaced` while it is up: e.g. the
+    /// driver's links to the nodes were not up yet); sent to it again at the next tick.
+    pub(crate) unplaced: u32,
+    /// Times the central was asked again; past [`CENTRAL_RETRIES`], local LWL takes them.
+    pub(crate) central_tries: u32,
+}
+
+/// How many ticks the central is asked again for tasks it could not place before they
+/// are placed locally.
+pub(crate) const CENTRAL_RETRIES: u32 = 10;
+
+impl Job {
+    /// The local long tasks sent to `host` will not be granted there (it rejected
+    /// them, or its link dropped): they are no longer reserved.
+    /// Returns how many.
+    pub(crate) fn lose_share(&mut self, host: u64) -> u32 {
+        let n = self.share.remove(&host).unwrap_or(0);
+        self.reserved = self.reserved.saturating_sub(n);
+        n
+    }
+
+    /// The central's placements on `host` will not be granted (its link dropped, and the
+    /// node dropped this application's reservations with it): returns how many.
+    pub(crate) fn lose_placed(&mut self, host: u64) -> u32 {
+        let n = self.placed.remove(&host).unwrap_or(0);
+        self.reserved = self.reserved.saturating_sub(n);
+        n
+    }
+}
+
+pub(crate) struct Lease {
+    pub(crate) job: u64,
+    pub(crate) long: bool,
+    /// The host's local long work this lease took over from a local share, in ms (0 for
+    /// any other lease): it leaves the host's `local_long_ms` when the lease is over.
+    pub(crate) local_ms: f64,
+    pub(crate) running: bool,
+}
