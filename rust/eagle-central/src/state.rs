@@ -399,9 +399,6 @@ mod tests {
         // Second buckets of 0, 5, 5, 5 slots: mean 3.75 plus one deviation 2.17.
         assert_eq!(st.short_slots, 6);
         assert_eq!(st.nodes.iter().filter(|n| !n.general).count(), 3);
-        // A batch driver cannot report short load.
-        let out = s.handle(Event::Message { conn: 2, msg: ToCentral::Status });
-        assert!(matches!(&out[..], [Action::ToPeer { msg: FromCentral::Status(_), .. }]));
         // The interactive driver goes away; after the idle time the floor is back.
         s.handle(Event::Disconnected { conn: 1 });
         s.set_now(30.0);
