@@ -18,6 +18,7 @@ use eagle_core::rng::Rng;
 use eagle_wire::net::Writers;
 use eagle_wire::{Bitvector, FromCentral, FromNode, ToCentral, ToNode};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
@@ -101,6 +102,7 @@ pub struct Client {
     cmd: Sender<Cmd>,
     events: Receiver<Event>,
     thread: Option<thread::JoinHandle<()>>,
+    surplus: Arc<AtomicU64>,
 }
 
 impl Client {
@@ -109,11 +111,19 @@ impl Client {
         let (cmd, rx) = unbounded();
         let (etx, events) = unbounded();
         let tx = cmd.clone();
+        let surplus = Arc::new(AtomicU64::new(0));
+        let counter = surplus.clone();
         let thread = thread::Builder::new()
             .name("eagle-client".into())
-            .spawn(move || State::new(cfg, tx, etx).run(rx))
+            .spawn(move || State::new(cfg, tx, etx, counter).run(rx))
             .expect("spawn the eagle-client thread");
-        Client { cmd, events, thread: Some(thread) }
+        Client { cmd, events, thread: Some(thread), surplus }
+    }
+
+    /// Grants the client handed back to their nodes itself, without an [`Event::Grant`]:
+    /// the job already held a grant for each of its tasks left (late binding's surplus).
+    pub fn surplus_returned(&self) -> u64 {
+        self.surplus.load(Ordering::Relaxed)
     }
 
     /// The events to act on, in order.
@@ -206,10 +216,12 @@ struct State {
     bitvector: Option<Bitvector>,
     /// The short load last reported to the central (`ShortLoad`), since its link came up.
     short_load_sent: Option<(u32, u32)>,
+    /// [`Client::surplus_returned`].
+    surplus: Arc<AtomicU64>,
 }
 
 impl State {
-    fn new(cfg: ClientConfig, cmd: Sender<Cmd>, events: Sender<Event>) -> State {
+    fn new(cfg: ClientConfig, cmd: Sender<Cmd>, events: Sender<Event>, surplus: Arc<AtomicU64>) -> State {
         let secret: Arc<[u8]> = Arc::from(cfg.secret.as_slice());
         let central = link::start(CENTRAL, cfg.central.clone(), secret.clone(), cfg.app.clone(), cmd.clone(), Cmd::Central);
         State {
@@ -229,6 +241,7 @@ impl State {
             leases: HashMap::new(),
             bitvector: None,
             short_load_sent: None,
+            surplus,
         }
     }
 
@@ -483,6 +496,11 @@ impl State {
         }
     }
 
+    /// Grants of `job` handed to the driver and not launched yet.
+    fn unlaunched(&self, job: u64) -> u32 {
+        self.leases.values().filter(|l| l.job == job && !l.running).count() as u32
+    }
+
     fn lease_over(&mut self, g: Grant, no_task: bool) {
         let Some(&h) = self.by_name.get(&g.host) else { return };
         let Some(l) = self.leases.remove(&(h, g.lease)) else { return };
@@ -589,6 +607,17 @@ impl State {
                     self.writers.send(link, &ToNode::NoTask { lease });
                     return;
                 };
+                if !long && !j.long && self.unlaunched(job) >= j.left {
+                    // Late binding's surplus: every task left already has a grant in the
+                    // driver's hands. Handing this one to the driver would keep the slot
+                    // idle for a round trip through Spark's offer round; it goes back now,
+                    // and the node drops the probe with it. Should a held grant go unused
+                    // after all, its return reaches the node the same way.
+                    self.writers.send(link, &ToNode::NoTask { lease });
+                    self.jobs.get_mut(&job).unwrap().probed.remove(&link);
+                    self.surplus.fetch_add(1, Ordering::Relaxed);
+                    return;
+                }
                 let mut local_ms = 0.0;
                 if j.long {
                     let j = self.jobs.get_mut(&job).unwrap();

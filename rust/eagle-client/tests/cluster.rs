@@ -97,6 +97,42 @@ fn a_grant_with_nothing_to_launch_is_returned_and_the_slot_goes_to_another_appli
     assert_eq!(da.ran.len(), 1, "a launched nothing under the returned grant");
 }
 
+/// Late binding: a short job of one task that probes three idle hosts is granted a slot by
+/// each. The client keeps as many grants as the job has tasks left and hands the others
+/// back to their nodes itself, so those slots do not wait a round trip through the driver.
+#[test]
+fn surplus_grants_go_back_to_their_nodes_without_reaching_the_driver() {
+    let nodes: Vec<String> = (0..3).map(|_| node(2)).collect();
+    let central = central(&nodes);
+    central_linked(&central, 3);
+    let c = client("app", &central, 3);
+    for (i, a) in nodes.iter().enumerate() {
+        c.add_host(&format!("h{i}"), a);
+    }
+    let mut d = Driver::default();
+    hosts_up(&mut d, &c, 3);
+    // The driver does not answer yet: what reaches it stays in the event channel.
+    c.submit(1, 1, 50.0, false);
+    eventually("two surplus grants back on their nodes", || {
+        let leased: u32 = nodes.iter().map(|a| leased(a)).sum();
+        (c.surplus_returned() == 2 && leased == 1).then_some(())
+    });
+    let grants: Vec<eagle_client::Grant> = c
+        .events()
+        .try_iter()
+        .filter_map(|e| match e {
+            Event::Grant(g) => Some(g),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(grants.len(), 1, "only the grant the job can use reaches the driver: {grants:?}");
+    c.launched(&grants[0]);
+    c.task_end(&grants[0]);
+    for a in &nodes {
+        eventually("no lease left", || (leased(a) == 0).then_some(()));
+    }
+}
+
 /// A Spark application submits its first job as its executors register, so the central may
 /// place a long job on a node that has no link from the driver yet: the node refuses, the
 /// central answers `Unplaced`. While the central is up, the job goes back to it once the

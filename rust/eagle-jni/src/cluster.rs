@@ -536,7 +536,7 @@ impl Drop for ClusterSide {
 
 /// Names of the `clusterStatus(handle): Array[Long]` slots, in order (empty outside cluster
 /// mode).
-pub const CLUSTER_STATUS_NAMES: [&str; 11] = [
+pub const CLUSTER_STATUS_NAMES: [&str; 12] = [
     "centralUp",
     "hostsUp",
     "heldGrants",
@@ -548,6 +548,7 @@ pub const CLUSTER_STATUS_NAMES: [&str; 11] = [
     "taskEnds",
     "hostDowns",
     "centralDowns",
+    "surplusReturned",
 ];
 
 fn side(st: &mut State) -> Result<&mut ClusterSide, String> {
@@ -672,6 +673,7 @@ pub fn status(st: &mut State) -> Vec<i64> {
         k.task_ends,
         k.host_downs,
         k.central_downs,
+        c.client().surplus_returned(),
     ];
     v.iter().map(|&x| x.min(i64::MAX as u64) as i64).collect()
 }
