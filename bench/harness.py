@@ -70,6 +70,7 @@ class Testbed:
                 "hosts": int(e["TB_HOSTS"]), "cores": int(e["TB_CORES"]), "slots": int(e["TB_SLOTS"]),
                 "network": e["TB_NETWORK"], "note": e.get("TB_NOTE", ""),
                 "executor_memory": self.args.executor_memory,
+                "executor_java_options": getattr(self.args, "executor_java_options", None),
                 "eagle_central": e.get("TB_EAGLE_CENTRAL"), "eagle_secret": e.get("TB_EAGLE_SECRET"),
                 "worker_memory": e.get("TB_WORKER_MEMORY")}
 

@@ -53,6 +53,9 @@ def parse_args(argv):
     p.add_argument("--cores", type=int, help="slots per host (default 2)")
     p.add_argument("--worker-memory", default="1g")
     p.add_argument("--executor-memory", default="768m")
+    p.add_argument("--executor-java-options", default=None, metavar="OPTS",
+                   help="spark.executor.extraJavaOptions of every application under every scheduler "
+                        "(e.g. '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC'; default: none)")
     p.add_argument("--network", choices=["fast", "congested"], default="fast")
     p.add_argument("--rate", default="100mbit", help="per-host bandwidth when congested")
     p.add_argument("--local", action="store_true", help="use local-cluster[...] instead of namespaces")

@@ -1,4 +1,5 @@
-"""scripts/bench's --eagle-conf: extra spark.scheduler.eagle.* keys for the eagle runs."""
+"""scripts/bench's --eagle-conf (extra spark.scheduler.eagle.* keys for the eagle runs) and
+--executor-java-options (the executors' JVM options under every scheduler)."""
 import pytest
 
 from bench import run
@@ -28,3 +29,25 @@ def test_a_malformed_eagle_conf_item_is_an_error_naming_the_option(bad, capsys):
         run.parse_args(["sort", "--eagle-conf", bad])
     err = capsys.readouterr().err
     assert "--eagle-conf wants KEY=VALUE" in err and repr(bad) in err
+
+
+def test_executor_java_options_reach_every_scheduler_alike(tmp_path):
+    from bench.harness import Testbed
+    a = run.parse_args(["cluster", "--quick", "--executor-java-options", "-XX:+UseSerialGC -Xss2m"])
+    tb = Testbed(a)
+    tb.env = {"TB_MODE": "netns", "TB_MASTER": "spark://h:7077", "TB_DRIVER_HOST": "h", "TB_HOSTS": "2",
+              "TB_CORES": "2", "TB_SLOTS": "4", "TB_NETWORK": "fast", "TB_EAGLE_CENTRAL": "h:7100",
+              "TB_EAGLE_SECRET": "/s"}
+    info = tb.info()
+    assert info["executor_java_options"] == "-XX:+UseSerialGC -Xss2m"
+    (tmp_path / "build" / "libs").mkdir(parents=True)
+    import pyspark
+    line = ".".join(pyspark.__version__.split(".")[:2])
+    for name in (f"eagle-spark-{line}_2.13-0.jar", "eagle-spark-bench-0.jar"):
+        (tmp_path / "build" / "libs" / name).write_text("")
+    for sched in ("fifo", "fair", "eagle"):
+        conf = spark_conf(sched, info, str(tmp_path / sched), str(tmp_path))
+        assert conf["spark.executor.extraJavaOptions"] == "-XX:+UseSerialGC -Xss2m", sched
+    # Without the option the executors keep Spark's default.
+    info["executor_java_options"] = None
+    assert "spark.executor.extraJavaOptions" not in spark_conf("fifo", info, str(tmp_path / "d"), str(tmp_path))
