@@ -33,8 +33,13 @@ fn central_cut_off(n: usize) -> (Vec<String>, Proxy, eagle_client::Client, Drive
 /// A client of the app "app" on `nodes` (hosts `h0`, `h1`, ...) and the central at
 /// `central`, once the central has linked every node and the client every host and the central.
 fn linked_client(nodes: &[String], central: &str) -> (eagle_client::Client, Driver) {
+    linked_client_k(nodes, central, 2)
+}
+
+/// [`linked_client`] with K = `min_probes`.
+fn linked_client_k(nodes: &[String], central: &str, min_probes: u32) -> (eagle_client::Client, Driver) {
     central_linked(central, nodes.len());
-    let c = client("app", central, 2);
+    let c = client("app", central, min_probes);
     for (i, a) in nodes.iter().enumerate() {
         c.add_host(&format!("h{i}"), a);
     }
@@ -104,13 +109,7 @@ fn a_grant_with_nothing_to_launch_is_returned_and_the_slot_goes_to_another_appli
 fn surplus_grants_go_back_to_their_nodes_without_reaching_the_driver() {
     let nodes: Vec<String> = (0..3).map(|_| node(2)).collect();
     let central = central(&nodes);
-    central_linked(&central, 3);
-    let c = client("app", &central, 3);
-    for (i, a) in nodes.iter().enumerate() {
-        c.add_host(&format!("h{i}"), a);
-    }
-    let mut d = Driver::default();
-    hosts_up(&mut d, &c, 3);
+    let (c, _d) = linked_client_k(&nodes, &central, 3);
     // The driver does not answer yet: what reaches it stays in the event channel.
     c.submit(1, 1, 50.0, false);
     eventually("two surplus grants back on their nodes", || {
@@ -287,14 +286,7 @@ fn a_dropped_client_leaves_no_lease_and_another_application_gets_the_slots() {
 fn a_short_task_goes_around_hosts_holding_long_work() {
     let nodes: Vec<String> = (0..3).map(|_| node(2)).collect();
     let central = central(&nodes);
-    central_linked(&central, 3);
-    let c = client("app", &central, 1);
-    for (i, a) in nodes.iter().enumerate() {
-        c.add_host(&format!("h{i}"), a);
-    }
-    let mut d = Driver::default();
-    hosts_up(&mut d, &c, 3);
-    d.until(&c, "the central link", false, |d| d.events.contains(&Event::CentralUp));
+    let (c, mut d) = linked_client_k(&nodes, &central, 1);
     // Two long tasks, placed by LWL on the two lowest empty hosts (h0, h1), keep running.
     d.submit(&c, 1, 2, true);
     d.until(&c, "the long tasks to run", true, |d| d.running.len() == 2);
