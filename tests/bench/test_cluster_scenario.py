@@ -91,3 +91,13 @@ def test_the_summary_checks_the_targets_and_the_report_draws_every_system(tmp_pa
     html = report.write_report(str(tmp_path), results)
     text = (tmp_path / html).read_text() if not html.startswith("/") else open(html).read()
     assert "hawk" in text and "static" in text
+
+
+def test_the_warm_up_replays_the_first_plan_unmeasured_ahead_of_every_measured_one():
+    plans = {"r1.2-s1": {"apps": "a"}, "r2-s1": {"apps": "b"}}
+    seq = cluster.plan_sequence(plans, warmup=True)
+    assert [t for t, _ in seq] == [cluster.WARMUP, "r1.2-s1", "r2-s1"]
+    assert seq[0][1] is plans["r1.2-s1"], "the warm-up is the first plan itself"
+    assert cluster.WARMUP not in plans, "the measured plans stay as they were"
+    assert [t for t, _ in cluster.plan_sequence(plans, warmup=False)] == ["r1.2-s1", "r2-s1"]
+    assert cluster.plan_sequence({}, warmup=True) == []
