@@ -12,7 +12,7 @@
 
 use crate::books::{Host, Job, Lease, CENTRAL_RETRIES};
 use crate::link::{self, Link, LinkEvent};
-use crate::placement::{distinct, local_lwl, rescheduling_targets};
+use crate::placement::local_lwl;
 use crossbeam_channel::{after, select, unbounded, Receiver, Sender};
 use eagle_core::rng::Rng;
 use eagle_wire::net::Writers;
@@ -22,6 +22,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
+
+mod probing;
 
 /// How the client runs.
 #[derive(Clone, Debug)]
@@ -330,7 +332,7 @@ impl State {
             }
             Cmd::Submit { job, tasks, est_ms, long, cpus } => {
                 let est = if est_ms.is_finite() && est_ms >= 0.0 { est_ms } else { 0.0 };
-                let j = Job { left: tasks, est, long, cpus, local: false, reserved: 0, share: BTreeMap::new(), placed: BTreeMap::new(), probed: BTreeSet::new(), rejected: BTreeSet::new(), unplaced: 0, central_tries: 0 };
+                let j = Job { left: tasks, est, long, cpus, local: false, reserved: 0, share: BTreeMap::new(), placed: BTreeMap::new(), probed: BTreeSet::new(), rejected: BTreeSet::new(), beside: BTreeSet::new(), unplaced: 0, central_tries: 0 };
                 self.jobs.insert(job, j);
                 if tasks == 0 {
                     return;
@@ -388,37 +390,6 @@ impl State {
             }
             Cmd::Stop => {}
         }
-    }
-
-    /// Probes up hosts for `job` until it holds `max(K, 2t)` probes (or every
-    /// usable host has one). Hosts that rejected it are not probed again; after a
-    /// rejection, hosts the freshest bitvector marks as holding long work are left out
-    /// while others remain (§3.1: the first probes go uniformly at random, even with a
-    /// bitvector at hand; the re-scheduled ones avoid long work).
-    fn probe(&mut self, job: u64) {
-        let Some(j) = self.jobs.get(&job) else { return };
-        let mut fresh: Vec<u64> = self.up_hosts().into_iter().filter(|h| !j.probed.contains(h) && !j.rejected.contains(h)).collect();
-        if !j.rejected.is_empty() {
-            fresh = rescheduling_targets(&fresh, &self.flagged_hosts());
-        }
-        let want = eagle_core::probe::probe_count(j.left, 2, self.cfg.min_probes).saturating_sub(j.probed.len());
-        let picked: Vec<u64> = distinct(&mut self.rng, fresh.len(), want).into_iter().map(|i| fresh[i]).collect();
-        let (tasks, est, cpus) = (j.left, j.est, j.cpus);
-        for h in picked {
-            self.writers.send(h, &ToNode::Probe { job, tasks, est_ms: est, cpus });
-            self.jobs.get_mut(&job).unwrap().probed.insert(h);
-        }
-    }
-
-    /// The links of the hosts the freshest bitvector marks as holding long work.
-    fn flagged_hosts(&self) -> BTreeSet<u64> {
-        let Some(bv) = &self.bitvector else { return BTreeSet::new() };
-        self.central_hosts
-            .iter()
-            .enumerate()
-            .filter(|&(i, _)| bv.bit(i))
-            .filter_map(|(_, name)| self.by_name.get(name).copied())
-            .collect()
     }
 
     /// Places `tasks` more long tasks of `job`: by the central when it is linked.
@@ -514,6 +485,9 @@ impl State {
             }
         } else {
             self.writers.send(h, &ToNode::TaskEnd { lease: g.lease });
+            if l.once {
+                self.probe_after(h, l.job);
+            }
         }
         // A local long task (granted under a probe) is over, or was never launched: its
         // estimate left the host's share at the grant and leaves its local work now.
@@ -587,18 +561,6 @@ impl State {
         }
     }
 
-    /// A job lost a probe: short jobs probe again; long ones placed locally are
-    /// placed again (the central's own placements are the central's to redo).
-    fn reprobe(&mut self, job: u64) {
-        let Some(j) = self.jobs.get(&job) else { return };
-        if !j.long {
-            self.probe(job);
-        } else if j.local && j.left > j.reserved {
-            let more = j.left - j.reserved;
-            self.place_locally(job, more);
-        }
-    }
-
     fn node_msg(&mut self, link: u64, msg: FromNode) {
         let Some(name) = self.hosts.get(&link).map(|h| h.name.clone()) else { return };
         match msg {
@@ -618,6 +580,7 @@ impl State {
                     self.surplus.fetch_add(1, Ordering::Relaxed);
                     return;
                 }
+                let once = !long && !kept && !j.long;
                 let mut local_ms = 0.0;
                 if j.long {
                     let j = self.jobs.get_mut(&job).unwrap();
@@ -635,12 +598,15 @@ impl State {
                         }
                     }
                 }
-                self.leases.insert((link, lease), Lease { job, long, local_ms, running: false });
+                self.leases.insert((link, lease), Lease { job, long, local_ms, running: false, once });
                 self.emit(Event::Grant(Grant { host: name, lease, job, long }));
                 if !long && !kept {
                     // The grant used the probe up (hawk and sparrow grant once per probe).
                     let j = self.jobs.get_mut(&job).unwrap();
                     j.probed.remove(&link);
+                    if once {
+                        j.beside.insert(link);
+                    }
                     if j.long {
                         // A local long job runs only where LWL placed it: the rest of this
                         // host's share is asked for again there, and nowhere else.
@@ -659,8 +625,15 @@ impl State {
                 if let Some(bv) = bitvector.filter(|b| self.bitvector.as_ref().is_none_or(|old| old.stamp < b.stamp)) {
                     self.bitvector = Some(bv);
                 }
+                let holds_once = self.leases.iter().any(|(&(l, _), x)| l == link && x.job == job && x.once);
                 let Some(j) = self.jobs.get_mut(&job) else { return };
                 j.probed.remove(&link);
+                if !holds_once && j.beside.remove(&link) {
+                    // The probe reached the node while the job's own task held the slot it
+                    // had been granted once, and that task has ended since: ask again.
+                    self.probe_host(link, job);
+                    return;
+                }
                 j.rejected.insert(link);
                 self.unshare(job, &[link]);
                 self.reprobe(job);

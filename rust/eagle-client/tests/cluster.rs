@@ -132,6 +132,36 @@ fn surplus_grants_go_back_to_their_nodes_without_reaching_the_driver() {
     }
 }
 
+/// eagle-adaptive grants a short probe beside long work once, while a slot is free; the
+/// client's next probe there finds the slot leased and is rejected. When the task under
+/// that grant ends, its slot is free again and the job, with tasks left, probes that host
+/// again: a many-task short job keeps the slot it was using instead of waiting, with no
+/// other host to go to, for the client's tick (here far beyond the test's bound).
+#[test]
+fn a_short_job_granted_once_beside_long_work_probes_that_host_again_when_its_task_ends() {
+    let n = node_with(eagle_node::Policy::EagleAdaptive, 2, 120_000);
+    let central = central(std::slice::from_ref(&n));
+    central_linked(&central, 1);
+    let c = client_with("app", &central, 2, 120_000);
+    c.add_host("h0", &n);
+    let mut d = Driver::default();
+    hosts_up(&mut d, &c, 1);
+    d.until(&c, "the central link", false, |d| d.events.contains(&Event::CentralUp));
+    // A long task holds one of the host's two slots.
+    d.submit(&c, 1, 1, true);
+    d.until(&c, "the long task to start", true, |d| d.left[&1] == 0);
+    // A short job of 3 tasks: each runs beside the long task, one after the other.
+    d.submit(&c, 2, 3, false);
+    d.until(&c, "every short task to run beside the long one", false, |d| d.left[&2] == 0);
+    assert_eq!(d.ran_of(2).len(), 3);
+    assert!(d.ran_of(2).iter().all(|r| r.1 == "h0" && !r.2), "{:?}", d.ran);
+    let long = d.running.pop().unwrap();
+    c.task_end(&long);
+    c.finished(1);
+    c.finished(2);
+    eventually("no lease left on the node", || (leased(&n) == 0).then_some(()));
+}
+
 /// A Spark application submits its first job as its executors register, so the central may
 /// place a long job on a node that has no link from the driver yet: the node refuses, the
 /// central answers `Unplaced`. While the central is up, the job goes back to it once the

@@ -15,9 +15,14 @@ use std::time::{Duration, Instant};
 pub const SECRET: &[u8] = b"client-test";
 
 pub fn node(slots: u32) -> String {
+    node_with(eagle_node::Policy::Eagle, slots, 5_000)
+}
+
+/// A node of `policy` whose leases (and silent peers) expire after `lease_ms`.
+pub fn node_with(policy: eagle_node::Policy, slots: u32, lease_ms: u64) -> String {
     let _ = env_logger::builder().is_test(true).try_init();
     eagle_node::spawn(eagle_node::Options {
-        settings: eagle_node::Settings { policy: eagle_node::Policy::Eagle, slots, lease_ms: 5_000 },
+        settings: eagle_node::Settings { policy, slots, lease_ms },
         listen: "127.0.0.1:0".into(),
         secret: SECRET.to_vec(),
         central: None,
@@ -121,14 +126,13 @@ fn pipe(mut from: TcpStream, mut to: TcpStream) {
 }
 
 pub fn client(app: &str, central: &str, min_probes: u32) -> Client {
-    Client::start(ClientConfig {
-        app: app.into(),
-        central: central.into(),
-        secret: SECRET.to_vec(),
-        min_probes,
-        ping_ms: 200,
-        seed: 1,
-    })
+    client_with(app, central, min_probes, 200)
+}
+
+/// A client whose tick (keep-alives, and re-probing jobs left without any probe) comes
+/// every `ping_ms`.
+pub fn client_with(app: &str, central: &str, min_probes: u32, ping_ms: u64) -> Client {
+    Client::start(ClientConfig { app: app.into(), central: central.into(), secret: SECRET.to_vec(), min_probes, ping_ms, seed: 1 })
 }
 
 /// A driver's bookkeeping over a client: tasks left per job, what ran where.

@@ -1,0 +1,88 @@
+//! Short task sets' probes (Eagle SoCC'16 §3.1-§3.2): Sticky Batch Probing to
+//! `max(K, 2t)` hosts, rescheduling after a rejection (Succinct State Sharing), and
+//! probing again where a slot granted once beside long work frees.
+
+use super::State;
+use crate::placement::{distinct, rescheduling_targets};
+use eagle_wire::ToNode;
+use std::collections::BTreeSet;
+
+impl State {
+    /// Probes up hosts for `job` until it holds `max(K, 2t)` probes (or every
+    /// usable host has one). Hosts that rejected it are not probed again; after a
+    /// rejection, hosts the freshest bitvector marks as holding long work are left out
+    /// while others remain (§3.1: the first probes go uniformly at random, even with a
+    /// bitvector at hand; the re-scheduled ones avoid long work).
+    pub(super) fn probe(&mut self, job: u64) {
+        let Some(j) = self.jobs.get(&job) else { return };
+        let mut fresh: Vec<u64> = self.up_hosts().into_iter().filter(|h| !j.probed.contains(h) && !j.rejected.contains(h)).collect();
+        if !j.rejected.is_empty() {
+            fresh = rescheduling_targets(&fresh, &self.flagged_hosts());
+        }
+        let want = eagle_core::probe::probe_count(j.left, 2, self.cfg.min_probes).saturating_sub(j.probed.len());
+        let picked: Vec<u64> = distinct(&mut self.rng, fresh.len(), want).into_iter().map(|i| fresh[i]).collect();
+        let (tasks, est, cpus) = (j.left, j.est, j.cpus);
+        for h in picked {
+            self.writers.send(h, &ToNode::Probe { job, tasks, est_ms: est, cpus });
+            self.jobs.get_mut(&job).unwrap().probed.insert(h);
+        }
+    }
+
+    /// The links of the hosts the freshest bitvector marks as holding long work.
+    fn flagged_hosts(&self) -> BTreeSet<u64> {
+        let Some(bv) = &self.bitvector else { return BTreeSet::new() };
+        self.central_hosts
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| bv.bit(i))
+            .filter_map(|(_, name)| self.by_name.get(name).copied())
+            .collect()
+    }
+
+    /// A task of short `job` ended on a slot of `host` that the node granted once, beside
+    /// long work. The probe sent after that grant found the slot leased and was rejected,
+    /// and a rejecting host is not probed again while the job holds probes elsewhere, so
+    /// a many-task job would stay on the hosts without long work for the rest of its life.
+    /// Its own slot is free now: `host` is probed again, right behind the `TaskEnd` on the
+    /// same link. The node grants it only if nothing else waits there (long work queued
+    /// meanwhile goes first), so short work still never waits behind long work. If that
+    /// probe's answer is still on its way, the rejection handler asks again instead.
+    /// Only a host that rejected the job is probed again, so policies that never reject a
+    /// short probe (Hawk, Sparrow) send exactly what they did.
+    pub(super) fn probe_after(&mut self, host: u64, job: u64) {
+        let Some(j) = self.jobs.get_mut(&job) else { return };
+        if j.probed.contains(&host) {
+            return; // in flight: a rejection of it finds `beside` and asks again
+        }
+        j.beside.remove(&host);
+        if j.rejected.remove(&host) {
+            self.probe_host(host, job);
+        }
+    }
+
+    /// Probes `host` alone for short `job`, if it is up and the job has tasks that no grant
+    /// in the driver's hands covers.
+    pub(super) fn probe_host(&mut self, host: u64, job: u64) {
+        let unlaunched = self.unlaunched(job);
+        let up = self.hosts.get(&host).is_some_and(|h| h.up);
+        let Some(j) = self.jobs.get_mut(&job) else { return };
+        if !up || j.long || j.left <= unlaunched || j.probed.contains(&host) {
+            return;
+        }
+        j.probed.insert(host);
+        let (tasks, est_ms, cpus) = (j.left, j.est, j.cpus);
+        self.writers.send(host, &ToNode::Probe { job, tasks, est_ms, cpus });
+    }
+
+    /// A job lost a probe: short jobs probe again; long ones placed locally are
+    /// placed again (the central's own placements are the central's to redo).
+    pub(super) fn reprobe(&mut self, job: u64) {
+        let Some(j) = self.jobs.get(&job) else { return };
+        if !j.long {
+            self.probe(job);
+        } else if j.local && j.left > j.reserved {
+            let more = j.left - j.reserved;
+            self.place_locally(job, more);
+        }
+    }
+}
