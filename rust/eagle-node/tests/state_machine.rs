@@ -76,6 +76,58 @@ fn eagle_grants_by_srpt_sticks_to_the_job_and_honours_the_starvation_cap() {
     assert!(s.status().apps.is_empty(), "every probe left with its job's last task");
 }
 
+/// A big short job holds the node's slot (sticky), and small short jobs arrive one after
+/// another while it runs; returns the order of grants.
+fn big_job_then_small_ones(policy: Policy, small_jobs: u64) -> Vec<u64> {
+    let mut s = node(policy, 1);
+    join(&mut s, 1, Role::Driver, "a");
+    // Tasks of a few milliseconds, as a Spark job of tiny tasks reports them.
+    let out = send(&mut s, 0, 1, ToNode::Probe { job: 100, tasks: 400, est_ms: 3.0, cpus: 1 });
+    let (_, mut lease, _, _) = one_grant(&out);
+    let mut order = vec![100];
+    let mut arrivals = 1..=small_jobs;
+    let mut now = 0;
+    loop {
+        now += 30;
+        // A small job of three 5 ms tasks arrives while the slot is busy.
+        if let Some(job) = arrivals.next() {
+            assert!(grants(&send(&mut s, now, 1, ToNode::Probe { job, tasks: 3, est_ms: 5.0, cpus: 1 })).is_empty());
+        }
+        match grants(&run(&mut s, now, 1, lease)).first() {
+            Some(&(_, next, job, _)) => {
+                order.push(job);
+                lease = next;
+            }
+            None => break,
+        }
+    }
+    assert_eq!(s.leased(), 0);
+    order
+}
+
+#[test]
+fn eagle_adaptive_lets_small_short_jobs_pass_a_big_sticky_one_for_a_bounded_time() {
+    // The paper's cap is 5 × the big job's 3 ms estimate: the third small task to pass it
+    // would exceed 15 ms, so from then on every small job waits for all 400 tasks.
+    let paper = big_job_then_small_ones(Policy::Eagle, 20);
+    let first_small_after_cap = paper.iter().position(|&j| j == 3).unwrap();
+    assert!(first_small_after_cap > 400, "the paper serves job 3 only after the big job: {paper:?}");
+    // eagle-adaptive bounds that wait by the driver engine's floor (1 s of bypassing
+    // work), so these 20 small jobs (300 ms of work) each go as soon as they arrive.
+    let adaptive = big_job_then_small_ones(Policy::EagleAdaptive, 20);
+    for job in 1..=20 {
+        let first = adaptive.iter().position(|&j| j == job).unwrap();
+        let last = adaptive.iter().rposition(|&j| j == job).unwrap();
+        assert!(last - first == 2, "job {job}'s three tasks run back to back: {adaptive:?}");
+        assert!(first <= 3 * job as usize, "job {job} waits for at most one big task: {adaptive:?}");
+    }
+    // The floor is still a bound: a stream of small jobs worth more than 1 s of work
+    // does not hold the big job back forever.
+    let stream = big_job_then_small_ones(Policy::EagleAdaptive, 400);
+    let big_done = stream.iter().rposition(|&j| j == 100).unwrap();
+    assert!(big_done < stream.len() - 3 * 100, "the big job ends before the stream: it ran at {big_done} of {}", stream.len());
+}
+
 #[test]
 fn sparrow_serves_probes_fifo_one_task_each() {
     let mut s = node(Policy::Sparrow, 1);
