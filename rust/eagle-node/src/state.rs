@@ -35,24 +35,27 @@
 //! * **eagle**: SBP + SRPT with the starvation cap; a short probe arriving while the
 //!   host holds long work (queued or leased) is rejected with the node's copy of the
 //!   central's bitvector (Succinct State Sharing, §3.1).
-//! * **eagle-adaptive**: Eagle without two of its rigid rules. (1) A short probe that
-//!   reaches a host holding long work is still rejected, unless a slot is free and nothing
-//!   waits there: then it is granted at once (the paper rejects it, and the slot idles until
-//!   long work comes), and it is not sticky there, so the job's next task never waits
-//!   behind long work (the driver's client probes the host again when that task ends, and
-//!   the same rule decides). (2) Queued long work is served by SRPT within the starvation cap
-//!   instead of FIFO ([`eagle_core::srpt::pick_short_first`]): a long task set of two tasks
-//!   no longer waits behind one of forty placed before it, which is what a static split of
-//!   the cluster between applications gives operators today. Short work still goes first,
+//! * **eagle-adaptive**: Eagle without three of its rigid rules. (1) A short probe that
+//!   reaches a host holding long work is queued there, not rejected (the paper rejects it,
+//!   and on a busy cluster every short job then crowds onto the few short-only hosts: on the
+//!   8-host testbed at ratio 1.2, two interactive applications ran on one host's 2 slots and
+//!   waited 35 s). A share rule bounds what that costs either side ([`NodeState::short_room`]):
+//!   while long work waits here, short work starts a task only while it holds fewer than
+//!   `max(1, slots − floor(long_share × slots))` slots, so long work keeps its share of the
+//!   host, and a short task waits for at most one running task to end. (2) Queued long work
+//!   is served by SRPT within the starvation cap instead of FIFO
+//!   ([`eagle_core::srpt::pick_short_first`]): a long task set of two tasks no longer waits
+//!   behind one of forty placed before it, which is what a static split of the cluster
+//!   between applications gives operators today. Short work goes first within its share,
 //!   until a long entry has waited its starvation cap. (3) A short probe's cap is at least
 //!   the driver engine's `adaptive.min_wait` (1 s) of bypassing work: its probe stays for its
 //!   job's whole life (SBP), and 5 × a 3 ms estimate closed after three small tasks had passed
 //!   a big job, so every later small job waited for all of the big one's tasks here.
 //!
-//!   Tried and dropped: queueing every short probe ahead of the long work of any host
-//!   (no rejection). At ratio 1.2 on the 8-host testbed it cut the short p99 from 10.7 s
-//!   to 7.0 s but raised the long p50 from 3.6 s to 17.1 s: short work then took general
-//!   slots without bound, and the starvation cap, counted in the short tasks' estimates
+//!   Tried before the share rule, and dropped: queueing every short probe ahead of the long
+//!   work of any host (no rejection, no share). At ratio 1.2 on the 8-host testbed it cut the
+//!   short p99 from 10.7 s to 7.0 s but raised the long p50 from 3.6 s to 17.1 s: short work
+//!   then took general slots without bound, and the starvation cap, counted in the short tasks' estimates
 //!   (milliseconds), did not protect long work from a stream of them.
 //! * **hawk**: FIFO, one grant per probe, short probes queue behind long work; a node
 //!   left with a free slot and an empty queue asks random peers for the short probes
@@ -202,6 +205,9 @@ pub struct NodeState {
     /// eagle-adaptive: the floor of a short entry's starvation cap, in ms of bypassing work
     /// (the driver engine's `adaptive.min_wait`, [`srpt::pick_short_first`]).
     min_wait_ms: f64,
+    /// eagle-adaptive: the share of a host's slots long work keeps while short work waits
+    /// too (the driver engine's `adaptive.long_share`, [`NodeState::short_room`]).
+    long_share: f64,
     node: Node,
     jobs: Vec<Option<Job>>,
     free_ids: Vec<u32>,
@@ -230,6 +236,7 @@ impl NodeState {
             want_steal: false,
             starvation_factor: cfg.starvation_factor,
             min_wait_ms: cfg.adaptive.min_wait * 1000.0,
+            long_share: cfg.adaptive.long_share,
             node: Node::new(settings.slots),
             settings,
             jobs: Vec::new(),
@@ -348,8 +355,8 @@ impl NodeState {
                     return err(out, format!("Probe of job {job}: cpus must be >= 1, got 0"));
                 }
                 // Wider than the host (it could never run here), or SSS: the node holds long
-                // work (eagle-adaptive: and the probe cannot start at once).
-                if cpus > self.settings.slots || (self.sss && self.node.holds_long() && !self.admits_at_once(cpus)) {
+                // work (eagle-adaptive queues it: its share rule bounds the wait instead).
+                if cpus > self.settings.slots || (self.sss && !self.adaptive && self.node.holds_long()) {
                     out.push(Action::Send { conn, msg: FromNode::Rejected { job, bitvector: self.bitvector.clone() } });
                     return;
                 }
@@ -578,10 +585,19 @@ impl NodeState {
         }
     }
 
-    /// eagle-adaptive: a short probe of `cpus`-slot tasks finds enough free slots and an
-    /// empty queue, so its grant comes now, before any long work could take the slot.
-    fn admits_at_once(&self, cpus: u32) -> bool {
-        self.adaptive && self.node.free >= cpus && self.node.queue.is_empty()
+    /// eagle-adaptive's share rule: may a free slot go to short work? Always, unless long
+    /// work waits here and short work already holds its share of the host's slots,
+    /// `max(1, slots − floor(long_share × slots))`. So under both kinds of demand long work
+    /// keeps `floor(long_share × slots)` slots, as the driver engine's `longShare` keeps it
+    /// a share of the cluster, and a short task waits for at most one running task to end.
+    fn short_room(&self) -> bool {
+        if !self.adaptive || self.node.queued_long == 0 {
+            return true;
+        }
+        let slots = self.settings.slots;
+        let cap = slots.saturating_sub((self.long_share * slots as f64).floor() as u32).max(1);
+        let short_held: u32 = self.leases.values().filter(|l| !l.long).map(|l| l.cpus).sum();
+        short_held < cap
     }
 
     /// Grants free slots while the queue has something to serve.
@@ -589,6 +605,7 @@ impl NodeState {
         while self.node.free > 0 && !self.node.queue.is_empty() {
             self.drop_dead(out);
             let pick = if self.sbp && self.srpt {
+                let short_room = self.short_room();
                 let jobs = &self.jobs;
                 let views = self.node.queue.iter().map(|e| {
                     let j = jobs[e.job.0 as usize].as_ref().unwrap();
@@ -597,7 +614,7 @@ impl NodeState {
                     View { entry: e, remaining: left as f64 * j.est, est: e.est }
                 });
                 if self.adaptive {
-                    srpt::pick_short_first(views, self.starvation_factor, self.min_wait_ms)
+                    srpt::pick_short_first(views, self.starvation_factor, self.min_wait_ms, short_room)
                 } else {
                     srpt::pick_sbp(views, self.starvation_factor)
                 }
@@ -637,8 +654,7 @@ impl NodeState {
             false
         } else {
             j.tasks = j.tasks.saturating_sub(1);
-            // eagle-adaptive admits a short probe beside long work only to start at once.
-            self.sbp && j.tasks > 0 && !(self.adaptive && self.node.holds_long())
+            self.sbp && j.tasks > 0
         };
         if keep {
             self.node.queue[pos].sticky = true;
