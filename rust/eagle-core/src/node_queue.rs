@@ -96,6 +96,9 @@ pub struct View<'a> {
     pub entry: &'a Entry,
     pub remaining: f64,
     pub est: f64,
+    /// The delay the starvation cap counts: the entry's `acc_delay`, or less where the
+    /// node's policy says so (eagle-adaptive's wall-time floor in `eagle-node`).
+    pub acc_delay: f64,
 }
 
 impl Candidate for View<'_> {
@@ -109,6 +112,6 @@ impl Candidate for View<'_> {
         self.est
     }
     fn accumulated_delay(&self) -> f64 {
-        self.entry.acc_delay
+        self.acc_delay
     }
 }

@@ -69,16 +69,15 @@ fn scan<C: Candidate>(entries: impl Iterator<Item = C>, factor: f64, variant: Va
     }
     // Never bypass long work (Eagle): the scan stops at the first long entry. No allocation:
     // this runs at every grant of a node daemon.
-    best(entries.take_while(|(_, e)| !(eagle && e.is_long())), factor, 0.0, variant).map_or(Pick::Empty, Pick::At)
+    best(entries.take_while(|(_, e)| !(eagle && e.is_long())), factor, variant).map_or(Pick::Empty, Pick::At)
 }
 
 /// Queue entries with their positions, in queue order.
 type Positioned<C> = Vec<(usize, C)>;
 
 /// The least-remaining entry among `entries` (queue positions with their entries, in
-/// queue order) whose estimate fits the slack of every entry it bypasses, where an entry's
-/// slack is `max(factor × its estimate, floor) − its accumulated delay`.
-fn best<C: Candidate>(entries: impl Iterator<Item = (usize, C)>, factor: f64, floor: f64, variant: Variant) -> Option<usize> {
+/// queue order) whose estimate fits the slack of every entry it bypasses.
+fn best<C: Candidate>(entries: impl Iterator<Item = (usize, C)>, factor: f64, variant: Variant) -> Option<usize> {
     let mut best: Option<usize> = None;
     let mut min_remaining = f64::INFINITY;
     let mut min_slack = f64::INFINITY;
@@ -92,7 +91,7 @@ fn best<C: Candidate>(entries: impl Iterator<Item = (usize, C)>, factor: f64, fl
             best = Some(i);
             min_remaining = e.remaining();
         }
-        min_slack = min_slack.min((factor * est).max(floor) - e.accumulated_delay());
+        min_slack = min_slack.min(factor * est - e.accumulated_delay());
     }
     best
 }
@@ -108,25 +107,17 @@ fn best<C: Candidate>(entries: impl Iterator<Item = (usize, C)>, factor: f64, fl
 /// everything (the first such entry), so a stream of short probes delays a long task by
 /// at most that, plus one grant. The caller charges every entry a grant bypasses.
 ///
-/// A short entry's cap has a floor, `min_wait` (milliseconds of bypassing work, the
-/// driver engine's `adaptive.min_wait`): its slack is `max(factor × estimate, min_wait)
-/// − accumulated delay`. Sticky Batch Probing keeps one entry for a job's whole life, and
-/// Spark's tiny tasks report estimates of a few milliseconds, so the paper's cap alone
-/// (5 × 3 ms) closes after the third small task that passes a big job: from then on every
-/// small job that reaches the node waits for all of the big job's tasks there. The floor
-/// keeps SRPT working between short jobs for that long, and the bound stays a bound.
-///
 /// `short_room` is false when the node's share rule keeps the slot from short work (the
 /// caller's rule: short work already holds its share while long work waits); short
 /// entries are then passed over, not charged.
-pub fn pick_short_first<C: Candidate>(entries: impl Iterator<Item = C>, factor: f64, min_wait: f64, short_room: bool) -> Pick {
+pub fn pick_short_first<C: Candidate>(entries: impl Iterator<Item = C>, factor: f64, short_room: bool) -> Pick {
     let (long, short): (Positioned<C>, Positioned<C>) = entries.enumerate().partition(|(_, e)| e.is_long());
     if let Some((i, _)) = long.iter().find(|(_, e)| e.accumulated_delay() > factor * e.estimate()) {
         return Pick::At(*i);
     }
     let short = if short_room { short } else { Vec::new() };
-    best(short.into_iter(), factor, min_wait, Variant::Eagle)
-        .or_else(|| best(long.into_iter(), factor, 0.0, Variant::Plain))
+    best(short.into_iter(), factor, Variant::Eagle)
+        .or_else(|| best(long.into_iter(), factor, Variant::Plain))
         .map_or(Pick::Empty, Pick::At)
 }
 
@@ -197,7 +188,7 @@ mod tests {
     #[test]
     fn short_first_serves_short_work_past_long_entries() {
         let q = [l(), s(50.0, 1.0, 0.0), s(1.0, 1.0, 0.0)];
-        assert_eq!(pick_short_first(q.iter().copied(), 5.0, 0.0, true), Pick::At(2), "the short probe of least remaining work");
+        assert_eq!(pick_short_first(q.iter().copied(), 5.0, true), Pick::At(2), "the short probe of least remaining work");
         assert_eq!(pick_sbp(q.iter().copied(), 5.0), Pick::At(0), "the paper serves the long head first");
     }
 
@@ -206,41 +197,27 @@ mod tests {
         let big = E { long: true, rem: 40_000.0, est: 1000.0, acc: 0.0 };
         let small = E { long: true, rem: 500.0, est: 500.0, acc: 0.0 };
         let q = [big, big, small];
-        assert_eq!(pick_short_first(q.iter().copied(), 5.0, 0.0, true), Pick::At(2), "the small long job jumps the big one");
+        assert_eq!(pick_short_first(q.iter().copied(), 5.0, true), Pick::At(2), "the small long job jumps the big one");
         // The head was bypassed for 4.6 s already: slack 5 x 1 s - 4.6 s = 0.4 s < 0.5 s.
         let starved = E { acc: 4600.0, ..big };
         let q = [starved, big, small];
-        assert_eq!(pick_short_first(q.iter().copied(), 5.0, 0.0, true), Pick::At(0), "no bypass past the starvation cap");
-        assert_eq!(pick_short_first(std::iter::empty::<E>(), 5.0, 0.0, true), Pick::Empty);
+        assert_eq!(pick_short_first(q.iter().copied(), 5.0, true), Pick::At(0), "no bypass past the starvation cap");
+        assert_eq!(pick_short_first(std::iter::empty::<E>(), 5.0, true), Pick::Empty);
         // Short work goes first until a long entry has waited 5x its estimate for it.
         let q = [big, s(1.0, 1.0, 0.0)];
-        assert_eq!(pick_short_first(q.iter().copied(), 5.0, 0.0, true), Pick::At(1));
+        assert_eq!(pick_short_first(q.iter().copied(), 5.0, true), Pick::At(1));
         let overdue = E { acc: 5001.0, ..big };
         let q = [big, overdue, s(1.0, 1.0, 0.0)];
-        assert_eq!(pick_short_first(q.iter().copied(), 5.0, 0.0, true), Pick::At(1), "the overdue long entry before the short probe");
-    }
-
-    #[test]
-    fn short_first_floors_the_cap_of_short_entries_at_min_wait() {
-        // A big job of 3 ms tasks, bypassed for 20 ms of work: past 5 x 3 ms, not past 1 s.
-        let q = [s(1200.0, 3.0, 20.0), s(15.0, 5.0, 0.0)];
-        assert_eq!(pick_short_first(q.iter().copied(), 5.0, 0.0, true), Pick::At(0), "the paper's cap alone");
-        assert_eq!(pick_short_first(q.iter().copied(), 5.0, 1000.0, true), Pick::At(1), "the floor lets SRPT go on");
-        let q = [s(1200.0, 3.0, 996.0), s(15.0, 5.0, 0.0)];
-        assert_eq!(pick_short_first(q.iter().copied(), 5.0, 1000.0, true), Pick::At(0), "the floor is a cap too");
-        // Long entries keep their own cap.
-        let big = E { long: true, rem: 40_000.0, est: 100.0, acc: 600.0 };
-        let small = E { long: true, rem: 500.0, est: 100.0, acc: 0.0 };
-        assert_eq!(pick_short_first([big, small].into_iter(), 5.0, 1000.0, true), Pick::At(0));
+        assert_eq!(pick_short_first(q.iter().copied(), 5.0, true), Pick::At(1), "the overdue long entry before the short probe");
     }
 
     #[test]
     fn short_first_passes_short_entries_over_when_they_have_no_room() {
         let big = E { long: true, rem: 40_000.0, est: 1000.0, acc: 0.0 };
         let q = [s(1.0, 1.0, 0.0), big];
-        assert_eq!(pick_short_first(q.iter().copied(), 5.0, 0.0, true), Pick::At(0));
-        assert_eq!(pick_short_first(q.iter().copied(), 5.0, 0.0, false), Pick::At(1), "the long entry");
-        assert_eq!(pick_short_first([s(1.0, 1.0, 0.0)].into_iter(), 5.0, 0.0, false), Pick::Empty);
+        assert_eq!(pick_short_first(q.iter().copied(), 5.0, true), Pick::At(0));
+        assert_eq!(pick_short_first(q.iter().copied(), 5.0, false), Pick::At(1), "the long entry");
+        assert_eq!(pick_short_first([s(1.0, 1.0, 0.0)].into_iter(), 5.0, false), Pick::Empty);
     }
 
     #[test]

@@ -99,7 +99,7 @@ impl Paper {
             .filter(|e| !exclude.contains(&e.job))
             .map(|e| {
                 let r = remaining[e.job.0 as usize];
-                View { entry: e, remaining: if r < 0.0 && for_clone(e.job) { CLONE_ONLY } else { r.max(0.0) }, est: e.est }
+                View { entry: e, remaining: if r < 0.0 && for_clone(e.job) { CLONE_ONLY } else { r.max(0.0) }, est: e.est, acc_delay: e.acc_delay }
             });
         let pick = if self.cfg.sbp && self.cfg.srpt {
             srpt::pick_sbp(views, self.cfg.starvation_factor)
