@@ -49,7 +49,8 @@
 //!   between applications gives operators today. Short work goes first within its share,
 //!   until a long entry has waited its starvation cap. (3) The cap of a short probe counts
 //!   only once the probe has waited `adaptive.min_wait` (1 s, the driver engine's floor) of
-//!   wall time since it was queued or last served: its probe stays for its job's whole life
+//!   wall time since it was queued or last served (before that, any probe of less remaining
+//!   work may pass it, whatever its estimate): its probe stays for its job's whole life
 //!   (SBP), and 5 × a 3 ms estimate closed after three small tasks had passed a big job, so
 //!   every later small job waited for all of the big one's tasks here. Now small jobs pass a
 //!   big one for a second at a time, and the big one gets the slot at least once a second.
@@ -621,9 +622,11 @@ impl NodeState {
                     // A long job's remaining work as this node sees it: its tasks placed here.
                     let left = if e.long { j.queued } else { j.tasks };
                     // eagle-adaptive: a short entry that has waited less than `min_wait` of
-                    // wall time since it was queued or last served counts as not delayed yet.
+                    // wall time since it was queued or last served is not protected yet: any
+                    // probe of less remaining work may pass it (infinite slack), however its
+                    // estimate compares with the entry's (5 × a 3 ms task is 15 ms).
                     let fresh = adaptive && !e.long && (now.saturating_sub(j.since) as f64) < floor;
-                    let acc_delay = if fresh { 0.0 } else { e.acc_delay };
+                    let acc_delay = if fresh { f64::NEG_INFINITY } else { e.acc_delay };
                     View { entry: e, remaining: left as f64 * j.est, est: e.est, acc_delay }
                 });
                 if self.adaptive {
