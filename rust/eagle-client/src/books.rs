@@ -38,6 +38,9 @@ pub(crate) struct Job {
     pub(crate) probed: BTreeSet<u64>,
     /// Hosts that rejected a probe (SSS: they hold long work).
     pub(crate) rejected: BTreeSet<u64>,
+    /// Hosts that granted this short job a slot once, beside long work: a rejection from
+    /// them may only mean that the job's own task held the slot (`State::probe_after`, client/probing.rs).
+    pub(crate) beside: BTreeSet<u64>,
     /// Long tasks the central could not place yet (`Unplaced` while it is up: e.g. the
     /// driver's links to the nodes were not up yet); sent to it again at the next tick.
     pub(crate) unplaced: u32,
@@ -75,4 +78,7 @@ pub(crate) struct Lease {
     /// any other lease): it leaves the host's `local_long_ms` when the lease is over.
     pub(crate) local_ms: f64,
     pub(crate) running: bool,
+    /// A short grant its node did not keep a probe for (eagle-adaptive grants a short probe
+    /// beside long work only while a slot is free, and once): see `State::probe_after` in client/probing.rs.
+    pub(crate) once: bool,
 }

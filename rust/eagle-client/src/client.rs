@@ -332,7 +332,7 @@ impl State {
             }
             Cmd::Submit { job, tasks, est_ms, long, cpus } => {
                 let est = if est_ms.is_finite() && est_ms >= 0.0 { est_ms } else { 0.0 };
-                let j = Job { left: tasks, est, long, cpus, local: false, reserved: 0, share: BTreeMap::new(), placed: BTreeMap::new(), probed: BTreeSet::new(), rejected: BTreeSet::new(), unplaced: 0, central_tries: 0 };
+                let j = Job { left: tasks, est, long, cpus, local: false, reserved: 0, share: BTreeMap::new(), placed: BTreeMap::new(), probed: BTreeSet::new(), rejected: BTreeSet::new(), beside: BTreeSet::new(), unplaced: 0, central_tries: 0 };
                 self.jobs.insert(job, j);
                 if tasks == 0 {
                     return;
@@ -485,6 +485,9 @@ impl State {
             }
         } else {
             self.writers.send(h, &ToNode::TaskEnd { lease: g.lease });
+            if l.once {
+                self.probe_after(h, l.job);
+            }
         }
         // A local long task (granted under a probe) is over, or was never launched: its
         // estimate left the host's share at the grant and leaves its local work now.
@@ -577,6 +580,7 @@ impl State {
                     self.surplus.fetch_add(1, Ordering::Relaxed);
                     return;
                 }
+                let once = !long && !kept && !j.long;
                 let mut local_ms = 0.0;
                 if j.long {
                     let j = self.jobs.get_mut(&job).unwrap();
@@ -594,12 +598,15 @@ impl State {
                         }
                     }
                 }
-                self.leases.insert((link, lease), Lease { job, long, local_ms, running: false });
+                self.leases.insert((link, lease), Lease { job, long, local_ms, running: false, once });
                 self.emit(Event::Grant(Grant { host: name, lease, job, long }));
                 if !long && !kept {
                     // The grant used the probe up (hawk and sparrow grant once per probe).
                     let j = self.jobs.get_mut(&job).unwrap();
                     j.probed.remove(&link);
+                    if once {
+                        j.beside.insert(link);
+                    }
                     if j.long {
                         // A local long job runs only where LWL placed it: the rest of this
                         // host's share is asked for again there, and nowhere else.
@@ -618,8 +625,15 @@ impl State {
                 if let Some(bv) = bitvector.filter(|b| self.bitvector.as_ref().is_none_or(|old| old.stamp < b.stamp)) {
                     self.bitvector = Some(bv);
                 }
+                let holds_once = self.leases.iter().any(|(&(l, _), x)| l == link && x.job == job && x.once);
                 let Some(j) = self.jobs.get_mut(&job) else { return };
                 j.probed.remove(&link);
+                if !holds_once && j.beside.remove(&link) {
+                    // The probe reached the node while the job's own task held the slot it
+                    // had been granted once, and that task has ended since: ask again.
+                    self.probe_host(link, job);
+                    return;
+                }
                 j.rejected.insert(link);
                 self.unshare(job, &[link]);
                 self.reprobe(job);

@@ -132,13 +132,13 @@ fn surplus_grants_go_back_to_their_nodes_without_reaching_the_driver() {
     }
 }
 
-/// An eagle-adaptive node queues a short probe beside long work rather than rejecting it,
-/// and keeps it (Sticky Batch Probing) while no long work waits there: a many-task short job
-/// runs task after task on the slot the long task leaves free, with no other host to go to
-/// and the client's tick far beyond the test's bound. (Before, the node granted such a probe
-/// once and rejected the next; the client had to probe again at each task end.)
+/// eagle-adaptive grants a short probe beside long work once, while a slot is free; the
+/// client's next probe there finds the slot leased and is rejected. When the task under
+/// that grant ends, its slot is free again and the job, with tasks left, probes that host
+/// again: a many-task short job keeps the slot it was using instead of waiting, with no
+/// other host to go to, for the client's tick (here far beyond the test's bound).
 #[test]
-fn a_short_job_runs_task_after_task_beside_long_work_on_an_adaptive_host() {
+fn a_short_job_granted_once_beside_long_work_probes_that_host_again_when_its_task_ends() {
     let n = node_with(eagle_node::Policy::EagleAdaptive, 2, 120_000);
     let central = central(std::slice::from_ref(&n));
     central_linked(&central, 1);

@@ -1,5 +1,6 @@
 //! Short task sets' probes (Eagle SoCC'16 §3.1-§3.2): Sticky Batch Probing to
-//! `max(K, 2t)` hosts, and rescheduling after a rejection (Succinct State Sharing).
+//! `max(K, 2t)` hosts, rescheduling after a rejection (Succinct State Sharing), and
+//! probing again where a slot granted once beside long work frees.
 
 use super::State;
 use crate::placement::{distinct, rescheduling_targets};
@@ -36,6 +37,41 @@ impl State {
             .filter(|&(i, _)| bv.bit(i))
             .filter_map(|(_, name)| self.by_name.get(name).copied())
             .collect()
+    }
+
+    /// A task of short `job` ended on a slot of `host` that the node granted once, beside
+    /// long work. The probe sent after that grant found the slot leased and was rejected,
+    /// and a rejecting host is not probed again while the job holds probes elsewhere, so
+    /// a many-task job would stay on the hosts without long work for the rest of its life.
+    /// Its own slot is free now: `host` is probed again, right behind the `TaskEnd` on the
+    /// same link. The node grants it only if nothing else waits there (long work queued
+    /// meanwhile goes first), so short work still never waits behind long work. If that
+    /// probe's answer is still on its way, the rejection handler asks again instead.
+    /// Only a host that rejected the job is probed again, so policies that never reject a
+    /// short probe (Hawk, Sparrow) send exactly what they did.
+    pub(super) fn probe_after(&mut self, host: u64, job: u64) {
+        let Some(j) = self.jobs.get_mut(&job) else { return };
+        if j.probed.contains(&host) {
+            return; // in flight: a rejection of it finds `beside` and asks again
+        }
+        j.beside.remove(&host);
+        if j.rejected.remove(&host) {
+            self.probe_host(host, job);
+        }
+    }
+
+    /// Probes `host` alone for short `job`, if it is up and the job has tasks that no grant
+    /// in the driver's hands covers.
+    pub(super) fn probe_host(&mut self, host: u64, job: u64) {
+        let unlaunched = self.unlaunched(job);
+        let up = self.hosts.get(&host).is_some_and(|h| h.up);
+        let Some(j) = self.jobs.get_mut(&job) else { return };
+        if !up || j.long || j.left <= unlaunched || j.probed.contains(&host) {
+            return;
+        }
+        j.probed.insert(host);
+        let (tasks, est_ms, cpus) = (j.left, j.est, j.cpus);
+        self.writers.send(host, &ToNode::Probe { job, tasks, est_ms, cpus });
     }
 
     /// A job lost a probe: short jobs probe again; long ones placed locally are
