@@ -106,16 +106,11 @@ fn best<C: Candidate>(entries: impl Iterator<Item = (usize, C)>, factor: f64, va
 /// too: a long entry whose accumulated delay passed `factor ×` its estimate goes before
 /// everything (the first such entry), so a stream of short probes delays a long task by
 /// at most that, plus one grant. The caller charges every entry a grant bypasses.
-///
-/// `short_room` is false when the node's share rule keeps the slot from short work (the
-/// caller's rule: short work already holds its share while long work waits); short
-/// entries are then passed over, not charged.
-pub fn pick_short_first<C: Candidate>(entries: impl Iterator<Item = C>, factor: f64, short_room: bool) -> Pick {
+pub fn pick_short_first<C: Candidate>(entries: impl Iterator<Item = C>, factor: f64) -> Pick {
     let (long, short): (Positioned<C>, Positioned<C>) = entries.enumerate().partition(|(_, e)| e.is_long());
     if let Some((i, _)) = long.iter().find(|(_, e)| e.accumulated_delay() > factor * e.estimate()) {
         return Pick::At(*i);
     }
-    let short = if short_room { short } else { Vec::new() };
     best(short.into_iter(), factor, Variant::Eagle)
         .or_else(|| best(long.into_iter(), factor, Variant::Plain))
         .map_or(Pick::Empty, Pick::At)
@@ -188,7 +183,7 @@ mod tests {
     #[test]
     fn short_first_serves_short_work_past_long_entries() {
         let q = [l(), s(50.0, 1.0, 0.0), s(1.0, 1.0, 0.0)];
-        assert_eq!(pick_short_first(q.iter().copied(), 5.0, true), Pick::At(2), "the short probe of least remaining work");
+        assert_eq!(pick_short_first(q.iter().copied(), 5.0), Pick::At(2), "the short probe of least remaining work");
         assert_eq!(pick_sbp(q.iter().copied(), 5.0), Pick::At(0), "the paper serves the long head first");
     }
 
@@ -197,27 +192,18 @@ mod tests {
         let big = E { long: true, rem: 40_000.0, est: 1000.0, acc: 0.0 };
         let small = E { long: true, rem: 500.0, est: 500.0, acc: 0.0 };
         let q = [big, big, small];
-        assert_eq!(pick_short_first(q.iter().copied(), 5.0, true), Pick::At(2), "the small long job jumps the big one");
+        assert_eq!(pick_short_first(q.iter().copied(), 5.0), Pick::At(2), "the small long job jumps the big one");
         // The head was bypassed for 4.6 s already: slack 5 x 1 s - 4.6 s = 0.4 s < 0.5 s.
         let starved = E { acc: 4600.0, ..big };
         let q = [starved, big, small];
-        assert_eq!(pick_short_first(q.iter().copied(), 5.0, true), Pick::At(0), "no bypass past the starvation cap");
-        assert_eq!(pick_short_first(std::iter::empty::<E>(), 5.0, true), Pick::Empty);
+        assert_eq!(pick_short_first(q.iter().copied(), 5.0), Pick::At(0), "no bypass past the starvation cap");
+        assert_eq!(pick_short_first(std::iter::empty::<E>(), 5.0), Pick::Empty);
         // Short work goes first until a long entry has waited 5x its estimate for it.
         let q = [big, s(1.0, 1.0, 0.0)];
-        assert_eq!(pick_short_first(q.iter().copied(), 5.0, true), Pick::At(1));
+        assert_eq!(pick_short_first(q.iter().copied(), 5.0), Pick::At(1));
         let overdue = E { acc: 5001.0, ..big };
         let q = [big, overdue, s(1.0, 1.0, 0.0)];
-        assert_eq!(pick_short_first(q.iter().copied(), 5.0, true), Pick::At(1), "the overdue long entry before the short probe");
-    }
-
-    #[test]
-    fn short_first_passes_short_entries_over_when_they_have_no_room() {
-        let big = E { long: true, rem: 40_000.0, est: 1000.0, acc: 0.0 };
-        let q = [s(1.0, 1.0, 0.0), big];
-        assert_eq!(pick_short_first(q.iter().copied(), 5.0, true), Pick::At(0));
-        assert_eq!(pick_short_first(q.iter().copied(), 5.0, false), Pick::At(1), "the long entry");
-        assert_eq!(pick_short_first([s(1.0, 1.0, 0.0)].into_iter(), 5.0, false), Pick::Empty);
+        assert_eq!(pick_short_first(q.iter().copied(), 5.0), Pick::At(1), "the overdue long entry before the short probe");
     }
 
     #[test]

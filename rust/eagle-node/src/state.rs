@@ -35,33 +35,28 @@
 //! * **eagle**: SBP + SRPT with the starvation cap; a short probe arriving while the
 //!   host holds long work (queued or leased) is rejected with the node's copy of the
 //!   central's bitvector (Succinct State Sharing, §3.1).
-//! * **eagle-adaptive**: Eagle without three of its rigid rules. (1) A short probe that
-//!   reaches a host holding long work is queued there, not rejected (the paper rejects it,
-//!   and on a busy cluster every short job then crowds onto the few short-only hosts: on the
-//!   8-host testbed at ratio 1.2, two interactive applications ran on one host's 2 slots and
-//!   waited 35 s). A share rule bounds what that costs either side ([`NodeState::short_room`]):
-//!   while long work waits here, short work starts a task only while it holds fewer than
-//!   `max(1, slots − floor(long_share × slots))` slots, so long work keeps its share of the
-//!   host, and a short task waits for at most one running task to end. (2) Queued long work
-//!   is served by SRPT within the starvation cap instead of FIFO
-//!   ([`eagle_core::srpt::pick_short_first`]): a long task set of two tasks no longer waits
-//!   behind one of forty placed before it, which is what a static split of the cluster
-//!   between applications gives operators today. Short work goes first within its share,
+//! * **eagle-adaptive**: Eagle without two of its rigid rules. (1) A short probe that
+//!   reaches a host holding long work is still rejected, unless a slot is free and nothing
+//!   waits there: then it is granted at once (the paper rejects it, and the slot idles until
+//!   long work comes), and it is not sticky there, so the job's next task never waits
+//!   behind long work (the driver's client probes the host again when that task ends, and
+//!   the same rule decides). (2) Queued long work is served by SRPT within the starvation cap
+//!   instead of FIFO ([`eagle_core::srpt::pick_short_first`]): a long task set of two tasks
+//!   no longer waits behind one of forty placed before it, which is what a static split of
+//!   the cluster between applications gives operators today. Short work still goes first,
 //!   until a long entry has waited its starvation cap. (3) The cap of a short probe counts
 //!   only once the probe has waited `adaptive.min_wait` (1 s, the driver engine's floor) of
-//!   wall time since it was queued or last served (before that, any probe of less remaining
-//!   work may pass it, whatever its estimate): its probe stays for its job's whole life
-//!   (SBP), and 5 × a 3 ms estimate closed after three small tasks had passed a big job, so
-//!   every later small job waited for all of the big one's tasks here. Now small jobs pass a
-//!   big one for a second at a time, and the big one gets the slot at least once a second.
-//!   (A floor in the paper's units, 1 s of bypassing tasks' estimates, was tried first: Spark
-//!   tasks occupy a slot for 10-20 × their few-ms estimates, so it let a job of a few tasks
-//!   wait 13-17 s behind a stream of one-task jobs.)
+//!   wall time since it was queued or last served; before that, any probe of less remaining
+//!   work may pass it, whatever its estimate. Its probe stays for its job's whole life (SBP),
+//!   and Algorithm 1's test (a probe passes only if its estimate fits in 5 × the waiting
+//!   one's, minus the delay already charged) kept every small job of 20 ms tasks behind a big
+//!   job of 3 ms tasks until all of the big one's tasks had run here. Now small jobs pass a
+//!   big one for a second at a time, and the big one is served at least once a second.
 //!
-//!   Tried before the share rule, and dropped: queueing every short probe ahead of the long
-//!   work of any host (no rejection, no share). At ratio 1.2 on the 8-host testbed it cut the
-//!   short p99 from 10.7 s to 7.0 s but raised the long p50 from 3.6 s to 17.1 s: short work
-//!   then took general slots without bound, and the starvation cap, counted in the short tasks' estimates
+//!   Tried and dropped: queueing every short probe ahead of the long work of any host
+//!   (no rejection). At ratio 1.2 on the 8-host testbed it cut the short p99 from 10.7 s
+//!   to 7.0 s but raised the long p50 from 3.6 s to 17.1 s: short work then took general
+//!   slots without bound, and the starvation cap, counted in the short tasks' estimates
 //!   (milliseconds), did not protect long work from a stream of them.
 //! * **hawk**: FIFO, one grant per probe, short probes queue behind long work; a node
 //!   left with a free slot and an empty queue asks random peers for the short probes
@@ -214,9 +209,6 @@ pub struct NodeState {
     /// eagle-adaptive: the floor of a short entry's starvation cap, in ms of wall time since
     /// it was queued or last served (the driver engine's `adaptive.min_wait`).
     min_wait_ms: f64,
-    /// eagle-adaptive: the share of a host's slots long work keeps while short work waits
-    /// too (the driver engine's `adaptive.long_share`, [`NodeState::short_room`]).
-    long_share: f64,
     node: Node,
     jobs: Vec<Option<Job>>,
     free_ids: Vec<u32>,
@@ -245,7 +237,6 @@ impl NodeState {
             want_steal: false,
             starvation_factor: cfg.starvation_factor,
             min_wait_ms: cfg.adaptive.min_wait * 1000.0,
-            long_share: cfg.adaptive.long_share,
             node: Node::new(settings.slots),
             settings,
             jobs: Vec::new(),
@@ -364,8 +355,8 @@ impl NodeState {
                     return err(out, format!("Probe of job {job}: cpus must be >= 1, got 0"));
                 }
                 // Wider than the host (it could never run here), or SSS: the node holds long
-                // work (eagle-adaptive queues it: its share rule bounds the wait instead).
-                if cpus > self.settings.slots || (self.sss && !self.adaptive && self.node.holds_long()) {
+                // work (eagle-adaptive: and the probe cannot start at once).
+                if cpus > self.settings.slots || (self.sss && self.node.holds_long() && !self.admits_at_once(cpus)) {
                     out.push(Action::Send { conn, msg: FromNode::Rejected { job, bitvector: self.bitvector.clone() } });
                     return;
                 }
@@ -595,19 +586,10 @@ impl NodeState {
         }
     }
 
-    /// eagle-adaptive's share rule: may a free slot go to short work? Always, unless long
-    /// work waits here and short work already holds its share of the host's slots,
-    /// `max(1, slots − floor(long_share × slots))`. So under both kinds of demand long work
-    /// keeps `floor(long_share × slots)` slots, as the driver engine's `longShare` keeps it
-    /// a share of the cluster, and a short task waits for at most one running task to end.
-    fn short_room(&self) -> bool {
-        if !self.adaptive || self.node.queued_long == 0 {
-            return true;
-        }
-        let slots = self.settings.slots;
-        let cap = slots.saturating_sub((self.long_share * slots as f64).floor() as u32).max(1);
-        let short_held: u32 = self.leases.values().filter(|l| !l.long).map(|l| l.cpus).sum();
-        short_held < cap
+    /// eagle-adaptive: a short probe of `cpus`-slot tasks finds enough free slots and an
+    /// empty queue, so its grant comes now, before any long work could take the slot.
+    fn admits_at_once(&self, cpus: u32) -> bool {
+        self.adaptive && self.node.free >= cpus && self.node.queue.is_empty()
     }
 
     /// Grants free slots while the queue has something to serve.
@@ -615,7 +597,6 @@ impl NodeState {
         while self.node.free > 0 && !self.node.queue.is_empty() {
             self.drop_dead(out);
             let pick = if self.sbp && self.srpt {
-                let short_room = self.short_room();
                 let (jobs, adaptive, floor) = (&self.jobs, self.adaptive, self.min_wait_ms);
                 let views = self.node.queue.iter().map(|e| {
                     let j = jobs[e.job.0 as usize].as_ref().unwrap();
@@ -630,7 +611,7 @@ impl NodeState {
                     View { entry: e, remaining: left as f64 * j.est, est: e.est, acc_delay }
                 });
                 if self.adaptive {
-                    srpt::pick_short_first(views, self.starvation_factor, short_room)
+                    srpt::pick_short_first(views, self.starvation_factor)
                 } else {
                     srpt::pick_sbp(views, self.starvation_factor)
                 }
@@ -671,7 +652,8 @@ impl NodeState {
         } else {
             j.tasks = j.tasks.saturating_sub(1);
             j.since = now;
-            self.sbp && j.tasks > 0
+            // eagle-adaptive admits a short probe beside long work only to start at once.
+            self.sbp && j.tasks > 0 && !(self.adaptive && self.node.holds_long())
         };
         if keep {
             self.node.queue[pos].sticky = true;
