@@ -3,6 +3,7 @@
 
 use crate::link::Link;
 use std::collections::{BTreeMap, BTreeSet};
+use std::time::Instant;
 
 pub(crate) struct Host {
     pub(crate) name: String,
@@ -38,6 +39,8 @@ pub(crate) struct Job {
     pub(crate) probed: BTreeSet<u64>,
     /// Hosts that rejected a probe (SSS: they hold long work).
     pub(crate) rejected: BTreeSet<u64>,
+    /// When the last of those rejections came (`State::retry_rejected`, client/probing.rs).
+    pub(crate) rejected_at: Option<Instant>,
     /// Hosts that granted this short job a slot once, beside long work: a rejection from
     /// them may only mean that the job's own task held the slot (`State::probe_after`, client/probing.rs).
     pub(crate) beside: BTreeSet<u64>,

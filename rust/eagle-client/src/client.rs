@@ -40,6 +40,10 @@ pub struct ClientConfig {
     pub ping_ms: u64,
     /// Seed of the probe sampling.
     pub seed: u64,
+    /// A short job probes again, at each keep-alive tick, the hosts that rejected it a
+    /// tick or more ago (`State::retry_rejected`). Off: Eagle as published, where a
+    /// rejecting host is never probed again by that job.
+    pub retry_rejected: bool,
 }
 
 /// A slot leased by `host`'s node for one task of `job`.
@@ -269,7 +273,7 @@ impl State {
                 None => {}
             }
             if Instant::now() >= next {
-                self.tick();
+                self.tick(period);
                 next = Instant::now() + period;
             }
             self.report_short_load();
@@ -332,7 +336,7 @@ impl State {
             }
             Cmd::Submit { job, tasks, est_ms, long, cpus } => {
                 let est = if est_ms.is_finite() && est_ms >= 0.0 { est_ms } else { 0.0 };
-                let j = Job { left: tasks, est, long, cpus, local: false, reserved: 0, share: BTreeMap::new(), placed: BTreeMap::new(), probed: BTreeSet::new(), rejected: BTreeSet::new(), beside: BTreeSet::new(), unplaced: 0, central_tries: 0 };
+                let j = Job { left: tasks, est, long, cpus, local: false, reserved: 0, share: BTreeMap::new(), placed: BTreeMap::new(), probed: BTreeSet::new(), rejected: BTreeSet::new(), rejected_at: None, beside: BTreeSet::new(), unplaced: 0, central_tries: 0 };
                 self.jobs.insert(job, j);
                 if tasks == 0 {
                     return;
@@ -635,6 +639,7 @@ impl State {
                     return;
                 }
                 j.rejected.insert(link);
+                j.rejected_at = Some(Instant::now());
                 self.unshare(job, &[link]);
                 self.reprobe(job);
             }
@@ -703,7 +708,7 @@ impl State {
 
     /// Keep-alives, and short jobs left without any probe (every host rejected them)
     /// try again from scratch.
-    fn tick(&mut self) {
+    fn tick(&mut self, period: Duration) {
         for id in self.up_hosts() {
             self.writers.send(id, &ToNode::Ping);
         }
@@ -732,6 +737,9 @@ impl State {
         for job in starved {
             self.jobs.get_mut(&job).unwrap().rejected.clear();
             self.reprobe(job);
+        }
+        if self.cfg.retry_rejected {
+            self.retry_rejected(period);
         }
     }
 }

@@ -338,6 +338,61 @@ fn a_short_task_goes_around_hosts_holding_long_work() {
     }
 }
 
+/// The client handles events for `ms`, holding every task (none ends).
+fn hold_for(d: &mut Driver, c: &eagle_client::Client, ms: u64) {
+    let until = std::time::Instant::now() + std::time::Duration::from_millis(ms);
+    while let Some(left) = until.checked_duration_since(std::time::Instant::now()) {
+        if let Ok(e) = c.events().recv_timeout(left) {
+            d.on(c, e, true);
+        }
+    }
+}
+
+/// A many-task short job is rejected by the hosts holding long work and keeps its sticky
+/// probe on the one without. When the long work ends, the job must spread to the freed
+/// hosts: its rejections are retried at the keep-alive tick. While the long work runs,
+/// the retries are rejected again, so no short task ever runs beside it (Eagle nodes).
+#[test]
+fn a_short_job_rejected_by_hosts_holding_long_work_spreads_to_them_once_it_ends() {
+    let nodes: Vec<String> = (0..3).map(|_| node(2)).collect();
+    let central = central(&nodes);
+    let (c, mut d) = linked_client_k(&nodes, &central, 1);
+    // Two long tasks, placed by LWL on h0 and h1, keep running.
+    d.submit(&c, 1, 2, true);
+    d.until(&c, "the long tasks to run", true, |d| d.running.len() == 2);
+    let long: Vec<eagle_client::Grant> = std::mem::take(&mut d.running);
+    // A short job of 100 tasks probes every host; h0 and h1 reject it; h2's two slots run it.
+    d.submit(&c, 2, 100, false);
+    d.until(&c, "two short tasks to run on h2", true, |d| d.running.len() == 2);
+    // Ten ticks (200 ms each) with h2's two tasks held: the retried probes are rejected.
+    hold_for(&mut d, &c, 2_000);
+    assert!(d.ran_of(2).iter().all(|r| r.1 == "h2"), "a short task ran beside long work: {:?}", d.ran_of(2));
+    assert_eq!(d.ran_of(2).len(), 2);
+    // The long work ends. h2 runs one short task at a time, ending one every 50 ms, so the
+    // job has tasks left for seconds; the freed hosts must take some of them.
+    for g in long {
+        c.task_end(&g);
+    }
+    c.finished(1);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !d.ran_of(2).iter().any(|r| r.1 != "h2") {
+        assert!(d.left[&2] > 0, "every task of the short job ran on h2: {:?}", d.ran_of(2).len());
+        assert!(std::time::Instant::now() < deadline, "timed out: the job never spread; events {:?}", d.events);
+        if let Some(g) = d.running.pop() {
+            c.task_end(&g);
+        }
+        hold_for(&mut d, &c, 50);
+    }
+    for g in std::mem::take(&mut d.running) {
+        c.task_end(&g);
+    }
+    d.until(&c, "the short job to end", false, |d| d.left[&2] == 0);
+    c.finished(2);
+    for a in &nodes {
+        eventually("no lease left", || (leased(a) == 0).then_some(()));
+    }
+}
+
 #[test]
 fn lotes_keeps_the_big_host_for_wide_long_work_and_narrow_long_work_on_the_small_one() {
     // Hosts of 4 and 1 slots, eagle-central --placement lotes: a batch application's long

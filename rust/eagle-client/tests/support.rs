@@ -132,7 +132,7 @@ pub fn client(app: &str, central: &str, min_probes: u32) -> Client {
 /// A client whose tick (keep-alives, and re-probing jobs left without any probe) comes
 /// every `ping_ms`.
 pub fn client_with(app: &str, central: &str, min_probes: u32, ping_ms: u64) -> Client {
-    Client::start(ClientConfig { app: app.into(), central: central.into(), secret: SECRET.to_vec(), min_probes, ping_ms, seed: 1 })
+    Client::start(ClientConfig { app: app.into(), central: central.into(), secret: SECRET.to_vec(), min_probes, ping_ms, seed: 1, retry_rejected: true })
 }
 
 /// A driver's bookkeeping over a client: tasks left per job, what ran where.

@@ -53,6 +53,8 @@ pub struct ClusterParams {
     /// Keep-alive period towards every daemon (under a third of the nodes' lease time).
     pub ping_ms: u64,
     pub seed: u64,
+    /// [`eagle_client::ClientConfig::retry_rejected`]: on unless the driver runs the paper's policy.
+    pub retry_rejected: bool,
 }
 
 impl ClusterParams {
@@ -210,6 +212,7 @@ impl ClusterSide {
             min_probes: p.min_probes,
             ping_ms: p.ping_ms,
             seed: p.seed,
+            retry_rejected: p.retry_rejected,
         });
         let inbox = Arc::new(Inbox::default());
         let (rx, ib) = (client.events().clone(), inbox.clone());
@@ -584,6 +587,7 @@ pub fn start(
         min_probes: st.driver.config().min_probes,
         ping_ms,
         seed: st.seed,
+        retry_rejected: st.driver.config().policy != eagle_core::PolicyKind::Paper,
     };
     st.cluster = Some(ClusterSide::start(p)?);
     Ok(())

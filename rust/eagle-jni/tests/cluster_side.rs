@@ -61,6 +61,7 @@ fn side(app: &str, central: &str, node_port: u16) -> ClusterSide {
         min_probes: 2,
         ping_ms: 200,
         seed: 7,
+        retry_rejected: true,
     })
     .unwrap()
 }
@@ -307,6 +308,7 @@ fn bad_settings_are_refused_naming_the_key() {
         min_probes: 2,
         ping_ms: 200,
         seed: 1,
+        retry_rejected: true,
     };
     for (p, key) in [
         (

@@ -6,6 +6,7 @@ use super::State;
 use crate::placement::{distinct, rescheduling_targets};
 use eagle_wire::ToNode;
 use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
 
 impl State {
     /// Probes up hosts for `job` until it holds `max(K, 2t)` probes (or every
@@ -72,6 +73,37 @@ impl State {
         j.probed.insert(host);
         let (tasks, est_ms, cpus) = (j.left, j.est, j.cpus);
         self.writers.send(host, &ToNode::Probe { job, tasks, est_ms, cpus });
+    }
+
+    /// Succinct State Sharing (§3.1) tells a short job where long work was when its probe
+    /// arrived; that changes. A job that keeps a sticky probe elsewhere never hears from the
+    /// hosts that rejected it again, so a many-task job could run on a single host while the
+    /// rest of the cluster drained its long work and went idle (a 410-task job of the
+    /// cluster benchmark ran 18 s on one host, the last 8 s of it alone on the testbed).
+    /// At each keep-alive tick, a short job with tasks no grant covers whose last rejection
+    /// is at least `period` old forgets its rejections and probes as at submission: a host
+    /// that still holds long work rejects again (one message), one that no longer does
+    /// takes the probe. Short work still never queues behind long work, since the node
+    /// decides; and under the paper's policy ([`crate::ClientConfig::retry_rejected`] off)
+    /// this does not run.
+    pub(super) fn retry_rejected(&mut self, period: Duration) {
+        let now = Instant::now();
+        let due: Vec<u64> = self
+            .jobs
+            .iter()
+            .filter(|(_, j)| !j.long && !j.rejected.is_empty())
+            .filter(|(_, j)| j.rejected_at.is_none_or(|t| now.duration_since(t) >= period))
+            .map(|(&id, _)| id)
+            .collect();
+        for job in due {
+            if self.jobs[&job].left <= self.unlaunched(job) {
+                continue;
+            }
+            let j = self.jobs.get_mut(&job).unwrap();
+            j.rejected.clear();
+            j.rejected_at = None;
+            self.probe(job);
+        }
     }
 
     /// A job lost a probe: short jobs probe again; long ones placed locally are

@@ -277,7 +277,8 @@ private[eagle] object EagleConf {
     Key("cluster.secret", "(none)", "Cluster mode: the daemons' shared secret itself (prefer cluster.secretFile)."),
     Key("cluster.pingMs", "900",
       "Cluster mode: keep-alive period towards every daemon (ms, integer in [10, 60000]); keep it " +
-        "under a third of the daemons' --lease-ms (default 3000)."))
+        "under a third of the daemons' --lease-ms (default 3000). Short jobs also probe again, at this " +
+        "period, the hosts that rejected them (not under policy=paper)."))
 
   private val known: Set[String] = Keys.map(k => Prefix + k.name).toSet
 
