@@ -361,15 +361,15 @@ fn a_short_job_rejected_by_hosts_holding_long_work_spreads_to_them_once_it_ends(
     d.submit(&c, 1, 2, true);
     d.until(&c, "the long tasks to run", true, |d| d.running.len() == 2);
     let long: Vec<eagle_client::Grant> = std::mem::take(&mut d.running);
-    // A short job of 100 tasks probes every host; h0 and h1 reject it; h2's two slots run it.
-    d.submit(&c, 2, 100, false);
+    // A short job of 400 tasks probes every host; h0 and h1 reject it; h2's two slots run it.
+    d.submit(&c, 2, 400, false);
     d.until(&c, "two short tasks to run on h2", true, |d| d.running.len() == 2);
     // Ten ticks (200 ms each) with h2's two tasks held: the retried probes are rejected.
     hold_for(&mut d, &c, 2_000);
     assert!(d.ran_of(2).iter().all(|r| r.1 == "h2"), "a short task ran beside long work: {:?}", d.ran_of(2));
     assert_eq!(d.ran_of(2).len(), 2);
     // The long work ends. h2 runs one short task at a time, ending one every 50 ms, so the
-    // job has tasks left for seconds; the freed hosts must take some of them.
+    // job has tasks left for about 20 s (100 ticks); the freed hosts must take some of them.
     for g in long {
         c.task_end(&g);
     }
