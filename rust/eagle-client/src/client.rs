@@ -707,7 +707,8 @@ impl State {
     }
 
     /// Keep-alives, and short jobs left without any probe (every host rejected them)
-    /// try again from scratch.
+    /// try again from scratch; with [`ClientConfig::retry_rejected`], short jobs also probe
+    /// again the hosts that rejected them a `period` or more ago.
     fn tick(&mut self, period: Duration) {
         for id in self.up_hosts() {
             self.writers.send(id, &ToNode::Ping);
