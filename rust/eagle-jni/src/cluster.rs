@@ -572,6 +572,21 @@ pub fn start(
     if st.cluster.is_some() {
         return Err("cluster mode is already started".into());
     }
+    let p = params(st, central, node_port, secret, app, ping_ms)?;
+    st.cluster = Some(ClusterSide::start(p)?);
+    Ok(())
+}
+
+/// The client's settings from `clusterStart`'s arguments and the driver's own: K and the
+/// seed, and the retry of rejections, on unless the driver runs the paper's policy.
+fn params(
+    st: &State,
+    central: String,
+    node_port: i32,
+    secret: Vec<u8>,
+    app: String,
+    ping_ms: i64,
+) -> Result<ClusterParams, String> {
     let node_port = u16::try_from(node_port).map_err(|_| {
         format!("spark.scheduler.eagle.cluster.nodePort must be in [1, 65535], got {node_port}")
     })?;
@@ -589,8 +604,7 @@ pub fn start(
         seed: st.seed,
         retry_rejected: st.driver.config().policy != eagle_core::PolicyKind::Paper,
     };
-    st.cluster = Some(ClusterSide::start(p)?);
-    Ok(())
+    Ok(p)
 }
 
 /// `executorHost`: executor `node` (from `addNode`) runs on `host`.
@@ -680,4 +694,22 @@ pub fn status(st: &mut State) -> Vec<i64> {
         c.client().surplus_returned(),
     ];
     v.iter().map(|&x| x.min(i64::MAX as u64) as i64).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `policy=paper` keeps the published client: a rejecting host is not probed again.
+    #[test]
+    fn rejections_are_retried_unless_the_driver_runs_the_paper_policy() {
+        let params_of = |policy: f64| {
+            let mut v = crate::state::tests::good();
+            v[11] = policy;
+            let st = State::new(&v).unwrap();
+            params(&st, "127.0.0.1:7100".into(), 7101, b"s".to_vec(), "app".into(), 900).unwrap()
+        };
+        assert!(!params_of(0.0).retry_rejected, "policy=paper");
+        assert!(params_of(1.0).retry_rejected, "policy=adaptive");
+    }
 }
