@@ -233,11 +233,13 @@ private[spark] class EagleTaskScheduler(
    * (`spark.sql.execution.id`, as `2·id + 1`) when there is one, else its Spark job
    * (`taskSet.priority` is the job id, as `2·id`).
    */
-  private def queryGroup(taskSet: TaskSet): Long = {
-    val sqlId = Option(taskSet.properties).flatMap(p => Option(p.getProperty("spark.sql.execution.id")))
+  private def queryGroup(taskSet: TaskSet): Long =
+    sqlExecution(taskSet).map(_ * 2 + 1).getOrElse(math.max(0, taskSet.priority).toLong * 2)
+
+  /** The task set's SQL execution id (`spark.sql.execution.id`), if it runs for a query. */
+  private def sqlExecution(taskSet: TaskSet): Option[Long] =
+    Option(taskSet.properties).flatMap(p => Option(p.getProperty("spark.sql.execution.id")))
       .flatMap(v => Try(v.trim.toLong).toOption).filter(_ >= 0)
-    sqlId.map(_ * 2 + 1).getOrElse(math.max(0, taskSet.priority).toLong * 2)
-  }
 
   /**
    * The stages of this task set's Spark job still waiting for their parents: their
@@ -248,11 +250,28 @@ private[spark] class EagleTaskScheduler(
     val stages = Try {
       val dag = dagScheduler
       val ids = dag.jobIdToStageIds.getOrElse(taskSet.priority, Set.empty[Int])
-      dag.waitingStages.toSeq.filter(st => ids.contains(st.id) && st.id != taskSet.stageId)
+      dag.waitingStages.toSeq.filter(st => ids.contains(st.id) && st.id != taskSet.stageId).sortBy(_.id)
     }.getOrElse(Seq.empty)
-    val sig = stages.map(st => signatureOf(st, st.numPartitions)._2)
+    val sql = sqlExecution(taskSet).map(id => (id, jobDescription(taskSet)))
+    // A waiting stage of a query gets the ordinal it will have when submitted (stage-id order).
+    val ahead = new mutable.HashMap[(String, Int), Int]
+    val sig = stages.map { st =>
+      val ctx = sql.map { case (id, desc) =>
+        val k = (stageKind(st), st.numPartitions)
+        val n = sqlQueries.peek(id, st.id, k, ahead.getOrElse(k, 0))
+        if (!sqlQueries.known(id, st.id)) ahead(k) = ahead.getOrElse(k, 0) + 1
+        s"$desc|$n"
+      }
+      signatureOf(st, st.numPartitions, ctx)._2
+    }
     (sig.toArray, stages.map(_.numPartitions).toArray)
   }
+
+  private def jobDescription(taskSet: TaskSet): String =
+    Option(taskSet.properties).flatMap(p => Option(p.getProperty("spark.job.description"))).getOrElse("")
+
+  /** Per recent SQL execution, each stage's ordinal among its stages of the same kind and width. */
+  private val sqlQueries = new SqlStageOrdinals(256)
 
   /**
    * A stable signature of a stage (the history key): FNV-1a 64 of
@@ -262,19 +281,34 @@ private[spark] class EagleTaskScheduler(
   private def stageSignature(taskSet: TaskSet): (String, Long) = {
     val stage = Try(Option(dagScheduler).flatMap(_.stageIdToStage.get(taskSet.stageId))).toOption.flatten
     stage match {
-      case Some(st) => signatureOf(st, st.numPartitions)
+      case Some(st) =>
+        val ctx = sqlExecution(taskSet).map { id =>
+          s"${jobDescription(taskSet)}|${sqlQueries.ordinal(id, st.id, (stageKind(st), st.numPartitions))}"
+        }
+        signatureOf(st, st.numPartitions, ctx)
       case None =>
         val name = s"stage ${taskSet.stageId}"
         (name, EagleTaskScheduler.fnv1a64(s"result|$name|${taskSet.tasks.length}"))
     }
   }
 
-  private def signatureOf(stage: Stage, parts: Int): (String, Long) = {
-    val kind = stage match {
-      case _: ShuffleMapStage => "map"
-      case _ => "result"
-    }
-    (stage.name, EagleTaskScheduler.fnv1a64(s"$kind|${stage.name}|$parts"))
+  private def stageKind(stage: Stage): String = stage match {
+    case _: ShuffleMapStage => "map"
+    case _ => "result"
+  }
+
+  /**
+   * `<map|result>|<stage name>|<partitions>`, and for a stage of a SQL query
+   * `|sql|<job description>|<ordinal>`: the query's stages all carry one generic call site
+   * (adaptive execution submits them from its own threads, `$anonfun$withThreadLocalCaptured$1
+   * at ...`), so without it every 32-partition map stage of every query shares one history
+   * entry. The ordinal is the stage's rank among the query's stages of the same kind and
+   * width, in submission order; the description (`spark.job.description`, when the
+   * application sets one) tells queries apart.
+   */
+  private def signatureOf(stage: Stage, parts: Int, sql: Option[String]): (String, Long) = {
+    val base = s"${stageKind(stage)}|${stage.name}|$parts"
+    (stage.name, EagleTaskScheduler.fnv1a64(sql.fold(base)(c => s"$base|sql|$c")))
   }
 
   // ---- offers ----------------------------------------------------------------------------

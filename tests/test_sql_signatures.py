@@ -1,0 +1,90 @@
+"""spark-eagle:local[4]: the stages of SQL queries get history signatures of their own.
+
+Adaptive query execution submits a query's stages from its own threads, so they all carry
+one call site (`$anonfun$withThreadLocalCaptured$1 at ...`): keyed by call site and width
+alone, every 4-partition map stage of every query shared one history entry, and a query's
+estimate came from whichever query ran before it (on the TPC-H benchmark, 28 different
+32-task stages shared the estimate of Q1's heavy lineitem scan). The signature of a query's
+stage now adds the job description and the stage's rank among the query's stages of the
+same kind and width.
+"""
+import collections
+import json
+
+from conftest import spark
+
+SQL_CONF = {
+    "spark.sql.adaptive.enabled": "true",
+    # Joins shuffle both sides (no broadcast), so one query has two map stages of one width.
+    "spark.sql.autoBroadcastJoinThreshold": "-1",
+    "spark.sql.shuffle.partitions": "4",
+}
+
+
+def _join(s, mod):
+    """Two aggregated sides joined: two 4-partition map stages, then the join."""
+    a = s.range(0, 20000, numPartitions=4).selectExpr(f"id % {mod} as k", "id as v").groupBy("k").sum("v")
+    b = s.range(0, 30000, numPartitions=4).selectExpr(f"id % {mod} as k").groupBy("k").count()
+    return sorted(tuple(r) for r in a.join(b, "k").collect())
+
+
+def _queries(s):
+    sc = s.sparkContext
+    out = {}
+    for name, mod in (("query A", 7), ("query B", 11)):
+        sc.setJobDescription(name)
+        out[name] = _join(s, mod)
+    sc.setJobDescription(None)
+    return out
+
+
+def _expected(mod):
+    sums = collections.Counter()
+    for i in range(20000):
+        sums[i % mod] += i
+    counts = collections.Counter(i % mod for i in range(30000))
+    return sorted((k, sums[k], counts[k]) for k in range(mod))
+
+
+def _map_stages(summary):
+    """(description, tasks) -> signatures of the query's map stages, in submission order."""
+    desc = {j["jobId"]: j.get("description") for j in summary["jobs"]}
+    out = collections.defaultdict(list)
+    for t in sorted(summary["taskSets"], key=lambda t: t["stageId"]):
+        d = desc.get(t["jobId"])
+        if d in ("query A", "query B") and t["tasks"] == 4 and t["attempt"] == 0:
+            out[d].append(t)
+    return out
+
+
+def test_sql_stages_get_signatures_of_their_own_and_the_history_finds_them(tmp_path):
+    history = tmp_path / "history.json"
+    conf = dict(SQL_CONF, **{"spark.scheduler.eagle.history.path": str(history)})
+    with spark("spark-eagle:local[4]", conf, summary_path=tmp_path / "first.json") as (s, r):
+        for k, v in SQL_CONF.items():
+            s.conf.set(k, v)
+        first = _queries(s)
+    assert first == {"query A": _expected(7), "query B": _expected(11)}
+    stages = _map_stages(r["summary"])
+    for d in ("query A", "query B"):
+        assert len(stages[d]) >= 2, (d, r["summary"]["taskSets"])
+        names = {t["stageName"] for t in stages[d]}
+        sigs = [t["signature"] for t in stages[d]]
+        # Same call site and width, yet each stage of the query has its own signature.
+        assert len(set(sigs)) == len(sigs), (d, names, sigs)
+    # And no stage of one query shares a signature with a stage of the other.
+    a = {t["signature"] for t in stages["query A"]}
+    b = {t["signature"] for t in stages["query B"]}
+    assert not a & b, (a, b)
+
+    # The next application that runs query A finds its stages in the history.
+    saved = {e["signature"] for e in json.loads(history.read_text())["entries"]}
+    assert a <= saved, (a, saved)
+    with spark("spark-eagle:local[4]", conf, summary_path=tmp_path / "second.json") as (s, r2):
+        for k, v in SQL_CONF.items():
+            s.conf.set(k, v)
+        s.sparkContext.setJobDescription("query A")
+        assert _join(s, 7) == _expected(7)
+    again = _map_stages(r2["summary"])["query A"]
+    assert [t["signature"] for t in again] == [t["signature"] for t in stages["query A"]]
+    assert all(t["submitEstimateSource"] == "history" for t in again), again
