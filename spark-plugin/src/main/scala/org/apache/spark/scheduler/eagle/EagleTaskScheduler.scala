@@ -276,7 +276,7 @@ private[spark] class EagleTaskScheduler(
   /**
    * A stable signature of a stage (the history key): FNV-1a 64 of
    * `"<map|result>|<stage name>|<partitions>"`, where the stage name is Spark's call site
-   * (e.g. `count at job.py:12`).
+   * (e.g. `count at job.py:12`), with a SQL query's suffix (see [[signatureOf]]).
    */
   private def stageSignature(taskSet: TaskSet): (String, Long) = {
     val stage = Try(Option(dagScheduler).flatMap(_.stageIdToStage.get(taskSet.stageId))).toOption.flatten

@@ -30,15 +30,14 @@ private[eagle] final class SqlStageOrdinals(capacity: Int) {
 
   /** The ordinal of `stage` of execution `id`, assigning the next one of its `kind` if new. */
   def ordinal(id: Long, stage: Int, kind: (String, Int)): Int = {
-    var q = queries.get(id)
-    if (q == null) {
-      q = new Query
-      queries.put(id, q)
+    val q = Option(queries.get(id)).getOrElse {
+      val fresh = new Query
+      queries.put(id, fresh)
+      fresh
     }
-    val query = q
-    query.byStage.getOrElseUpdate(stage, {
-      val n = query.counts.getOrElse(kind, 0)
-      query.counts(kind) = n + 1
+    q.byStage.getOrElseUpdate(stage, {
+      val n = q.counts.getOrElse(kind, 0)
+      q.counts(kind) = n + 1
       n
     })
   }
@@ -55,7 +54,4 @@ private[eagle] final class SqlStageOrdinals(capacity: Int) {
       case Some(q) => q.byStage.getOrElse(stage, q.counts.getOrElse(kind, 0) + ahead)
       case None => ahead
     }
-
-  /** Executions held (at most `capacity`). */
-  def size: Int = queries.size()
 }
