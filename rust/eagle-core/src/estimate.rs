@@ -9,7 +9,7 @@
 //! 4. a configured default.
 //!
 //! Only sources 3 and 4 are revised as tasks finish; a hinted class is never
-//! revised.
+//! revised, and a class hint alone leaves the estimate to sources 2-4.
 
 use crate::types::Class;
 use std::collections::{BTreeMap, HashMap};
@@ -156,7 +156,9 @@ pub fn initial(
         (None, None) => (default_estimate, EstimateSource::Default),
     };
     match hint_class {
-        Some(c) => (c, est, if source == EstimateSource::Default { EstimateSource::Hint } else { source }, true),
+        // A class hint forces the class only: the estimate keeps its own source, so a
+        // default one is still revised by the running mean.
+        Some(c) => (c, est, source, true),
         None if source == EstimateSource::Default => (default_class, est, source, false),
         None => (Class::from_estimate(est, cutoff), est, source, false),
     }

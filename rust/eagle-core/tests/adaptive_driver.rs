@@ -271,3 +271,29 @@ fn a_short_burst_still_takes_every_slot_while_long_work_waits() {
     }
     assert!(burst_max_width >= 7, "the burst ran at most {burst_max_width} wide on 8 slots while long work waited");
 }
+
+/// A `job.class` hint names the class, not the duration: with no estimate hint and no
+/// history, the estimate still follows the task set's running mean (README, "Per-job
+/// hints": hint, history, running mean, default), so SRPT ranks hinted task sets by their
+/// real work. It used to freeze at `defaultEstimateMs`, ranking them by task count alone.
+#[test]
+fn a_class_hint_alone_leaves_the_estimate_to_the_running_mean() {
+    let mut d = driver();
+    let n = d.add_node(0.0, 2);
+    // Both hinted short, no estimates: `a` has more tasks, but they are 50x shorter.
+    let a = d.submit(0.0, 8, Some(Class::Short), None, 1);
+    let b = d.submit(0.0, 3, Some(Class::Short), None, 2);
+    assert_eq!(d.offer(0.0, n, 1, &[]), vec![b], "fewer tasks at the same default estimate");
+    assert_eq!(d.offer(0.0, n, 1, &[b]), vec![a]);
+    d.set_pending(0.0, a, 7);
+    d.set_pending(0.0, b, 2);
+    d.task_finished(0.1, n, a, Some(0.1));
+    d.task_finished(5.0, n, b, Some(5.0));
+    let (est_a, src_a) = d.job_estimate(a).unwrap();
+    assert_eq!(src_a, eagle_core::EstimateSource::RunningMean);
+    assert!((est_a - 0.1).abs() < 1e-9, "{est_a}");
+    assert_eq!(d.job_estimate(b).unwrap().0, 5.0);
+    assert_eq!(d.job_class(b), Some(Class::Short), "the hinted class stays");
+    // Remaining work: a 7 x 0.1 s = 0.7 s, b 2 x 5 s = 10 s.
+    assert_eq!(d.offer(5.0, n, 1, &[]), vec![a], "the least remaining work, not the fewest tasks");
+}
