@@ -530,6 +530,8 @@ impl Driver {
         if let Some(node) = node.filter(|_| adaptive && self.meta.contains_key(&job.0)) {
             self.warmup.task_finished(job.0, node.0, d);
         }
+        // Adaptive: the warm mean (the first task on each executor paid the warm-up).
+        let warm = if adaptive { self.warmup.warm_mean(job.0) } else { None };
         let Some(m) = self.meta.get_mut(&job.0) else { return };
         m.observed.add(d);
         let current = self.engine.job(job).map(|j| (j.class, j.estimate));
@@ -537,7 +539,7 @@ impl Driver {
         if revise {
             m.source = EstimateSource::RunningMean;
         }
-        let est = if revise { m.observed.mean().unwrap_or(d) } else { current.map_or(d, |c| c.1) };
+        let est = if revise { warm.or(m.observed.mean()).unwrap_or(d) } else { current.map_or(d, |c| c.1) };
         // Paper: the class follows the running mean through the cutoff. Adaptive: a class
         // is set once from a real estimate and a known cutoff, then kept (no flapping).
         let class = if m.class_forced || m.demoted || (adaptive && !m.unsettled) {
@@ -560,8 +562,9 @@ impl Driver {
         self.record_point(now);
     }
 
-    /// The task set is gone; its observed mean goes into the history under its signature.
+    /// The task set is gone; its mean (adaptive: the warm mean) goes into the history under its signature.
     pub fn remove_job(&mut self, now: Time, job: JobId) {
+        let warm = self.warmup.warm_mean(job.0);
         self.engine.remove_job(now, job);
         if self.warmup.job_removed(job.0) {
             self.engine.set_warmup(self.warmup.cost());
@@ -574,7 +577,7 @@ impl Driver {
             p.forget(job);
         }
         if let Some(m) = self.meta.remove(&job.0) {
-            if let Some(mean) = m.observed.mean() {
+            if let Some(mean) = warm.or(m.observed.mean()) {
                 self.history.record(m.signature, mean, m.observed.count);
                 // A task set with a hint or history already voted at submission.
                 if matches!(m.source, EstimateSource::Default | EstimateSource::RunningMean) {

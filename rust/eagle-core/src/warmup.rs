@@ -23,6 +23,10 @@ pub const MAX_WARMUP: f64 = 60.0;
 /// Weight of a new task set's sample in the running warm-up estimate.
 const ALPHA: f64 = 0.2;
 
+/// A cold completion less the measured warm-up counts for at least this share of itself:
+/// the warm-up is an average over task sets, and this task set's may be smaller.
+const MIN_WARM_SHARE: f64 = 0.1;
+
 #[derive(Clone, Debug, Default)]
 struct Sides {
     /// Executors where a task of the task set has ended (sorted).
@@ -55,6 +59,21 @@ impl WarmupCost {
         };
         side.0 += seconds;
         side.1 += 1;
+    }
+
+    /// The task set's mean *warm* task duration, the estimate of its remaining tasks: the
+    /// mean of its later completions on each executor if any has ended, else its first
+    /// completions less the measured warm-up (the warm-executors rule charges the warm-up
+    /// of a new executor by itself). `None` before any completion.
+    pub fn warm_mean(&self, job: u32) -> Option<f64> {
+        let s = self.live.get(&job)?;
+        if s.warm.1 > 0 {
+            return Some(s.warm.0 / s.warm.1 as f64);
+        }
+        (s.cold.1 > 0).then(|| {
+            let cold = s.cold.0 / s.cold.1 as f64;
+            (cold - self.cost()).max(MIN_WARM_SHARE * cold)
+        })
     }
 
     /// The task set is gone: its cold − warm difference becomes a sample. True when the
