@@ -12,7 +12,7 @@ use crate::cutoff::CutoffLearner;
 use crate::delay::{DelayParams, LearnedIntervals, Level, Sample, StageDelay};
 use crate::engine::{Counters, Engine, JobSpec};
 pub use crate::estimate::EstimateSource;
-use crate::estimate::{self, History, RunningMean};
+use crate::estimate::{self, History, RunningMean, TypicalTask};
 use crate::reservation::AdaptiveParams;
 use crate::types::*;
 use crate::warmup::WarmupCost;
@@ -175,6 +175,9 @@ pub struct Driver {
     points: VecDeque<AdaptivePoint>,
     /// Warm executors: the measured warm-up (adaptive).
     warmup: WarmupCost,
+    /// The typical ended task set's mean (adaptive): the estimate of a task set nothing is
+    /// known about.
+    typical: TypicalTask,
     /// Eirene SATC for the host (see [`crate::eirene::clone_gate`]); `None` while off.
     satc: Option<crate::eirene::clone_gate::CloneGate>,
     /// Eirene CCDM for the host (see [`crate::eirene::prefetch`]); `None` while off.
@@ -212,6 +215,7 @@ impl Driver {
             split: CutoffLearner::default(),
             points: VecDeque::new(),
             warmup: WarmupCost::default(),
+            typical: TypicalTask::default(),
             satc: None,
             ccdm: None,
             seed,
@@ -259,6 +263,15 @@ impl Driver {
             self.points.pop_front();
         }
         self.points.push_back(p);
+    }
+
+    /// The estimate of a task set with no hint and no history: `defaultEstimateMs`, or under
+    /// the adaptive policy the application's typical task once a task set has ended.
+    fn default_estimate(&self) -> f64 {
+        match self.cfg.policy {
+            PolicyKind::Adaptive => self.typical.median().unwrap_or(self.cfg.default_estimate),
+            PolicyKind::Paper => self.cfg.default_estimate,
+        }
     }
 
     /// Learns from a task set's mean duration (adaptive without an explicit cutoff); a
@@ -412,7 +425,7 @@ impl Driver {
             hint_estimate,
             history,
             self.cfg.default_class,
-            self.cfg.default_estimate,
+            self.default_estimate(),
             cutoff.unwrap_or(f64::INFINITY),
         );
         let unsettled = !forced && (cutoff.is_none() || source == EstimateSource::Default);
@@ -435,7 +448,7 @@ impl Driver {
     pub fn set_group_future(&mut self, group: u64, stages: &[(u64, u32)]) {
         let work: f64 = stages
             .iter()
-            .map(|&(sig, tasks)| tasks as f64 * self.history.get(sig).unwrap_or(self.cfg.default_estimate))
+            .map(|&(sig, tasks)| tasks as f64 * self.history.get(sig).unwrap_or(self.default_estimate()))
             .sum();
         self.engine.set_group_future(group, work);
     }
@@ -565,6 +578,13 @@ impl Driver {
     /// The task set is gone; its mean (adaptive: the warm mean) goes into the history under its signature.
     pub fn remove_job(&mut self, now: Time, job: JobId) {
         let warm = self.warmup.warm_mean(job.0);
+        // The typical task is of the class a task set nothing is known about gets (the
+        // default class), from measured warm means only (a one-task stage has none).
+        if let Some(w) = self.warmup.measured_warm_mean(job.0) {
+            if self.engine.job(job).is_some_and(|j| j.class == self.cfg.default_class) {
+                self.typical.ended(w);
+            }
+        }
         self.engine.remove_job(now, job);
         if self.warmup.job_removed(job.0) {
             self.engine.set_warmup(self.warmup.cost());

@@ -164,6 +164,46 @@ pub fn initial(
     }
 }
 
+/// The application's typical task (adaptive policy): the median warm mean task duration of
+/// the last [`TYPICAL_TASK_SETS`] task sets of the default class that ended with a warm
+/// task measured (a task that was not the first to end on its executor; see
+/// [`crate::warmup`]). A task set nothing is known about gets the default class, so its
+/// estimate comes from that class only: on TPC-H under a sort, a median over every task
+/// set was the sort's (3.8-5 s) for the first queries' stages, whose tasks run 0.2-1.6 s. A task set with no hint and no history
+/// is estimated at it until its own tasks end: `defaultEstimateMs` stands only while
+/// nothing is known. The median, so that a few long stages do not set every new stage's
+/// estimate.
+#[derive(Clone, Debug, Default)]
+pub struct TypicalTask {
+    means: std::collections::VecDeque<f64>,
+    median: Option<f64>,
+}
+
+/// How many ended task sets [`TypicalTask`] keeps.
+pub const TYPICAL_TASK_SETS: usize = 256;
+
+impl TypicalTask {
+    /// A task set ended with this mean task duration (seconds).
+    pub fn ended(&mut self, mean: f64) {
+        if !(mean.is_finite() && mean > 0.0) {
+            return;
+        }
+        if self.means.len() == TYPICAL_TASK_SETS {
+            self.means.pop_front();
+        }
+        self.means.push_back(mean);
+        let mut v: Vec<f64> = self.means.iter().copied().collect();
+        v.sort_by(f64::total_cmp);
+        let n = v.len();
+        self.median = Some(if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 });
+    }
+
+    /// The median, once a task set has ended.
+    pub fn median(&self) -> Option<f64> {
+        self.median
+    }
+}
+
 /// Running mean of finished tasks.
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
 pub struct RunningMean {

@@ -76,6 +76,13 @@ impl WarmupCost {
         })
     }
 
+    /// The mean of the task set's later completions on each executor, if any has ended:
+    /// its warm task duration as measured, with no warm-up taken out.
+    pub fn measured_warm_mean(&self, job: u32) -> Option<f64> {
+        let s = self.live.get(&job)?;
+        (s.warm.1 > 0).then(|| s.warm.0 / s.warm.1 as f64)
+    }
+
     /// The task set is gone: its cold − warm difference becomes a sample. True when the
     /// estimate changed.
     pub fn job_removed(&mut self, job: u32) -> bool {
