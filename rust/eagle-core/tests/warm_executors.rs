@@ -232,6 +232,18 @@ fn the_running_mean_leaves_the_warm_up_out() {
     assert!((h.1 - 1.2).abs() < 1e-9, "{h:?}");
 }
 
+/// Runs the tasks of `job` one after the other on one slot of `node` from `t`, taking
+/// `secs`, then removes it; returns the time after.
+fn run_one_by_one(d: &mut Driver, node: NodeId, job: JobId, mut t: f64, secs: &[f64]) -> f64 {
+    for &s in secs {
+        assert_eq!(d.offer(t, node, 1, &[]), vec![job]);
+        t += s;
+        d.task_finished(t, node, job, Some(s));
+    }
+    d.remove_job(t, job);
+    t
+}
+
 /// Before its first task ends, a task set with no hint or history is estimated at the
 /// application's typical warm task (the median over recently ended task sets), not at
 /// `defaultEstimateMs`, which only stands until anything is known. TPC-H under a sort
@@ -245,32 +257,17 @@ fn a_new_task_set_is_estimated_at_the_applications_typical_warm_task() {
     let mut t = calibrate(&mut d, &nodes, 1.2, 0.2);
     // Long task sets do not count: a task set nothing is known about is short.
     let long = d.submit(t, 2, Some(eagle_core::Class::Long), None, 58);
-    assert_eq!(d.offer(t, nodes[1], 1, &[]), vec![long]);
-    t += 60.0;
-    d.task_finished(t, nodes[1], long, Some(60.0));
-    assert_eq!(d.offer(t, nodes[1], 1, &[]), vec![long]);
-    t += 50.0;
-    d.task_finished(t, nodes[1], long, Some(50.0));
-    d.remove_job(t, long);
+    t = run_one_by_one(&mut d, nodes[1], long, t, &[60.0, 50.0]);
     let fresh = d.submit(t, 4, None, None, 50);
     assert!((d.job_estimate(fresh).unwrap().0 - 0.2).abs() < 1e-9, "the calibration stage's warm mean");
     d.remove_job(t, fresh);
     // A one-task stage has no warm task measured: it does not count.
     let one = d.submit(t, 1, None, Some(5.0), 59);
-    assert_eq!(d.offer(t, nodes[0], 1, &[]), vec![one]);
-    t += 5.0;
-    d.task_finished(t, nodes[0], one, Some(5.0));
-    d.remove_job(t, one);
+    t = run_one_by_one(&mut d, nodes[0], one, t, &[5.0]);
     // Three more ended task sets of 0.3 s warm tasks: the median moves to them.
     for sig in 60..63 {
         let j = d.submit(t, 2, None, Some(0.3), sig);
-        assert_eq!(d.offer(t, nodes[0], 1, &[]), vec![j]);
-        t += 1.3;
-        d.task_finished(t, nodes[0], j, Some(1.3));
-        assert_eq!(d.offer(t, nodes[0], 1, &[]), vec![j]);
-        t += 0.3;
-        d.task_finished(t, nodes[0], j, Some(0.3));
-        d.remove_job(t, j);
+        t = run_one_by_one(&mut d, nodes[0], j, t, &[1.3, 0.3]);
     }
     let next = d.submit(t, 4, Some(eagle_core::Class::Short), None, 51);
     let (est, src) = d.job_estimate(next).unwrap();
