@@ -167,12 +167,13 @@ pub fn initial(
 /// The application's typical task (adaptive policy): the median warm mean task duration of
 /// the last [`TYPICAL_TASK_SETS`] task sets of the default class that ended with a warm
 /// task measured (a task that was not the first to end on its executor; see
-/// [`crate::warmup`]). A task set nothing is known about gets the default class, so its
-/// estimate comes from that class only: on TPC-H under a sort, a median over every task
-/// set was the sort's (3.8-5 s) for the first queries' stages, whose tasks run 0.2-1.6 s. A task set with no hint and no history
-/// is estimated at it until its own tasks end: `defaultEstimateMs` stands only while
-/// nothing is known. The median, so that a few long stages do not set every new stage's
-/// estimate.
+/// [`crate::warmup`]).
+///
+/// A task set with no hint and no history is estimated at it until its own tasks end:
+/// `defaultEstimateMs` stands only while nothing is known. Such a task set gets the default
+/// class, so the typical task is of that class only: on TPC-H under a sort, a median over
+/// every task set was the sort's (3.8-5 s) for the first queries' stages, whose tasks run
+/// 0.2-1.6 s. The median, so that a few long stages do not set every new stage's estimate.
 #[derive(Clone, Debug, Default)]
 pub struct TypicalTask {
     means: std::collections::VecDeque<f64>,

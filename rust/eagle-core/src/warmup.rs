@@ -66,10 +66,10 @@ impl WarmupCost {
     /// completions less the measured warm-up (the warm-executors rule charges the warm-up
     /// of a new executor by itself). `None` before any completion.
     pub fn warm_mean(&self, job: u32) -> Option<f64> {
-        let s = self.live.get(&job)?;
-        if s.warm.1 > 0 {
-            return Some(s.warm.0 / s.warm.1 as f64);
+        if let Some(w) = self.measured_warm_mean(job) {
+            return Some(w);
         }
+        let s = self.live.get(&job)?;
         (s.cold.1 > 0).then(|| {
             let cold = s.cold.0 / s.cold.1 as f64;
             (cold - self.cost()).max(MIN_WARM_SHARE * cold)
