@@ -6,6 +6,7 @@ thread and cancels every job of the context after `timeout` seconds, so a hang b
 failed assertion instead of a stuck test session.
 """
 import os
+import shutil
 import signal
 import threading
 import time
@@ -188,10 +189,12 @@ def max_failures_exhausted(sc, timeout=90):
     try:
         bounded(sc, lambda: sc.parallelize(range(40), 4).mapPartitions(always_fails).count(), timeout)
     except Timeout:
+        shutil.rmtree(marks, ignore_errors=True)
         raise
     except Exception as e:  # noqa: BLE001
         err = str(e)
     attempts = len(os.listdir(marks))
+    shutil.rmtree(marks, ignore_errors=True)
     nxt = bounded(sc, lambda: sc.parallelize(range(100), 4).sum(), timeout)
     return err, attempts, nxt
 

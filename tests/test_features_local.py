@@ -4,6 +4,7 @@ exhausted, and an offer round that throws (no engine slot may leak). Every scena
 bounded in time (features.bounded): a hang is a failure."""
 import glob
 import os
+import shutil
 import tempfile
 import time
 
@@ -40,8 +41,11 @@ def overlap_job(sc, n=8, seconds=1.0):
             fh.write("%f %f" % (t0, _t.time()))
         return x
 
-    total = ft.bounded(sc, lambda: sc.parallelize(range(n), n).map(f).sum(), 120)
-    spans = [tuple(map(float, open(p).read().split())) for p in glob.glob(os.path.join(d, "*"))]
+    try:
+        total = ft.bounded(sc, lambda: sc.parallelize(range(n), n).map(f).sum(), 120)
+        spans = [tuple(map(float, open(p).read().split())) for p in glob.glob(os.path.join(d, "*"))]
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
     peak = max(sum(1 for a, b in spans if a <= t < b) for t, _ in spans)
     return total, peak
 

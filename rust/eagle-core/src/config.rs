@@ -200,10 +200,10 @@ impl Config {
         if self.cutoff.is_nan() {
             return Err("cutoff must be a number".into());
         }
-        if !(self.network_delay >= 0.0) {
+        if self.network_delay.is_nan() || self.network_delay < 0.0 {
             return Err(format!("network_delay must be >= 0, got {}", self.network_delay));
         }
-        if !(self.starvation_factor >= 0.0) {
+        if self.starvation_factor.is_nan() || self.starvation_factor < 0.0 {
             return Err(format!("starvation_factor must be >= 0, got {}", self.starvation_factor));
         }
         if self.probe_ratio == 0 {
@@ -217,7 +217,7 @@ impl Config {
         if self.eirene.on() && (self.driver || self.locality.is_some()) {
             return Err("eirene (satc, ccdm) runs in the simulator without locality mode only".into());
         }
-        if !(self.heartbeat >= 0.0) {
+        if self.heartbeat.is_nan() || self.heartbeat < 0.0 {
             return Err(format!("heartbeat must be >= 0, got {}", self.heartbeat));
         }
         Ok(())

@@ -143,14 +143,14 @@ pub struct StageDelay {
 /// Records one update into a bounded history (see [`MAX_HISTORY_SAMPLES`]).
 fn record_sample(history: &mut Vec<Sample>, keep: usize, stride: &mut u64, updates: &mut u64, s: Sample) {
     *updates += 1;
-    if *updates % *stride != 0 {
+    if !updates.is_multiple_of(*stride) {
         return;
     }
     if history.len() >= MAX_HISTORY_SAMPLES {
         let mut i = 0usize;
         history.retain(|_| {
             i += 1;
-            i <= keep || (i - keep) % 2 == 0
+            i <= keep || (i - keep).is_multiple_of(2)
         });
         *stride *= 2;
     }

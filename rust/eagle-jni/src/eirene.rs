@@ -55,7 +55,7 @@ pub fn ccdm(st: &mut State, op: i32, args: &[i32]) -> Result<Vec<i32>, String> {
     if op == op::REGISTER {
         let j = job(0)?;
         let rest = &args[1..];
-        if rest.len() % 2 != 0 {
+        if !rest.len().is_multiple_of(2) {
             return Err(format!("ccdm: register takes (task, holder) pairs after the job, got {} values", rest.len()));
         }
         let cold = rest

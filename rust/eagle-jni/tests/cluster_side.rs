@@ -212,7 +212,7 @@ fn run_together(a: &mut FakeSpark, b: &mut FakeSpark, mut after: impl FnMut(&Fak
         b.round(&[]);
         after(a, b);
         step += 1;
-        if step % 2 == 0 {
+        if step.is_multiple_of(2) {
             a.finish_one();
             b.finish_one();
         }
