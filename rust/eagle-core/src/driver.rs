@@ -159,6 +159,8 @@ struct Meta {
     /// Scheduled as short because Spark lets this long job run only on short-only nodes
     /// (see [`Driver::restrict`]).
     demoted: bool,
+    /// The estimate the task set was submitted with.
+    submitted: f64,
 }
 
 pub struct Driver {
@@ -439,7 +441,7 @@ impl Driver {
             (Some(p), None) => Some(StageDelay::new(now, p)),
             _ => None,
         };
-        self.meta.insert(id.0, Meta { signature, source, class_forced: forced, observed: RunningMean::default(), delay, unsettled, demoted: false });
+        self.meta.insert(id.0, Meta { signature, source, class_forced: forced, observed: RunningMean::default(), delay, unsettled, demoted: false, submitted: est });
         id
     }
 
@@ -558,8 +560,9 @@ impl Driver {
         let Some(d) = duration.filter(|d| d.is_finite() && *d >= 0.0) else { return };
         let cutoff = self.cutoff();
         let adaptive = self.cfg.policy == PolicyKind::Adaptive;
-        // Adaptive: the warm mean (the first task on each executor paid the warm-up).
+        // Adaptive: the warm mean (a task's first tasks on each executor paid the warm-up).
         let warm = if adaptive { self.warmup.warm_mean(job.0) } else { None };
+        let cold_only = adaptive && self.warmup.measured_warm_mean(job.0).is_none();
         let Some(m) = self.meta.get_mut(&job.0) else { return };
         m.observed.add(d);
         let current = self.engine.job(job).map(|j| (j.class, j.estimate));
@@ -583,6 +586,12 @@ impl Driver {
         } else {
             None
         };
+        // Adaptive: cold completions alone bound the warm tasks from above only (contention
+        // can make them many times slower), so they never raise the estimate above the one
+        // the task set came with: an overestimate would keep it last by SRPT, launching
+        // nothing, with no warm task ever ending to correct it. Its class still follows
+        // them.
+        let est = if revise && cold_only { est.min(m.submitted) } else { est };
         let reclassify = adaptive && class != current.map(|c| c.0);
         if revise || reclassify {
             self.engine.set_estimate_with(now, job, est, class, &mut self.out);
