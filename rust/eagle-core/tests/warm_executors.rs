@@ -37,6 +37,14 @@ fn calibrate(d: &mut Driver, nodes: &[NodeId], cold: f64, warm: f64) -> f64 {
     t
 }
 
+/// A driver with `nodes` executors of 2 slots after [`calibrate`]; returns the time after it.
+fn calibrated(nodes: u32, cold: f64, warm: f64) -> (Driver, Vec<NodeId>, f64) {
+    let mut d = driver();
+    let ns: Vec<NodeId> = (0..nodes).map(|_| d.add_node(0.0, 2)).collect();
+    let t = calibrate(&mut d, &ns, cold, warm);
+    (d, ns, t)
+}
+
 #[test]
 fn the_warm_up_cost_is_measured_from_first_tasks_on_each_executor() {
     let mut d = driver();
@@ -50,9 +58,7 @@ fn the_warm_up_cost_is_measured_from_first_tasks_on_each_executor() {
 
 #[test]
 fn a_freed_slot_goes_to_a_task_set_warm_there_when_the_first_one_drains_on_its_own() {
-    let mut d = driver();
-    let nodes: Vec<NodeId> = (0..3).map(|_| d.add_node(0.0, 2)).collect();
-    let t = calibrate(&mut d, &nodes, 1.5, 0.7);
+    let (mut d, nodes, t) = calibrated(3, 1.5, 0.7);
     let (a, b, c) = (nodes[0], nodes[1], nodes[2]);
     // Four queries: `first` has least work left (6 tasks), the others 16 tasks each.
     let first = d.submit_in(t, 6, None, Some(0.5), 1, Some(1));
@@ -79,9 +85,7 @@ fn a_freed_slot_goes_to_a_task_set_warm_there_when_the_first_one_drains_on_its_o
 
 #[test]
 fn a_wide_task_set_still_spreads_when_its_own_slots_would_take_long() {
-    let mut d = driver();
-    let nodes: Vec<NodeId> = (0..3).map(|_| d.add_node(0.0, 2)).collect();
-    let t = calibrate(&mut d, &nodes, 1.5, 0.7);
+    let (mut d, nodes, t) = calibrated(3, 1.5, 0.7);
     // 40 tasks of 2 s: 80 s of work on 2 warm slots; a cold start costs 0.8 s.
     let wide = d.submit_in(t, 40, None, Some(2.0), 1, Some(1));
     let _other = d.submit_in(t, 40, None, Some(2.0), 2, Some(2));
@@ -127,9 +131,7 @@ fn a_slot_no_task_set_should_warm_stays_free_and_is_taken_once_one_can() {
 
 #[test]
 fn a_cold_slot_goes_to_a_task_set_that_still_gains_once_no_other_waits() {
-    let mut d = driver();
-    let nodes: Vec<NodeId> = (0..3).map(|_| d.add_node(0.0, 2)).collect();
-    let t = calibrate(&mut d, &nodes, 1.5, 0.7);
+    let (mut d, nodes, t) = calibrated(3, 1.5, 0.7);
     let (a, b, c) = (nodes[0], nodes[1], nodes[2]);
     let e = d.add_node(t, 2);
     let x = d.submit_in(t, 6, None, Some(0.5), 1, Some(1));
@@ -160,9 +162,7 @@ fn a_cold_start_weighs_every_live_query_not_only_those_waiting() {
     // A warm-up is slot time lost on a busy cluster: every live query ends that much later,
     // including those whose tasks all run. TPC-H under a sort kept ~20 queries live, most
     // of them with nothing waiting at a given moment.
-    let mut d = driver();
-    let nodes: Vec<NodeId> = (0..3).map(|_| d.add_node(0.0, 2)).collect();
-    let t = calibrate(&mut d, &nodes, 1.5, 0.7);
+    let (mut d, nodes, t) = calibrated(3, 1.5, 0.7);
     let (a, b, c) = (nodes[0], nodes[1], nodes[2]);
     let e = d.add_node(t, 2);
     // Four queries each run their last task on c and e: live, nothing waiting.
@@ -190,9 +190,7 @@ fn an_overdue_task_set_takes_its_warm_slots_first_but_not_a_cold_start_that_is_n
     // stream the starved queries then ran each stage on all 8 executors at once
     // (`scripts/bench sort` event log: 5-8 executors per 32-task stage), paying the
     // warm-up on each.
-    let mut d = driver();
-    let nodes: Vec<NodeId> = (0..3).map(|_| d.add_node(0.0, 2)).collect();
-    let t = calibrate(&mut d, &nodes, 1.5, 0.7);
+    let (mut d, nodes, t) = calibrated(3, 1.5, 0.7);
     let (a, b) = (nodes[0], nodes[1]);
     let late = d.submit_in(t, 6, None, Some(0.5), 1, Some(1));
     assert_eq!(d.offer(t, a, 2, &[]), vec![late, late]);
@@ -216,9 +214,7 @@ fn an_overdue_task_set_takes_its_warm_slots_first_but_not_a_cold_start_that_is_n
 /// its query behind every other and it waited 210 s for its 5th task.
 #[test]
 fn the_running_mean_leaves_the_warm_up_out() {
-    let mut d = driver();
-    let nodes: Vec<NodeId> = (0..3).map(|_| d.add_node(0.0, 2)).collect();
-    let t = calibrate(&mut d, &nodes, 3.0, 1.0);
+    let (mut d, nodes, t) = calibrated(3, 3.0, 1.0);
     let w = d.warmup_cost();
     assert!((w - 2.0).abs() < 0.05, "warm-up {w}");
     let x = d.submit(t, 8, Some(eagle_core::Class::Short), None, 7);
@@ -249,9 +245,7 @@ fn the_running_mean_leaves_the_warm_up_out() {
 /// and put the median warm mean of the query stages at 0.65-0.70 s against 0.53-0.54 s.
 #[test]
 fn tasks_started_together_on_a_cold_executor_are_all_cold() {
-    let mut d = driver();
-    let nodes: Vec<NodeId> = (0..3).map(|_| d.add_node(0.0, 2)).collect();
-    let t = calibrate(&mut d, &nodes, 3.0, 1.0);
+    let (mut d, nodes, t) = calibrated(3, 3.0, 1.0);
     let w = d.warmup_cost();
     assert!((w - 2.0).abs() < 0.05, "warm-up {w}");
     let x = d.submit(t, 8, Some(eagle_core::Class::Short), None, 7);
@@ -295,9 +289,7 @@ fn tasks_started_together_on_a_cold_executor_are_all_cold() {
 /// more for 138 s.
 #[test]
 fn cold_completions_alone_never_raise_the_estimate() {
-    let mut d = driver();
-    let nodes: Vec<NodeId> = (0..3).map(|_| d.add_node(0.0, 2)).collect();
-    let t = calibrate(&mut d, &nodes, 1.2, 0.2);
+    let (mut d, nodes, t) = calibrated(3, 1.2, 0.2);
     let x = d.submit(t, 16, None, None, 50);
     assert!((d.job_estimate(x).unwrap().0 - 0.2).abs() < 1e-9, "the typical task");
     assert_eq!(d.offer(t, nodes[0], 2, &[]), vec![x, x]);
@@ -342,9 +334,7 @@ fn run_one_by_one(d: &mut Driver, node: NodeId, job: JobId, mut t: f64, secs: &[
 /// tasks look worth three executors' warm-ups.
 #[test]
 fn a_new_task_set_is_estimated_at_the_applications_typical_warm_task() {
-    let mut d = driver();
-    let nodes: Vec<NodeId> = (0..3).map(|_| d.add_node(0.0, 2)).collect();
-    let mut t = calibrate(&mut d, &nodes, 1.2, 0.2);
+    let (mut d, nodes, mut t) = calibrated(3, 1.2, 0.2);
     // Long task sets do not count: a task set nothing is known about is short.
     let long = d.submit(t, 2, Some(eagle_core::Class::Long), None, 58);
     t = run_one_by_one(&mut d, nodes[1], long, t, &[60.0, 50.0]);
