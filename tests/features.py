@@ -8,6 +8,7 @@ failed assertion instead of a stuck test session.
 import os
 import shutil
 import signal
+import tempfile
 import threading
 import time
 
@@ -235,10 +236,33 @@ def fails_on_one_executor(sc, job_class=None, timeout=120):
 
 
 def fetch_failed_resubmit(sc, app_id, timeout=240):
-    """A map stage writes shuffle output on both executors; one executor JVM is killed before
+    """A map stage writes shuffle output; an executor JVM that ran map tasks is killed before
     the reduce stage reads it, so the reduce gets a FetchFailed (or the map output is lost
-    with the executor) and the map stage is resubmitted. Returns (answer, killed pid)."""
-    pairs = sc.parallelize(range(2000), 8).map(lambda x: (x % 10, x))
+    with the executor) and the map stage is resubmitted. Returns (answer, killed pid).
+
+    The map tasks record their executor's pid, and the killed executor is one of those: a
+    scheduler may run the whole small map stage on one executor, and killing the other would
+    lose no map output."""
+    marks = tempfile.mkdtemp(prefix="eagle-fetch-maps-")
+
+    def record_executor(it):
+        # the nearest CoarseGrainedExecutorBackend ancestor of this Python worker
+        import os as _os
+
+        pid = _os.getpid()
+        while pid > 1:
+            try:
+                with open("/proc/%d/cmdline" % pid, "rb") as f:
+                    if b"CoarseGrainedExecutorBackend" in f.read():
+                        open(_os.path.join(marks, str(pid)), "w").close()
+                        break
+                with open("/proc/%d/stat" % pid) as f:
+                    pid = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                break
+        return it
+
+    pairs = sc.parallelize(range(2000), 8).mapPartitions(record_executor).map(lambda x: (x % 10, x))
     gate = "/tmp/eagle-fetch-gate-%d" % os.getpid()
     if os.path.exists(gate):
         os.remove(gate)
@@ -260,24 +284,30 @@ def fetch_failed_resubmit(sc, app_id, timeout=240):
 
     t = threading.Thread(target=job, daemon=True)
     t.start()
-    # wait until the job's reduce stage (its last stage) runs tasks: the map output is written
-    deadline = time.time() + 90
-    while time.time() < deadline:
-        st = sc.statusTracker()
-        jobs = st.getJobIdsForGroup("fetch-failed")
-        info = st.getJobInfo(jobs[0]) if jobs else None
-        stage = st.getStageInfo(max(info.stageIds)) if info and info.stageIds else None
-        if stage is not None and stage.numActiveTasks > 0:
-            break
-        time.sleep(0.2)
-    pids = executor_pids(app_id)
-    assert pids, "no executor process found"
-    os.kill(pids[0], signal.SIGKILL)
-    open(gate, "w").close()
-    t.join(timeout)
-    os.remove(gate)
+    try:
+        # wait until the job's reduce stage (its last stage) runs tasks: the map output is written
+        deadline = time.time() + 90
+        while time.time() < deadline:
+            st = sc.statusTracker()
+            jobs = st.getJobIdsForGroup("fetch-failed")
+            info = st.getJobInfo(jobs[0]) if jobs else None
+            stage = st.getStageInfo(max(info.stageIds)) if info and info.stageIds else None
+            if stage is not None and stage.numActiveTasks > 0:
+                break
+            time.sleep(0.2)
+        pids = executor_pids(app_id)
+        assert pids, "no executor process found"
+        mapped = sorted(int(p) for p in os.listdir(marks) if int(p) in pids)
+        assert mapped, ("no live executor ran a map task", os.listdir(marks), pids)
+        os.kill(mapped[0], signal.SIGKILL)
+        open(gate, "w").close()
+        t.join(timeout)
+    finally:
+        if os.path.exists(gate):
+            os.remove(gate)
+        shutil.rmtree(marks, ignore_errors=True)
     assert not t.is_alive(), "the job did not finish after the executor was killed"
-    return out.get("v"), pids[0]
+    return out.get("v"), mapped[0]
 
 
 def fetch_expected():

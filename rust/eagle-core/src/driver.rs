@@ -159,6 +159,8 @@ struct Meta {
     /// Scheduled as short because Spark lets this long job run only on short-only nodes
     /// (see [`Driver::restrict`]).
     demoted: bool,
+    /// The estimate the task set was submitted with.
+    submitted: f64,
 }
 
 pub struct Driver {
@@ -439,7 +441,7 @@ impl Driver {
             (Some(p), None) => Some(StageDelay::new(now, p)),
             _ => None,
         };
-        self.meta.insert(id.0, Meta { signature, source, class_forced: forced, observed: RunningMean::default(), delay, unsettled, demoted: false });
+        self.meta.insert(id.0, Meta { signature, source, class_forced: forced, observed: RunningMean::default(), delay, unsettled, demoted: false, submitted: est });
         id
     }
 
@@ -510,22 +512,40 @@ impl Driver {
         self.out.clear();
         self.engine.offer(now, node, free, exclude, &mut self.out);
         self.record_point(now);
+        let start = jobs.len();
         jobs.extend(self.out.iter().filter_map(|o| match o {
             Output::Launch { job, .. } => Some(*job),
             _ => None,
         }));
+        for &job in &jobs[start..] {
+            if self.tracks_warmup(job) {
+                self.warmup.task_launched(job.0, node.0);
+            }
+        }
     }
 
     /// Spark could not launch the task of `job` planned for `node`.
     pub fn decline(&mut self, now: Time, node: NodeId, job: JobId) {
         self.engine.decline(now, node, job);
+        if self.tracks_warmup(job) {
+            self.warmup.launch_declined(job.0, node.0);
+        }
+    }
+
+    /// Warm executors: the adaptive policy measures the warm-up from the tasks of the task
+    /// sets it knows.
+    fn tracks_warmup(&self, job: JobId) -> bool {
+        self.cfg.policy == PolicyKind::Adaptive && self.meta.contains_key(&job.0)
     }
 
     /// A task ended on `node`; `duration` is Some(seconds) when it succeeded.
     pub fn task_finished(&mut self, now: Time, node: NodeId, job: JobId, duration: Option<f64>) {
         self.out.clear();
         self.engine.task_finished(now, node, job, &mut self.out);
-        self.learn_from_task(now, Some(node), job, duration);
+        if self.tracks_warmup(job) {
+            self.warmup.task_ended(job.0, node.0, duration);
+        }
+        self.learn_from_task(now, job, duration);
     }
 
     /// Cluster mode (issue 13): a task of `job` ended on a slot that the hosts' `eagle-node`
@@ -533,18 +553,16 @@ impl Driver {
     /// is kept: the job's running mean and class, the learned cutoff, the history.
     pub fn task_observed(&mut self, now: Time, job: JobId, duration: Option<f64>) {
         self.out.clear();
-        self.learn_from_task(now, None, job, duration);
+        self.learn_from_task(now, job, duration);
     }
 
-    fn learn_from_task(&mut self, now: Time, node: Option<NodeId>, job: JobId, duration: Option<f64>) {
+    fn learn_from_task(&mut self, now: Time, job: JobId, duration: Option<f64>) {
         let Some(d) = duration.filter(|d| d.is_finite() && *d >= 0.0) else { return };
         let cutoff = self.cutoff();
         let adaptive = self.cfg.policy == PolicyKind::Adaptive;
-        if let Some(node) = node.filter(|_| adaptive && self.meta.contains_key(&job.0)) {
-            self.warmup.task_finished(job.0, node.0, d);
-        }
-        // Adaptive: the warm mean (the first task on each executor paid the warm-up).
+        // Adaptive: the warm mean (a task's first tasks on each executor paid the warm-up).
         let warm = if adaptive { self.warmup.warm_mean(job.0) } else { None };
+        let cold_only = adaptive && self.warmup.measured_warm_mean(job.0).is_none();
         let Some(m) = self.meta.get_mut(&job.0) else { return };
         m.observed.add(d);
         let current = self.engine.job(job).map(|j| (j.class, j.estimate));
@@ -568,6 +586,12 @@ impl Driver {
         } else {
             None
         };
+        // Adaptive: cold completions alone bound the warm tasks from above only (contention
+        // can make them many times slower), so they never raise the estimate above the one
+        // the task set came with: an overestimate would keep it last by SRPT, launching
+        // nothing, with no warm task ever ending to correct it. Its class still follows
+        // them.
+        let est = if revise && cold_only { est.min(m.submitted) } else { est };
         let reclassify = adaptive && class != current.map(|c| c.0);
         if revise || reclassify {
             self.engine.set_estimate_with(now, job, est, class, &mut self.out);

@@ -10,7 +10,8 @@
 //! 555 (stage, executor) pairs where FAIR, whose slots free one at a time, warmed 262.
 //!
 //! [`WarmupCost`] measures the cost from the application's own tasks: per task set, the
-//! first completion on each executor against the others. [`worth_cold_start`] is the rule
+//! tasks that started on an executor before any of its tasks had ended there (cold: each
+//! of them pays the warm-up, so two started together are both cold) against the others. [`worth_cold_start`] is the rule
 //! the adaptive policy applies to a free slot of an executor where the task set SRPT picks
 //! has not run yet.
 
@@ -31,8 +32,18 @@ const MIN_WARM_SHARE: f64 = 0.1;
 struct Sides {
     /// Executors where a task of the task set has ended (sorted).
     seen: Vec<u32>,
+    /// Per executor, the tasks started there before any had ended and not ended yet
+    /// (sorted by executor).
+    cold_running: Vec<(u32, u32)>,
     cold: (f64, u32),
     warm: (f64, u32),
+}
+
+impl Sides {
+    fn cold_slot(&mut self, node: u32) -> Option<&mut u32> {
+        let i = self.cold_running.binary_search_by_key(&node, |e| e.0).ok()?;
+        Some(&mut self.cold_running[i].1)
+    }
 }
 
 /// Running estimate of the warm-up cost, in seconds (0 until a task set has ended with
@@ -44,27 +55,54 @@ pub struct WarmupCost {
 }
 
 impl WarmupCost {
-    /// A task of `job` ran `seconds` on `node`: the first to end there counts as cold.
-    pub fn task_finished(&mut self, job: u32, node: u32, seconds: f64) {
-        if !seconds.is_finite() || seconds < 0.0 {
+    /// A task of `job` starts on `node`: cold if no task of `job` has ended there yet.
+    pub fn task_launched(&mut self, job: u32, node: u32) {
+        let s = self.live.entry(job).or_default();
+        if s.seen.binary_search(&node).is_ok() {
             return;
         }
+        match s.cold_running.binary_search_by_key(&node, |e| e.0) {
+            Ok(i) => s.cold_running[i].1 += 1,
+            Err(i) => s.cold_running.insert(i, (node, 1)),
+        }
+    }
+
+    /// A launch of `job` on `node` reported by [`WarmupCost::task_launched`] did not happen.
+    pub fn launch_declined(&mut self, job: u32, node: u32) {
+        if let Some(n) = self.live.get_mut(&job).and_then(|s| s.cold_slot(node)) {
+            *n = n.saturating_sub(1);
+        }
+    }
+
+    /// A task of `job` ended on `node`, having run `seconds` if it succeeded. It is cold if
+    /// it started before any task of `job` had ended there (a task whose start was not
+    /// reported counts as cold when it is the first to end there).
+    pub fn task_ended(&mut self, job: u32, node: u32, seconds: Option<f64>) {
         let s = self.live.entry(job).or_default();
-        let side = match s.seen.binary_search(&node) {
-            Ok(_) => &mut s.warm,
+        let started_cold = match s.cold_slot(node) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                true
+            }
+            _ => false,
+        };
+        let cold = match s.seen.binary_search(&node) {
+            Ok(_) => started_cold,
             Err(i) => {
                 s.seen.insert(i, node);
-                &mut s.cold
+                true
             }
         };
+        let Some(seconds) = seconds.filter(|d| d.is_finite() && *d >= 0.0) else { return };
+        let side = if cold { &mut s.cold } else { &mut s.warm };
         side.0 += seconds;
         side.1 += 1;
     }
 
     /// The task set's mean *warm* task duration, the estimate of its remaining tasks: the
-    /// mean of its later completions on each executor if any has ended, else its first
-    /// completions less the measured warm-up (the warm-executors rule charges the warm-up
-    /// of a new executor by itself). `None` before any completion.
+    /// mean of its warm completions if any has ended, else its cold completions less the
+    /// measured warm-up (the warm-executors rule charges the warm-up of a new executor by
+    /// itself). `None` before any completion.
     pub fn warm_mean(&self, job: u32) -> Option<f64> {
         if let Some(w) = self.measured_warm_mean(job) {
             return Some(w);
@@ -76,8 +114,8 @@ impl WarmupCost {
         })
     }
 
-    /// The mean of the task set's later completions on each executor, if any has ended:
-    /// its warm task duration as measured, with no warm-up taken out.
+    /// The mean of the task set's warm completions, if any has ended: its warm task
+    /// duration as measured, with no warm-up taken out.
     pub fn measured_warm_mean(&self, job: u32) -> Option<f64> {
         let s = self.live.get(&job)?;
         (s.warm.1 > 0).then(|| s.warm.0 / s.warm.1 as f64)
@@ -131,22 +169,47 @@ mod tests {
     fn the_first_completion_on_each_executor_is_the_cold_side() {
         let mut w = WarmupCost::default();
         for (node, secs) in [(1, 2.0), (1, 1.0), (2, 2.0), (2, 1.0), (1, 1.0)] {
-            w.task_finished(7, node, secs);
+            w.task_ended(7, node, Some(secs));
         }
         assert_eq!(w.cost(), 0.0, "not folded in before the task set ends");
         assert!(w.job_removed(7));
         assert!((w.cost() - 1.0).abs() < 1e-9, "{}", w.cost());
         // A task set that ran one task per executor has no warm side: no sample.
-        w.task_finished(8, 1, 5.0);
+        w.task_ended(8, 1, Some(5.0));
         assert!(!w.job_removed(8));
         assert!(!w.job_removed(99), "unknown task set");
         // Later samples move the estimate gradually; bad durations are ignored.
-        w.task_finished(9, 1, 1.0);
-        w.task_finished(9, 1, 1.0);
-        w.task_finished(9, 1, f64::NAN);
-        w.task_finished(9, 1, -1.0);
+        w.task_ended(9, 1, Some(1.0));
+        w.task_ended(9, 1, Some(1.0));
+        w.task_ended(9, 1, Some(f64::NAN));
+        w.task_ended(9, 1, Some(-1.0));
         assert!(w.job_removed(9));
         assert!((w.cost() - 0.8).abs() < 1e-9, "{}", w.cost());
+    }
+
+    #[test]
+    fn every_task_started_before_the_first_end_on_its_executor_is_cold() {
+        let mut w = WarmupCost::default();
+        // Two start together on executor 1, a third is declined; one ends, then a fourth
+        // starts: cold, cold, warm.
+        for _ in 0..3 {
+            w.task_launched(7, 1);
+        }
+        w.launch_declined(7, 1);
+        w.task_ended(7, 1, Some(2.0));
+        w.task_launched(7, 1);
+        w.task_ended(7, 1, Some(2.2));
+        w.task_ended(7, 1, Some(1.0));
+        assert_eq!(w.measured_warm_mean(7), Some(1.0));
+        // A failed cold task ends its cold start: the next start there is warm.
+        w.task_launched(7, 2);
+        w.task_launched(7, 2);
+        w.task_ended(7, 2, None);
+        w.task_ended(7, 2, Some(2.0));
+        w.task_launched(7, 2);
+        w.task_ended(7, 2, Some(1.0));
+        assert!(w.job_removed(7));
+        assert!((w.cost() - 3.2 / 3.0).abs() < 1e-9, "cold 2.07 s against warm 1.0 s: {}", w.cost());
     }
 
     #[test]

@@ -292,8 +292,13 @@ fn a_class_hint_alone_leaves_the_estimate_to_the_running_mean() {
     let (est_a, src_a) = d.job_estimate(a).unwrap();
     assert_eq!(src_a, eagle_core::EstimateSource::RunningMean);
     assert!((est_a - 0.1).abs() < 1e-9, "{est_a}");
+    // b's one completion is cold: it may lower the estimate, not raise it. A warm one does.
+    assert_eq!(d.job_estimate(b).unwrap().0, 1.0);
+    assert_eq!(d.offer(5.0, n, 1, &[a]), vec![b]);
+    d.set_pending(5.0, b, 1);
+    d.task_finished(10.0, n, b, Some(5.0));
     assert_eq!(d.job_estimate(b).unwrap().0, 5.0);
     assert_eq!(d.job_class(b), Some(Class::Short), "the hinted class stays");
-    // Remaining work: a 7 x 0.1 s = 0.7 s, b 2 x 5 s = 10 s.
-    assert_eq!(d.offer(5.0, n, 1, &[]), vec![a], "the least remaining work, not the fewest tasks");
+    // Remaining work: a 7 x 0.1 s = 0.7 s, b 1 x 5 s = 5 s.
+    assert_eq!(d.offer(10.0, n, 1, &[]), vec![a], "the least remaining work, not the fewest tasks");
 }
