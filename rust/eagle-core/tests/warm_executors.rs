@@ -63,18 +63,23 @@ fn a_freed_slot_goes_to_a_task_set_warm_there_when_the_first_one_drains_on_its_o
     // Four queries: `first` has least work left (6 tasks), the others 16 tasks each.
     let first = d.submit_in(t, 6, None, Some(0.5), 1, Some(1));
     let others: Vec<JobId> = (2..5).map(|g| d.submit_in(t, 16, None, Some(0.5), g, Some(g))).collect();
-    assert_eq!(d.offer(t, a, 2, &[]), vec![first, first], "SRPT first, on a cold executor: nothing runs yet");
-    // `first` now runs 2 tasks on `a` with 4 waiting: 2 s of work drains in ~1 s there, a
+    assert_eq!(d.offer(t, a, 1, &[]), vec![first], "SRPT first, on a cold executor: nothing runs yet");
+    let t = t + 1.3;
+    d.task_finished(t, a, first, Some(1.3));
+    assert_eq!(d.offer(t, a, 2, &[]), vec![first, first], "warm on a now");
+    // `first` now runs 2 tasks on `a` with 3 waiting: 1.5 s of work drains in ~1 s there, a
     // cold start elsewhere costs ~0.8 s of a slot that three waiting queries want.
     let plan = d.offer(t, b, 2, &[]);
     assert!(!plan.contains(&first), "b went to {plan:?}: the first query drains on its warm executor");
-    assert_eq!(plan, vec![others[0], others[0]], "the next query by SRPT takes b and warms it");
+    // The second slot of b would be a second cold start for others[0] (warming there):
+    // its 0.5 s tasks gain 0.25 s from it now, against 0.4 s to the others.
+    assert_eq!(plan, vec![others[0], others[1]], "the next queries by SRPT take b and warm it");
     // A slot of `a` frees: `first` is warm there and first by SRPT.
     d.task_finished(t + 0.5, a, first, Some(0.5));
     assert_eq!(d.offer(t + 0.5, a, 1, &[]), vec![first]);
     // A slot of `b` frees: `first` is still cold there, `others[0]` is warm.
-    d.task_finished(t + 0.6, b, others[0], Some(0.5));
-    assert_eq!(d.offer(t + 0.6, b, 1, &[]), vec![others[0]]);
+    d.task_finished(t + 1.3, b, others[0], Some(1.3));
+    assert_eq!(d.offer(t + 1.3, b, 1, &[]), vec![others[0]]);
     let _ = c;
 }
 
@@ -107,20 +112,21 @@ fn a_slot_no_task_set_should_warm_stays_free_and_is_taken_once_one_can() {
     let (a, b) = (nodes[0], nodes[1]);
     let x = d.submit_in(t, 3, None, Some(0.3), 1, Some(1));
     let y = d.submit_in(t, 3, None, Some(0.3), 2, Some(2));
-    assert_eq!(d.offer(t, a, 2, &[]), vec![x, x]);
+    // The second slot of a would be x's second cold start there (0.3 s tasks gain 0.15 s
+    // from it against 0.2 s to the other query): y, with nothing running, takes it.
+    assert_eq!(d.offer(t, a, 2, &[]), vec![x, y]);
     assert_eq!(d.offer(t, a, 0, &[]), vec![]);
-    // y has nothing running: it takes b though b is cold for it.
-    assert_eq!(d.offer(t, b, 1, &[]), vec![y]);
-    // The last slot: x (1 waiting, 2 running on a) and y (2 waiting, 1 running on b) both
-    // drain faster on their own warm slots than a cold start costs, but b is warm for y.
-    assert_eq!(d.offer(t, b, 1, &[]), vec![y]);
-    // Nothing is cold-start-worthy on a third executor, and every waiting task set runs
-    // somewhere: the slot stays free rather than paying the warm-up.
-    let c = d.add_node(t, 2);
-    assert_eq!(d.offer(t, c, 2, &[]), vec![]);
-    // A new task set with nothing running takes it.
+    // x and y (2 waiting, 1 running each) both drain faster on their own slots than a cold
+    // start costs, and every waiting task set runs somewhere: b stays free rather than
+    // paying the warm-up.
+    assert_eq!(d.offer(t, b, 2, &[]), vec![]);
+    // A new task set with nothing running takes one slot; the other would be its second
+    // cold start there: it stays free.
     let z = d.submit_in(t, 2, None, Some(0.3), 3, Some(3));
-    assert_eq!(d.offer(t, c, 2, &[]), vec![z, z]);
+    assert_eq!(d.offer(t, b, 2, &[]), vec![z]);
+    // x's task ends on a: a is warm for x, and its freed slot goes to x.
+    d.task_finished(t + 1.0, a, x, Some(1.0));
+    assert_eq!(d.offer(t + 1.0, a, 1, &[]), vec![x]);
 }
 
 #[test]
@@ -167,13 +173,15 @@ fn a_cold_start_weighs_every_live_query_not_only_those_waiting() {
     let big = d.submit_in(t, 16, None, Some(0.5), 2, Some(2));
     assert_eq!(d.offer(t, b, 2, &[]), vec![big, big]);
     let small = d.submit_in(t, 10, None, Some(0.5), 1, Some(1));
-    assert_eq!(d.offer(t, a, 2, &[]), vec![small, small]);
-    // A slot of b frees. `small` is first by SRPT but cold on b: 8 waiting x 0.5 s on its
-    // 2 slots gains (4 - 1.6) / 6 = 0.4 s from a cold slot, while the warm-up (0.8 s of
+    assert_eq!(d.offer(t, a, 1, &[]), vec![small]);
+    d.task_finished(t + 1.3, a, small, Some(1.3));
+    assert_eq!(d.offer(t + 1.3, a, 2, &[]), vec![small, small]);
+    // A slot of b frees. `small` is first by SRPT but cold on b: 7 waiting x 0.5 s on its
+    // 2 slots gains (3.5 - 1.6) / 6 = 0.32 s from a cold slot, while the warm-up (0.8 s of
     // one of 8 slots) delays each of the 5 other live queries by 0.1 s: 0.5 s. `big`,
     // warm on b, takes it.
-    d.task_finished(t + 0.5, b, big, Some(0.5));
-    assert_eq!(d.offer(t + 0.5, b, 1, &[]), vec![big]);
+    d.task_finished(t + 1.5, b, big, Some(1.5));
+    assert_eq!(d.offer(t + 1.5, b, 1, &[]), vec![big]);
 }
 
 #[test]
@@ -354,4 +362,30 @@ fn a_new_task_set_is_estimated_at_the_applications_typical_warm_task() {
     p.remove_job(0.2, j);
     let k = p.submit(1.0, 2, None, None, 71);
     assert_eq!(p.job_estimate(k).unwrap().0, 1.0);
+}
+
+/// A planned launch that Spark declines (a locality wait, an excluded executor, a resource
+/// profile that does not fit) started nothing there: the executor is neither warm nor
+/// warming for the task set, and once the decline is over it is offered the slot like any
+/// cold executor. Left "warming since" the declined launch, the task set looked as if its
+/// first task there were about to end, so a cold start never paid, and with nothing else
+/// waiting the executor stayed idle for good (`tests/test_dds.py`: no task on the idle
+/// executor after `dds.maxWaitMs`; `tests/test_lotes_spark.py`: a profile never placed).
+#[test]
+fn a_declined_launch_leaves_the_executor_cold_not_warming() {
+    let (mut d, nodes, t) = calibrated(2, 1.5, 0.7);
+    let (a, b) = (nodes[0], nodes[1]);
+    let x = d.submit_in(t, 12, None, Some(0.5), 1, Some(1));
+    assert_eq!(d.offer(t, a, 2, &[]), vec![x, x]);
+    d.set_pending(t, x, 10);
+    // b: Spark holds the task set to its preferred executor, a, and declines.
+    let plan = d.offer(t, b, 2, &[]);
+    assert!(plan.contains(&x), "b went to {plan:?}");
+    for _ in &plan {
+        d.decline(t, b, x);
+    }
+    // Three seconds on (a's tasks still running, the locality wait over), b is offered again:
+    // x, alone and with ten tasks waiting, still gains from a cold start there.
+    let plan = d.offer(t + 3.0, b, 2, &[]);
+    assert!(plan.contains(&x), "b stayed idle: {plan:?}");
 }

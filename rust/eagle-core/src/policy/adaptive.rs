@@ -34,12 +34,14 @@
 //!   (§3.1). A short task then waits at most for one running *short* task to end.
 //!   Tasks of a reclassified job move to their new class in these books.
 //! - **Warm executors** (driver mode, [`crate::warmup`]). A task set's first task on an
-//!   executor pays a measured warm-up. A free slot goes to the first job in the order
-//!   above for which it is worth it: a job already warm on that executor, a job with
+//!   executor pays a measured warm-up, and so does every task it starts there before one
+//!   has ended. A free slot goes to the first job in the order above for which it is
+//!   worth it: a job warm on that executor (a task of it ended there), a job with
 //!   nothing running, or one whose gain from one more (cold) slot exceeds the delay the
 //!   warm-up imposes on the other live groups and jobs, waiting or running, since slot
 //!   time lost on a busy cluster makes every one of them end later
-//!   ([`crate::warmup::worth_cold_start`]). Overdue jobs take the test too: they go first
+//!   ([`crate::warmup::worth_cold_start`]; on an executor where the job is still warming
+//!   up, the gain is over waiting for it to be warm, [`crate::warmup::worth_warming_slot`]). Overdue jobs take the test too: they go first
 //!   on every slot where they pass it (a slot they are warm on always), so a starved
 //!   query is not spread over every executor at once. When no job passes and no other
 //!   job waits, the slot goes to the job if it still finishes sooner with it; otherwise
@@ -85,8 +87,11 @@ struct Meta {
     /// waiting count grew from zero (retries, resubmissions).
     ready_since: f64,
     group: Option<u64>,
-    /// Nodes where the job has launched a task (sorted): warm for it.
+    /// Nodes where a task of the job has ended (sorted): warm for it.
     warm: Vec<u32>,
+    /// Nodes where the job has tasks running but none has ended yet, with when the first
+    /// started (sorted): warming. A task started there now pays the warm-up too.
+    warming: Vec<(u32, f64)>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -268,13 +273,20 @@ impl Adaptive {
     /// `crowded` false, as if no other job wanted the slot. A cold start's warm-up is slot
     /// time lost on a busy cluster: every other live group or job ends that much later
     /// (shared over the slots), not only the ones with a task waiting now.
-    fn worth_here(&self, ni: usize, job: u32, crowded: bool) -> bool {
-        if self.warmup <= 0.0 || self.meta[job as usize].warm.binary_search(&(ni as u32)).is_ok() {
+    fn worth_here(&self, now: Time, ni: usize, job: u32, crowded: bool) -> bool {
+        let m = &self.meta[job as usize];
+        if self.warmup <= 0.0 || m.warm.binary_search(&(ni as u32)).is_ok() {
             return true;
         }
         let j = &self.c.jobs[job as usize];
         let others = if crowded { self.live_units().saturating_sub(1) } else { 0 };
-        crate::warmup::worth_cold_start(j.unlaunched, j.running, j.est, self.warmup, others, self.c.total)
+        match m.warming.binary_search_by_key(&(ni as u32), |w| w.0) {
+            Ok(i) => {
+                let since = now - m.warming[i].1;
+                crate::warmup::worth_warming_slot(since, j.running, j.est, self.warmup, others, self.c.total)
+            }
+            Err(_) => crate::warmup::worth_cold_start(j.unlaunched, j.running, j.est, self.warmup, others, self.c.total),
+        }
     }
 
     /// The job a free slot of `node` (the simulator: any node) serves: overdue jobs first
@@ -294,14 +306,14 @@ impl Adaptive {
             }
             // Overdue jobs go first on every slot where they are warm or a cold start is
             // worth it; a cold slot that is not goes to the order below.
-            if eligible(self, j) && node.is_none_or(|ni| self.worth_here(ni, j, true)) {
+            if eligible(self, j) && node.is_none_or(|ni| self.worth_here(now, ni, j, true)) {
                 return Some(j);
             }
         }
         // Warm executors: the first job worth the slot with the other jobs waiting for it;
         // failing that, the first job that still gains from it (no other job wants it).
         let first_worth = |s: &Self, crowded: bool| {
-            let worth = |j: u32| !exclude.contains(&JobId(j)) && node.is_none_or(|ni| s.worth_here(ni, j, crowded));
+            let worth = |j: u32| !exclude.contains(&JobId(j)) && node.is_none_or(|ni| s.worth_here(now, ni, j, crowded));
             let short = if short_ok { s.ready_short.iter().find(|(_, j)| worth(*j)).copied() } else { None };
             let long = if long_ok { s.ready_long.iter().find(|(_, j)| worth(*j)).copied() } else { None };
             match (short, long) {
@@ -330,9 +342,11 @@ impl Adaptive {
             Some(e) => e.hand_out(now, NodeId(ni as u32), JobId(job), &mut self.c.counters, out),
             None => None,
         };
-        let warm = &mut self.meta[job as usize].warm;
-        if let Err(i) = warm.binary_search(&(ni as u32)) {
-            warm.insert(i, ni as u32);
+        let m = &mut self.meta[job as usize];
+        if m.warm.binary_search(&(ni as u32)).is_err() {
+            if let Err(i) = m.warming.binary_search_by_key(&(ni as u32), |w| w.0) {
+                m.warming.insert(i, (ni as u32, now));
+            }
         }
         let j = &mut self.c.jobs[job as usize];
         let long = j.class.is_long();
@@ -537,6 +551,14 @@ impl Policy for Adaptive {
         if self.release(now, ni, job).is_none() {
             return;
         }
+        // Warm executors: a task of the job has ended here.
+        let m = &mut self.meta[job.0 as usize];
+        if let Ok(i) = m.warming.binary_search_by_key(&node.0, |w| w.0) {
+            m.warming.remove(i);
+        }
+        if let Err(i) = m.warm.binary_search(&node.0) {
+            m.warm.insert(i, node.0);
+        }
         self.c.maybe_free_job(job);
         self.fill(now, out);
     }
@@ -581,6 +603,14 @@ impl Policy for Adaptive {
         }
         self.c.counters.declines += 1;
         self.c.counters.decisions = self.c.counters.decisions.saturating_sub(1);
+        // Warm executors: a declined launch started nothing; with no other task of the job
+        // running there, the executor is cold for it again, not warming.
+        if !self.c.nodes[ni].running.iter().any(|r| r.job == job) {
+            let m = &mut self.meta[job.0 as usize];
+            if let Ok(i) = m.warming.binary_search_by_key(&node.0, |w| w.0) {
+                m.warming.remove(i);
+            }
+        }
         let j = &mut self.c.jobs[job.0 as usize];
         j.launched = j.launched.saturating_sub(1);
         let pending = j.unlaunched + 1;
@@ -618,6 +648,7 @@ impl Policy for Adaptive {
         self.refresh(job.0);
         self.leave_group(job.0);
         self.meta[job.0 as usize].warm = Vec::new();
+        self.meta[job.0 as usize].warming = Vec::new();
         self.c.maybe_free_job(job);
     }
 
