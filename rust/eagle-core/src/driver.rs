@@ -147,6 +147,10 @@ impl DriverConfig {
     }
 }
 
+/// Adaptive: how many tasks the estimate a task set was submitted with counts for against
+/// its cold completions, until a warm one ends (see [`Driver::task_finished`]).
+const PRIOR_TASKS: f64 = 2.0;
+
 #[derive(Clone, Debug)]
 struct Meta {
     signature: u64,
@@ -587,11 +591,18 @@ impl Driver {
             None
         };
         // Adaptive: cold completions alone bound the warm tasks from above only (contention
-        // can make them many times slower), so they never raise the estimate above the one
-        // the task set came with: an overestimate would keep it last by SRPT, launching
-        // nothing, with no warm task ever ending to correct it. Its class still follows
-        // them.
-        let est = if revise && cold_only { est.min(m.submitted) } else { est };
+        // can make them many times slower), so they raise the estimate above the one the
+        // task set came with only gradually: in log space the submitted estimate counts as
+        // PRIOR_TASKS tasks against each cold completion. An overestimate would keep the
+        // task set last by SRPT, launching nothing, with no warm task ever ending to correct
+        // it; a long stage's first wave, all cold, still moves it most of the way. Its
+        // class follows the cold evidence as it is.
+        let est = if revise && cold_only && est > m.submitted && m.submitted > 0.0 {
+            let n = self.warmup.cold_completions(job.0) as f64;
+            ((PRIOR_TASKS * m.submitted.ln() + n * est.ln()) / (PRIOR_TASKS + n)).exp()
+        } else {
+            est
+        };
         let reclassify = adaptive && class != current.map(|c| c.0);
         if revise || reclassify {
             self.engine.set_estimate_with(now, job, est, class, &mut self.out);
