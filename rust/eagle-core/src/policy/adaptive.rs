@@ -321,9 +321,11 @@ impl Adaptive {
                 (a, b) => a.or(b),
             }
         };
-        // The fallback is for a slot no other job wants: with two jobs waiting, both cold
-        // here and neither worth it, the slot stays free until a task end re-offers it.
-        let alone = self.ready_short.len() + self.ready_long.len() <= 1;
+        // The fallback is for a slot no other job may take: with two eligible jobs waiting,
+        // both cold here and neither worth it, the slot stays free until a task end
+        // re-offers it. Jobs the reservation or the long share holds back cannot use the
+        // slot, so a cold start there costs them nothing.
+        let alone = self.ready_short.iter().chain(self.ready_long.iter()).filter(|(_, j)| eligible(self, *j)).take(2).count() <= 1;
         let best = first_worth(self, true)
             .or_else(|| if node.is_some() && self.warmup > 0.0 && alone { first_worth(self, false) } else { None });
         if let Some((_, j)) = best {
