@@ -174,10 +174,15 @@ pub fn initial(
 /// class, so the typical task is of that class only: on TPC-H under a sort, a median over
 /// every task set was the sort's (3.8-5 s) for the first queries' stages, whose tasks run
 /// 0.2-1.6 s. The median, so that a few long stages do not set every new stage's estimate.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct TypicalTask {
-    means: std::collections::VecDeque<f64>,
-    median: Option<f64>,
+    means: WindowedMedian,
+}
+
+impl Default for TypicalTask {
+    fn default() -> Self {
+        TypicalTask { means: WindowedMedian::new(TYPICAL_TASK_SETS) }
+    }
 }
 
 /// How many ended task sets [`TypicalTask`] keeps.
@@ -189,17 +194,42 @@ impl TypicalTask {
         if !(mean.is_finite() && mean > 0.0) {
             return;
         }
-        if self.means.len() == TYPICAL_TASK_SETS {
-            self.means.pop_front();
-        }
-        self.means.push_back(mean);
-        let mut v: Vec<f64> = self.means.iter().copied().collect();
-        v.sort_by(f64::total_cmp);
-        let n = v.len();
-        self.median = Some(if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 });
+        self.means.push(mean);
     }
 
     /// The median, once a task set has ended.
+    pub fn median(&self) -> Option<f64> {
+        self.means.median()
+    }
+}
+
+/// The median of the last `cap` values pushed: a robust running estimate, where a few
+/// outliers (long stages among short ones) should not move it.
+#[derive(Clone, Debug)]
+pub struct WindowedMedian {
+    values: std::collections::VecDeque<f64>,
+    cap: usize,
+    median: Option<f64>,
+}
+
+impl WindowedMedian {
+    pub fn new(cap: usize) -> Self {
+        WindowedMedian { values: std::collections::VecDeque::with_capacity(cap.max(1)), cap: cap.max(1), median: None }
+    }
+
+    /// Adds a value, dropping the oldest beyond `cap`.
+    pub fn push(&mut self, v: f64) {
+        if self.values.len() == self.cap {
+            self.values.pop_front();
+        }
+        self.values.push_back(v);
+        let mut sorted: Vec<f64> = self.values.iter().copied().collect();
+        sorted.sort_by(f64::total_cmp);
+        let n = sorted.len();
+        self.median = Some(if n % 2 == 1 { sorted[n / 2] } else { (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0 });
+    }
+
+    /// The median, once a value has been pushed.
     pub fn median(&self) -> Option<f64> {
         self.median
     }

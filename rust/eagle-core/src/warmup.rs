@@ -15,7 +15,8 @@
 //! the adaptive policy applies to a free slot of an executor where the task set SRPT picks
 //! has not run yet.
 
-use std::collections::{HashMap, VecDeque};
+use crate::estimate::WindowedMedian;
+use std::collections::HashMap;
 
 /// The largest warm-up taken from a measurement (seconds): beyond it a sample says more
 /// about a stalled executor than about warm-up.
@@ -50,11 +51,16 @@ impl Sides {
 /// both a cold and a warm completion): the median of the last [`WINDOW`] task sets'
 /// samples, so that the typical task set's warm-up counts, not a few long stages' (whose
 /// cold tasks differ from their warm ones by seconds of contention as much as warm-up).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct WarmupCost {
     live: HashMap<u32, Sides>,
-    samples: VecDeque<f64>,
-    cost: Option<f64>,
+    samples: WindowedMedian,
+}
+
+impl Default for WarmupCost {
+    fn default() -> Self {
+        WarmupCost { live: HashMap::new(), samples: WindowedMedian::new(WINDOW) }
+    }
 }
 
 impl WarmupCost {
@@ -137,20 +143,13 @@ impl WarmupCost {
             return false;
         }
         let sample = (s.cold.0 / s.cold.1 as f64 - s.warm.0 / s.warm.1 as f64).clamp(0.0, MAX_WARMUP);
-        if self.samples.len() == WINDOW {
-            self.samples.pop_front();
-        }
-        self.samples.push_back(sample);
-        let mut sorted: Vec<f64> = self.samples.iter().copied().collect();
-        sorted.sort_by(f64::total_cmp);
-        let n = sorted.len();
-        self.cost = Some(if n % 2 == 1 { sorted[n / 2] } else { (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0 });
+        self.samples.push(sample);
         true
     }
 
     /// The warm-up cost now (seconds).
     pub fn cost(&self) -> f64 {
-        self.cost.unwrap_or(0.0)
+        self.samples.median().unwrap_or(0.0)
     }
 }
 

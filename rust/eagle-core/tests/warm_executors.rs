@@ -207,6 +207,16 @@ fn an_overdue_task_set_takes_its_warm_slots_first_but_not_a_cold_start_that_is_n
     assert_eq!(d.offer(now, a, 1, &[]), vec![late]);
 }
 
+/// A driver calibrated to a 2 s warm-up (cold 3 s, warm 1 s) on 3 executors, and a new
+/// 8-task short stage submitted after it; returns the time after the calibration.
+fn short_stage_after_a_two_second_warm_up() -> (Driver, Vec<NodeId>, f64, JobId) {
+    let (mut d, nodes, t) = calibrated(3, 3.0, 1.0);
+    let w = d.warmup_cost();
+    assert!((w - 2.0).abs() < 0.05, "warm-up {w}");
+    let x = d.submit(t, 8, Some(eagle_core::Class::Short), None, 7);
+    (d, nodes, t, x)
+}
+
 /// A task set's running mean is its *warm* task duration: the first task on each executor
 /// pays the measured warm-up, which the warm-executors rule already charges by itself.
 /// TPC-H under a sort (2026-11-26): a 32-task lineitem scan's first four tasks, all cold,
@@ -214,10 +224,7 @@ fn an_overdue_task_set_takes_its_warm_slots_first_but_not_a_cold_start_that_is_n
 /// its query behind every other and it waited 210 s for its 5th task.
 #[test]
 fn the_running_mean_leaves_the_warm_up_out() {
-    let (mut d, nodes, t) = calibrated(3, 3.0, 1.0);
-    let w = d.warmup_cost();
-    assert!((w - 2.0).abs() < 0.05, "warm-up {w}");
-    let x = d.submit(t, 8, Some(eagle_core::Class::Short), None, 7);
+    let (mut d, nodes, t, x) = short_stage_after_a_two_second_warm_up();
     assert_eq!(d.offer(t, nodes[0], 1, &[]), vec![x]);
     d.set_pending(t, x, 7);
     // Only a cold completion so far: its duration less the measured warm-up (below the
@@ -245,10 +252,7 @@ fn the_running_mean_leaves_the_warm_up_out() {
 /// and put the median warm mean of the query stages at 0.65-0.70 s against 0.53-0.54 s.
 #[test]
 fn tasks_started_together_on_a_cold_executor_are_all_cold() {
-    let (mut d, nodes, t) = calibrated(3, 3.0, 1.0);
-    let w = d.warmup_cost();
-    assert!((w - 2.0).abs() < 0.05, "warm-up {w}");
-    let x = d.submit(t, 8, Some(eagle_core::Class::Short), None, 7);
+    let (mut d, nodes, t, x) = short_stage_after_a_two_second_warm_up();
     assert_eq!(d.offer(t, nodes[0], 2, &[]), vec![x, x]);
     d.set_pending(t, x, 6);
     d.task_finished(t + 2.4, nodes[0], x, Some(2.4));
