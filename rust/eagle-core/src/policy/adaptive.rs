@@ -325,9 +325,9 @@ impl Adaptive {
         // both cold here and neither worth it, the slot stays free until a task end
         // re-offers it. Jobs the reservation or the long share holds back cannot use the
         // slot, so a cold start there costs them nothing.
-        let alone = self.ready_short.iter().chain(self.ready_long.iter()).filter(|(_, j)| eligible(self, *j)).take(2).count() <= 1;
+        let alone = |s: &Self| s.ready_short.iter().chain(s.ready_long.iter()).filter(|(_, j)| eligible(s, *j)).take(2).count() <= 1;
         let best = first_worth(self, true)
-            .or_else(|| if node.is_some() && self.warmup > 0.0 && alone { first_worth(self, false) } else { None });
+            .or_else(|| if node.is_some() && self.warmup > 0.0 && alone(self) { first_worth(self, false) } else { None });
         if let Some((_, j)) = best {
             let first = self.ready_short.first().into_iter().chain(self.ready_long.first()).min().copied();
             if first.is_some_and(|(_, f)| f != j) {
