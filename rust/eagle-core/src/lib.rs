@@ -30,6 +30,7 @@
 //! [`resources`] (multi-resource amounts), [`hetero`] (machines, the [`hetero::Placer`]
 //! interface, the Greedy and Tetris baselines) and [`lotes`] (the three LoTES stages).
 
+pub mod affinity;
 pub mod cluster;
 pub mod config;
 pub mod cutoff;

@@ -304,3 +304,86 @@ fn a_class_hint_alone_leaves_the_estimate_to_the_running_mean() {
     // Remaining work: a 7 x 0.1 s = 0.7 s, b 1 x 5 s = 5 s.
     assert_eq!(d.offer(10.0, n, 1, &[]), vec![a], "the least remaining work, not the fewest tasks");
 }
+
+/// Class affinity ([`eagle_core::affinity`]): TPC-H under a sort (2026-11-26 logs) ran one
+/// query task next to one sort task on most executors for the whole stream, so every
+/// query stage spread over twice the executors (each first task cold) and the sort's
+/// tasks shared their heaps with the queries' churn. With a batch job filling 8
+/// two-slot executors and a short stream that wants more than its share, the split
+/// stays 8/8 (one slot lent at most) and the executors end up running one class each.
+#[test]
+fn a_short_stream_beside_a_batch_job_ends_on_executors_of_its_own() {
+    let mut d = driver();
+    let nodes: Vec<NodeId> = (0..8).map(|_| d.add_node(0.0, 2)).collect();
+    let batch = d.submit(0.0, 2000, Some(Class::Long), Some(6.0), 1);
+    let mut running: Vec<(f64, NodeId, JobId)> = Vec::new();
+    let (mut launched, mut next_id) = (0u64, 100u64);
+    let (mut samples, mut mixed, mut short_slots, mut long_slots) = (0u32, 0u32, 0u32, 0u32);
+    for step in 0..2400u32 {
+        let t = step as f64 * 0.05;
+        // As Spark does: a task end offers its executor's free slot at once; new work is
+        // offered every executor's free slots, in a turning order.
+        let mut offer = |d: &mut Driver, running: &mut Vec<(f64, NodeId, JobId)>, n: NodeId| {
+            let free = 2 - running.iter().filter(|r| r.1 == n).count() as u32;
+            for j in d.offer(t, n, free, &[]) {
+                // The batch's tasks run 5-9 s, so their ends are spread out.
+                let len = if j == batch {
+                    launched += 1;
+                    5.0 + (launched % 5) as f64
+                } else {
+                    0.5
+                };
+                running.push((t + len, n, j));
+            }
+        };
+        running.sort_by(|a, b| a.0.total_cmp(&b.0));
+        while running.first().is_some_and(|r| r.0 <= t + 1e-9) {
+            let (_, n, j) = running.remove(0);
+            d.task_finished(t, n, j, Some(if j == batch { 6.0 } else { 0.5 }));
+            offer(&mut d, &mut running, n);
+        }
+        // From 3 s on, one-task queries of 0.5 s, six every 0.25 s: 12 slots' worth.
+        if step >= 60 && step % 5 == 0 {
+            for _ in 0..6 {
+                next_id += 1;
+                d.submit_in(t, 1, Some(Class::Short), Some(0.5), next_id, Some(next_id));
+            }
+        }
+        for k in 0..nodes.len() {
+            offer(
+                &mut d,
+                &mut running,
+                nodes[(k + step as usize) % nodes.len()],
+            );
+        }
+        if t >= 40.0 {
+            samples += 1;
+            for &n in &nodes {
+                let here: Vec<bool> = running
+                    .iter()
+                    .filter(|r| r.1 == n)
+                    .map(|r| r.2 == batch)
+                    .collect();
+                mixed += (here.contains(&true) && here.contains(&false)) as u32;
+            }
+            long_slots += running.iter().filter(|r| r.2 == batch).count() as u32;
+            short_slots += running.iter().filter(|r| r.2 != batch).count() as u32;
+        }
+    }
+    let per = |x: u32| x as f64 / samples as f64;
+    assert!(
+        per(long_slots) >= 7.0 && per(long_slots) <= 8.5,
+        "the batch kept its share: {:.2} slots",
+        per(long_slots)
+    );
+    assert!(
+        per(short_slots) >= 7.0,
+        "the stream kept its share: {:.2} slots",
+        per(short_slots)
+    );
+    assert!(
+        per(mixed) <= 1.5,
+        "{:.2} of 8 executors ran both classes on average",
+        per(mixed)
+    );
+}

@@ -32,7 +32,10 @@
 //!   behind a short stream that alone fills the cluster (its fair time grows with the
 //!   queue), so the guarantee is a share, as Eagle's general partition is for long work
 //!   (§3.1). A short task then waits at most for one running *short* task to end.
-//!   Tasks of a reclassified job move to their new class in these books.
+//!   Tasks of a reclassified job move to their new class in these books. In driver
+//!   mode, short work may hold one slot over `cap` on an executor that runs only short
+//!   tasks, while another runs both classes, so executors keep to one class
+//!   ([`crate::affinity`]).
 //! - **Warm executors** (driver mode, [`crate::warmup`]). A task set's first task on an
 //!   executor pays a measured warm-up, and so does every task it starts there before one
 //!   has ended. A free slot goes to the first job in the order above for which it is
@@ -255,13 +258,18 @@ impl Adaptive {
     /// held at least `cap` slots on average over the reservation window. A burst (one wide
     /// short job) still takes every slot, as Eagle's short jobs do; a stream that alone
     /// fills the cluster is held to `cap` slots on average.
-    fn short_allowed(&self, now: Time, r: u64, long_waits: bool) -> bool {
+    ///
+    /// On a free slot of executor `node` (driver mode), short work may hold one slot over
+    /// `cap` to keep executors to one class ([`crate::affinity`]).
+    fn short_allowed(&self, now: Time, r: u64, long_waits: bool, node: Option<usize>) -> bool {
         let share = self.reservation.params().long_share;
         if !long_waits || share <= 0.0 {
             return true;
         }
         let cap = ((((1.0 - share) * self.c.total as f64) + 1e-9).floor() as u64).max(r).max(1);
-        self.short_running < cap || self.reservation.observed_mean(now) < cap as f64
+        self.short_running < cap
+            || self.reservation.observed_mean(now) < cap as f64
+            || (self.short_running == cap && node.is_some_and(|ni| crate::affinity::lend_to_short(&self.c.nodes, ni)))
     }
 
     /// What the user waits for: the live groups (SQL queries) plus the live jobs in none.
@@ -295,7 +303,7 @@ impl Adaptive {
     fn pick(&mut self, now: Time, node: Option<usize>, exclude: &[JobId]) -> Option<u32> {
         let (long_ok, r) = self.long_allowed(now);
         let long_waits = long_ok && self.ready_long.iter().any(|(_, j)| !exclude.contains(&JobId(*j)));
-        let short_ok = self.short_allowed(now, r, long_waits);
+        let short_ok = self.short_allowed(now, r, long_waits, node);
         let eligible = |s: &Self, j: u32| {
             !exclude.contains(&JobId(j)) && if s.c.jobs[j as usize].class.is_long() { long_ok } else { short_ok }
         };
