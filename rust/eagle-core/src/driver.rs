@@ -184,6 +184,7 @@ pub struct Driver {
     /// The typical ended task set's mean (adaptive): the estimate of a task set nothing is
     /// known about.
     typical: TypicalTask,
+    typical_long: TypicalTask,
     /// Eirene SATC for the host (see [`crate::eirene::clone_gate`]); `None` while off.
     satc: Option<crate::eirene::clone_gate::CloneGate>,
     /// Eirene CCDM for the host (see [`crate::eirene::prefetch`]); `None` while off.
@@ -222,6 +223,7 @@ impl Driver {
             points: VecDeque::new(),
             warmup: WarmupCost::default(),
             typical: TypicalTask::default(),
+            typical_long: TypicalTask::default(),
             satc: None,
             ccdm: None,
             seed,
@@ -431,7 +433,10 @@ impl Driver {
             hint_estimate,
             history,
             self.cfg.default_class,
-            self.default_estimate(),
+            match hint_class {
+                Some(Class::Long) if self.cfg.default_class != Class::Long => self.typical_long.median().unwrap_or(self.default_estimate()),
+                _ => self.default_estimate(),
+            },
             cutoff.unwrap_or(f64::INFINITY),
         );
         let unsettled = !forced && (cutoff.is_none() || source == EstimateSource::Default);
@@ -618,6 +623,8 @@ impl Driver {
         if let Some(w) = self.warmup.measured_warm_mean(job.0) {
             if self.engine.job(job).is_some_and(|j| j.class == self.cfg.default_class) {
                 self.typical.ended(w);
+            } else if self.engine.job(job).is_some_and(|j| j.class.is_long()) {
+                self.typical_long.ended(w);
             }
         }
         self.engine.remove_job(now, job);

@@ -479,3 +479,20 @@ fn a_slot_the_short_stream_may_not_take_goes_to_waiting_long_work() {
         "{idle_while_long_waits} of {slot_steps} slot-steps idle while the long stage waited"
     );
 }
+
+/// A long task set nothing is known about is estimated at the long class's typical warm
+/// task, not at the application's typical (query) task. TPC-H under the sort (2026-11-26):
+/// the sort's reduce stage came in at 0.4 s, so its remaining work looked like 10 s until
+/// its 30 s tasks had ended, and the long share's release waited for that.
+#[test]
+fn a_new_long_task_set_is_estimated_at_the_long_class_typical_task() {
+    let (mut d, nodes, mut t) = calibrated(3, 1.2, 0.2);
+    let long = d.submit(t, 2, Some(eagle_core::Class::Long), None, 58);
+    t = run_one_by_one(&mut d, nodes[1], long, t, &[60.0, 50.0]);
+    let next = d.submit(t, 4, Some(eagle_core::Class::Long), None, 80);
+    let (est, src) = d.job_estimate(next).unwrap();
+    assert!((est - 50.0).abs() < 1e-9, "the long task set's warm mean, not the query's 0.2 s: {est}");
+    assert_eq!(src, eagle_core::EstimateSource::Default);
+    let short = d.submit(t, 4, Some(eagle_core::Class::Short), None, 81);
+    assert!((d.job_estimate(short).unwrap().0 - 0.2).abs() < 1e-9, "a short one keeps the typical task");
+}
