@@ -31,6 +31,7 @@
 //! interface, the Greedy and Tetris baselines) and [`lotes`] (the three LoTES stages).
 
 pub mod affinity;
+pub mod arrivals;
 pub mod cluster;
 pub mod config;
 pub mod cutoff;

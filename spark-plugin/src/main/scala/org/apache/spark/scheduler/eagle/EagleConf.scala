@@ -190,8 +190,9 @@ private[eagle] object EagleConf {
     Key("longShare", "0.5",
       "adaptive: while long work waits for a slot, short work starts new tasks only while it " +
         "holds fewer than max(reservation, floor((1 - longShare) x all slots)), so long work keeps " +
-        "this share of the cluster under a stream of short work that alone would fill it; in " +
-        "[0, 1], 0 turns it off."),
+        "this share of the cluster under a stream of short work that alone would fill it, while " +
+        "short queries or jobs keep arriving (within reservation.windowMs), then while the short " +
+        "backlog exceeds starvationFactor times the long work left; in [0, 1], 0 turns it off."),
     Key("shortPartition", "0.1",
       "paper: fraction of executors reserved for short task sets, in [0, 1); at least one " +
         "when there are two or more executors."),
