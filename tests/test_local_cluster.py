@@ -125,10 +125,16 @@ def test_short_jobs_finish_while_long_job_runs_under_eagle(eagle_cluster):
         if paper:
             # the short-only executor runs every short job well before the long job ends
             assert short["endMs"] < long_job["endMs"] - 1000, (short, long_job)
-        else:
+        elif i == 0:
             # adaptive holds no idle slot for demand this small (see README): a short job
-            # waits for at most one running task, so it never ends after the long job
-            assert short["endMs"] <= long_job["endMs"] + 500, (short, long_job)
+            # waits for at most one running task. The first one arrives during the long job's
+            # first wave, so it runs when that wave ends, while the second wave (LONG_S of
+            # sleep after that) still has to run: it ends well before the long job.
+            assert short["endMs"] < long_job["endMs"] - 500, (short, long_job)
+        else:
+            # a later one may arrive as the long job's last tasks end (the jobs run one after
+            # another); it never waits past the long job for more than its own work
+            assert short["endMs"] <= long_job["endMs"] + 1500, (short, long_job)
     # and quickly: a short job's latency is a small fraction of the long job's run (paper),
     # or at most one long task plus its own work (adaptive's bound)
     long_s = marks["long"][1] - marks["long"][0]
