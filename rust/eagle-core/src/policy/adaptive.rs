@@ -74,7 +74,7 @@ use crate::eirene::Eirene;
 use crate::node_queue::Running;
 use crate::reservation::Reservation;
 use crate::types::*;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// An ordered key over a non-negative `f64` (its bits sort like the number).
 fn bits(x: f64) -> u64 {
@@ -301,14 +301,13 @@ impl Adaptive {
     /// Remaining work (unlaunched tasks, and stages not submitted) of the units with a job
     /// in `ready`, each group counted once.
     fn backlog(&self, ready: &BTreeSet<(u64, u32)>) -> f64 {
-        let mut seen: Vec<u64> = Vec::new();
+        let mut seen: HashSet<u64> = HashSet::new();
         let mut sum = 0.0;
         for &(_, j) in ready {
             if let Some(g) = self.meta[j as usize].group {
-                if seen.contains(&g) {
+                if !seen.insert(g) {
                     continue;
                 }
-                seen.push(g);
             }
             sum += self.group_remaining(j);
         }
