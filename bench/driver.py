@@ -19,7 +19,7 @@ import threading
 import time
 import traceback
 
-from . import eventlog
+from . import eventlog, work
 from .jobs import (input_checksum, log, query_stream, set_props, sort_checks, sort_input,
                    timed_sort, wait_quiet)
 from .schedulers import job_properties
@@ -293,6 +293,7 @@ def main(argv) -> int:
             result["locality_by_plan"] = ev["locality_by_plan"]
             result["tasks"] = ev["tasks"]
             result["task_hosts"] = ev["hosts"]
+            result["work"] = work.summarize(log_path)
         except Exception as e:
             result["eventlog_error"] = str(e)
     summ = os.path.join(run_dir, "eagle-summary.json")

@@ -181,6 +181,36 @@ def _fmt(x, nd=3):
     return html.escape(str(x))
 
 
+def _work_table(runs):
+    """The task work of each run that has it (``bench/work.py``), per class: CPU and GC
+    seconds, and the cold tasks by why they were cold. Rows of one application appear once."""
+    seen, rows = set(), []
+    for r in runs:
+        w = r.get("work")
+        key = json.dumps(w, sort_keys=True)
+        if not w or key in seen:
+            continue
+        seen.add(key)
+        variant = "" if r.get("variant") in (None, "alone", "under-tpch") else r["variant"]
+        variant = variant or (f"ratio {r['ratio']:g} seed {r['seed']}" if "ratio" in r else "")
+        for cls in sorted(w.get("by_class", {})):
+            c, k = w["by_class"][cls], (w.get("cold") or {}).get(cls, {})
+            rows.append(f"<tr><td>{html.escape(r['scheduler'])}</td><td>{html.escape(variant)}</td>"
+                        f"<td>{html.escape(cls)}</td><td>{c['tasks']}</td><td>{_fmt(c['cpu_s'], 1)}</td>"
+                        f"<td>{_fmt(c['gc_s'], 1)}</td>"
+                        + "".join(f"<td>{k.get(x, 0)}</td>" for x in ("first", "widen", "warming", "restart"))
+                        + f"<td>{(w.get('pairs') or {}).get(cls, 0)}</td></tr>")
+    if not rows:
+        return []
+    return ["<h2>Task work (whole application, from the event log)</h2>"
+            "<p>Cold tasks started on an executor before a task of their stage had ended there: the "
+            "stage's first, a new executor while the stage ran elsewhere (widen), a second one "
+            "where the stage was still warming up, or a restart after its running tasks ended.</p>"
+            "<table><tr><th>scheduler</th><th>variant</th><th>class</th><th>tasks</th><th>CPU s</th>"
+            "<th>GC s</th><th>cold: first</th><th>widen</th><th>warming</th><th>restart</th>"
+            "<th>(stage, executor) pairs</th></tr>", *rows, "</table>"]
+
+
 def _html(results, images):
     tb = results.get("testbed", {})
     e = html.escape
@@ -234,6 +264,7 @@ def _html(results, images):
                      f"<td class='{'good' if r.get('correct') else 'bad'}'>{r.get('correct')}</td>"
                      f"<td style='text-align:left'>{e(loc_s)}</td></tr>")
     parts.append("</table>")
+    parts.extend(_work_table(results["runs"]))
     if results["scenario"] == "tpch":
         runs = results["runs"]
         parts.append("<h2>Query latency (s) and DuckDB check</h2><table><tr><th>query</th>"

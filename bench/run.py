@@ -187,7 +187,7 @@ def replay_run_entry(sched, ratio, seed, res, meta):
     return {"scheduler": sched, "ratio": ratio, "seed": seed, "short": s, "long": l,
             "wall_seconds": res.get("wall_seconds"),
             "correct": bool(res.get("ok") and res.get("correct")),
-            "error": res.get("error"), "locality": res.get("locality"),
+            "error": res.get("error"), "locality": res.get("locality"), "work": res.get("work"),
             "tasks": sum(j.get("tasks", 0) for j in jobs if j),
             "load": meta.get("nominal_load"), "task_scale": meta.get("task_scale"),
             "latencies": {"short": [round(x, 4) for x in sl], "long": [round(x, 4) for x in ll]},
@@ -280,7 +280,7 @@ def scenario_tpch_sort(args, tb, out_root, want):
                          "check": q.get("check"), "under_batch": q.get("under_batch")} for q in queries],
             "queries_under_batch": sum(1 for q in queries if q.get("under_batch")),
             "latencies": {"short": sl, "long": ll}, "locality": res.get("locality"),
-            "error": res.get("error")})
+            "work": res.get("work"), "error": res.get("error")})
         r = tp_runs[-1]
         log(f"  {sched}: queries p50/p90/p99 = {fmt(s)}; batch {r['batch_seconds'] or 0:.1f}s; "
             f"answers {f'all {len(queries)} match DuckDB' if answers_ok else 'NOT all correct'}")
@@ -294,7 +294,7 @@ def scenario_tpch_sort(args, tb, out_root, want):
                               "latencies": {"short": [], "long": [j["latency"] for j in alone]}})
             sort_runs.append({"scheduler": sched, "variant": "under-tpch", "short": s, "long": l,
                               "wall_seconds": r["batch_seconds"], "correct": r["correct"],
-                              "sort_check": res.get("sort_check"),
+                              "sort_check": res.get("sort_check"), "work": res.get("work"),
                               "latencies": {"short": sl, "long": ll}})
             log(f"  {sched}: sort alone {sa.get('p50') or 0:.1f}s, under the TPC-H stream "
                 f"{r['batch_seconds'] or 0:.1f}s ({res.get('sort_check')})")
