@@ -31,6 +31,15 @@ def _lines(paths):
             yield from f
 
 
+def events(paths):
+    """The log's events, parsed, skipping a truncated last line of an in-progress log."""
+    for line in _lines(paths):
+        try:
+            yield json.loads(line)
+        except ValueError:
+            continue
+
+
 def parse(path) -> dict:
     """``{"tasks": n, "locality": {level: fraction}, "locality_by_class": {...},
     "jobs": {job id: {"class", "submitted_ms", "completed_ms", "stages"}}, "hosts": [...]}``."""
@@ -38,11 +47,7 @@ def parse(path) -> dict:
     counts, by_class, by_plan = {}, {}, {}
     hosts = set()
     tasks = 0
-    for line in _lines(path):
-        try:
-            ev = json.loads(line)
-        except ValueError:
-            continue                       # a truncated last line of an in-progress log
+    for ev in events(path):
         kind = ev.get("Event")
         if kind == "SparkListenerJobStart":
             props = ev.get("Properties") or {}

@@ -127,13 +127,9 @@ def run_lotes(spark, cfg: dict) -> dict:
 
 def job_waits(events_paths) -> dict:
     """``{(plan, job): wait s}`` from an event log: first task launch minus job submission."""
-    from .eventlog import _lines
+    from .eventlog import events
     sub, stage_job, first = {}, {}, {}
-    for line in _lines(events_paths):
-        try:
-            ev = json.loads(line)
-        except ValueError:
-            continue
+    for ev in events(events_paths):
         kind = ev.get("Event")
         if kind == "SparkListenerJobStart":
             p = ev.get("Properties") or {}

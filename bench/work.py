@@ -18,9 +18,7 @@ ended all pay it (eagle-core's ``warmup`` module uses the same definition). So e
 """
 from __future__ import annotations
 
-import json
-
-from .eventlog import _lines
+from .eventlog import events
 
 KINDS = ("first", "widen", "warming", "restart", "warm")
 
@@ -51,11 +49,7 @@ def summarize(path) -> dict:
     log: one file or the parts of a rolling log, as :func:`bench.eventlog.find_log` returns."""
     stage_class = {}
     by_class, attempts = {}, {}
-    for line in _lines(path):
-        try:
-            ev = json.loads(line)
-        except ValueError:
-            continue                       # a truncated last line of an in-progress log
+    for ev in events(path):
         kind = ev.get("Event")
         if kind == "SparkListenerJobStart":
             cls = (ev.get("Properties") or {}).get("bench.class", "unknown")
