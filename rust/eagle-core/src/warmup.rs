@@ -156,18 +156,27 @@ impl WarmupCost {
 /// Whether a task set should start a task on an executor where it has not run yet.
 ///
 /// The task set has `waiting` tasks of `est` seconds and `running` tasks on executors it
-/// already warmed. Draining on those alone takes `waiting·est / running`; one more, cold,
-/// slot makes it `(waiting·est + warmup) / (running + 1)`, a gain of
-/// `(waiting·est − running·warmup) / (running·(running + 1))`. The warm-up is slot time
-/// lost on the cluster's `slots`: each of the `others` (the adaptive policy counts every
-/// other live query or job, not only those waiting now) ends about `warmup / slots` later. The cold start is worth it when the gain exceeds that delay.
-/// A task set with nothing running always is (it must start somewhere), and so is every
-/// cold start while no warm-up has been measured.
-pub fn worth_cold_start(waiting: u32, running: u32, est: f64, warmup: f64, others: usize, slots: u64) -> bool {
+/// already warmed. The alternative to this slot is not only the task set's own running
+/// slots: a freed slot of an executor where it is warm goes to it (the warm executors
+/// rule serves a job there before any cold one), so without this slot it drains on the
+/// `warm_slots` of the executors where it is warm or warming that no long task holds
+/// (at least its `running`). That drains in `waiting·est / s`; one more, cold, slot makes
+/// it `(waiting·est + warmup) / (s + 1)`, a gain of `(waiting·est − s·warmup) / (s·(s + 1))`.
+/// The warm-up is slot time lost on the cluster's `slots`: each of the `others` (the
+/// adaptive policy counts every other live query or job, not only those waiting now)
+/// ends about `warmup / slots` later. The cold start is worth it when the gain exceeds
+/// that delay. A task set with nothing running always is (it must start somewhere), and
+/// so is every cold start while no warm-up has been measured.
+///
+/// Counting only the running slots (before 2026-11-27) made a stage with one task running
+/// always gain from a second executor: TPC-H under a sort widened a query stage to a new
+/// executor 248 times where FAIR, whose freed slots go back to the stage that freed them,
+/// did 35, and 104 of them were next to a single running task.
+pub fn worth_cold_start(waiting: u32, running: u32, warm_slots: u32, est: f64, warmup: f64, others: usize, slots: u64) -> bool {
     if running == 0 || warmup <= 0.0 {
         return true;
     }
-    let (w, r) = (waiting as f64, running as f64);
+    let (w, r) = (waiting as f64, warm_slots.max(running) as f64);
     let gain = (w * est - r * warmup) / (r * (r + 1.0));
     gain > others as f64 * warmup / slots.max(1) as f64
 }
@@ -288,18 +297,32 @@ mod tests {
 
     #[test]
     fn a_cold_start_pays_when_the_task_set_would_drain_slowly_on_its_own() {
-        // Nothing running: always.
-        assert!(worth_cold_start(1, 0, 0.1, 5.0, 100, 4));
+        // Nothing running: always, even with warm slots to wait for.
+        assert!(worth_cold_start(1, 0, 4, 0.1, 5.0, 100, 4));
         // No measured warm-up: always.
-        assert!(worth_cold_start(1, 9, 0.1, 0.0, 100, 4));
+        assert!(worth_cold_start(1, 9, 9, 0.1, 0.0, 100, 4));
         // 38 × 2 s on 2 slots against a 0.8 s warm-up: yes.
-        assert!(worth_cold_start(38, 2, 2.0, 0.8, 1, 6));
+        assert!(worth_cold_start(38, 2, 2, 2.0, 0.8, 1, 6));
         // 4 × 0.5 s on 2 slots, three task sets waiting for 6 slots: no.
-        assert!(!worth_cold_start(4, 2, 0.5, 0.8, 3, 6));
+        assert!(!worth_cold_start(4, 2, 2, 0.5, 0.8, 3, 6));
         // The same alone on the cluster: the gain (0.07 s) beats a zero delay to others.
-        assert!(worth_cold_start(4, 2, 0.5, 0.8, 0, 6));
+        assert!(worth_cold_start(4, 2, 2, 0.5, 0.8, 0, 6));
         // More waiting task sets raise the bar.
-        assert!(worth_cold_start(14, 2, 0.7, 0.6, 3, 16));
-        assert!(!worth_cold_start(14, 2, 0.7, 0.6, 40, 16));
+        assert!(worth_cold_start(14, 2, 2, 0.7, 0.6, 3, 16));
+        assert!(!worth_cold_start(14, 2, 2, 0.7, 0.6, 40, 16));
+        // Fewer warm slots than running tasks: the running tasks count.
+        assert!(worth_cold_start(14, 2, 0, 0.7, 0.6, 3, 16));
+    }
+
+    #[test]
+    fn a_cold_start_weighs_the_warm_slots_the_task_set_would_get_instead() {
+        // 5 × 0.5 s with one task running, a 0.8 s warm-up, 2 other live queries on 8
+        // slots (a 0.2 s delay to them): on its one running slot the gain is 0.85 s.
+        assert!(worth_cold_start(5, 1, 1, 0.5, 0.8, 2, 8));
+        // Its executor has a second slot, which it takes warm when that slot frees: the
+        // gain from a cold third is (2.5 − 1.6) / 6 = 0.15 s.
+        assert!(!worth_cold_start(5, 1, 2, 0.5, 0.8, 2, 8));
+        // A wide task set still spreads: 40 × 2 s warm on 4 slots gains 3.8 s.
+        assert!(worth_cold_start(40, 4, 4, 2.0, 0.8, 2, 8));
     }
 }

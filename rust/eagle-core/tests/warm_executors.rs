@@ -496,3 +496,52 @@ fn a_new_long_task_set_is_estimated_at_the_long_class_typical_task() {
     let short = d.submit(t, 4, Some(eagle_core::Class::Short), None, 81);
     assert!((d.job_estimate(short).unwrap().0 - 0.2).abs() < 1e-9, "a short one keeps the typical task");
 }
+
+/// Runs `x`'s first task on `a` to its end while a second query holds `a`'s other slot,
+/// then gives `x` its freed (now warm) slot: `x` runs one task on `a`, 4 of 6 wait.
+fn one_running_beside_another(d: &mut Driver, a: NodeId, x: JobId, t: f64) -> f64 {
+    assert_eq!(d.offer(t, a, 1, &[]), vec![x]);
+    let other = d.offer(t, a, 1, &[]);
+    assert!(other.len() == 1 && other[0] != x, "a's second slot: {other:?}");
+    d.task_finished(t + 1.3, a, x, Some(1.3));
+    assert_eq!(d.offer(t + 1.3, a, 1, &[]), vec![x], "warm on a, first by SRPT");
+    t + 1.3
+}
+
+/// The alternative to a cold start is every slot of the executors the task set warmed, not
+/// only its running ones: a slot freed there comes back to it. TPC-H under a sort
+/// (2026-11-27): eagle widened a query stage to a new executor 248 times against FAIR's 35,
+/// 104 of them next to a single running task.
+#[test]
+fn a_stage_waits_for_the_warm_slot_beside_its_running_task_rather_than_widen() {
+    let (mut d, nodes, t) = calibrated(3, 1.5, 0.7);
+    let (a, e) = (nodes[0], d.add_node(t, 2));
+    // x: 6 tasks of 0.5 s; three 16-task queries behind it (a 0.3 s delay to them per
+    // cold start on 8 slots).
+    let x = d.submit_in(t, 6, None, Some(0.5), 1, Some(1));
+    let others: Vec<JobId> = (2..5).map(|g| d.submit_in(t, 16, None, Some(0.5), g, Some(g))).collect();
+    let t = one_running_beside_another(&mut d, a, x, t);
+    // On e, x's 4 waiting tasks on its 1 running slot would gain (2 - 0.8) / 2 = 0.6 s from a
+    // cold slot; on a's 2 slots, (2 - 1.6) / 6 = 0.07 s: the next query takes e.
+    let plan = d.offer(t, e, 1, &[]);
+    assert!(!plan.contains(&x), "e went to {plan:?}");
+    assert_eq!(plan, vec![others[0]]);
+}
+
+/// A slot another job's long task holds does not come back soon: it is not counted.
+#[test]
+fn a_warm_slot_held_by_a_long_task_does_not_count() {
+    let (mut d, nodes, t) = calibrated(3, 1.5, 0.7);
+    let (a, e) = (nodes[0], d.add_node(t, 2));
+    let long = d.submit(t, 1, Some(eagle_core::Class::Long), Some(30.0), 50);
+    let x = d.submit_in(t, 6, None, Some(0.5), 1, Some(1));
+    let others: Vec<JobId> = (2..5).map(|g| d.submit_in(t, 16, None, Some(0.5), g, Some(g))).collect();
+    assert_eq!(d.offer(t, a, 1, &[]), vec![x]);
+    // a's second slot to the long task (the short ones declined there).
+    let mut short = others.clone();
+    short.push(x);
+    assert_eq!(d.offer(t, a, 1, &short), vec![long]);
+    d.task_finished(t + 1.3, a, x, Some(1.3));
+    assert_eq!(d.offer(t + 1.3, a, 1, &[]), vec![x]);
+    assert_eq!(d.offer(t + 1.3, e, 1, &[]), vec![x], "x drains on one slot of a: it widens");
+}

@@ -43,8 +43,9 @@
 //!   executor pays a measured warm-up, and so does every task it starts there before one
 //!   has ended. A free slot goes to the first job in the order above for which it is
 //!   worth it: a job warm on that executor (a task of it ended there), a job with
-//!   nothing running, or one whose gain from one more (cold) slot exceeds the delay the
-//!   warm-up imposes on the other live groups and jobs, waiting or running, since slot
+//!   nothing running, or one whose gain from one more (cold) slot, over draining on the
+//!   slots of the executors it has warmed (their freed slots come back to it), exceeds
+//!   the delay the warm-up imposes on the other live groups and jobs, waiting or running, since slot
 //!   time lost on a busy cluster makes every one of them end later
 //!   ([`crate::warmup::worth_cold_start`]; on an executor where the job is still warming
 //!   up, the gain is over waiting for it to be warm, [`crate::warmup::worth_warming_slot`]). Overdue jobs take the test too: they go first
@@ -335,8 +336,23 @@ impl Adaptive {
                 let since = now - m.warming[i].1;
                 crate::warmup::worth_warming_slot(since, j.running, j.est, self.warmup, others, self.c.total)
             }
-            Err(_) => crate::warmup::worth_cold_start(j.unlaunched, j.running, j.est, self.warmup, others, self.c.total),
+            Err(_) => {
+                let warm_slots = self.warm_slots(job);
+                crate::warmup::worth_cold_start(j.unlaunched, j.running, warm_slots, j.est, self.warmup, others, self.c.total)
+            }
         }
+    }
+
+    /// The slots `job` would get warm without a cold start: those of the live executors
+    /// where it is warm or warming, less the ones other jobs' long tasks hold (they free
+    /// only after seconds to minutes).
+    fn warm_slots(&self, job: u32) -> u32 {
+        let m = &self.meta[job as usize];
+        let nodes = m.warm.iter().copied().chain(m.warming.iter().map(|w| w.0));
+        nodes
+            .filter_map(|n| self.c.nodes.get(n as usize).filter(|n| n.live))
+            .map(|n| n.slots - n.running.iter().filter(|r| r.long && r.job.0 != job).count() as u32)
+            .sum()
     }
 
     /// The job a free slot of `node` (the simulator: any node) serves: overdue jobs first
