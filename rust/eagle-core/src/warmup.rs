@@ -181,6 +181,20 @@ pub fn worth_cold_start(waiting: u32, running: u32, warm_slots: u32, est: f64, w
     gain > others as f64 * warmup / slots.max(1) as f64
 }
 
+/// A number of warm slots from which [`worth_cold_start`] says no whatever the running
+/// tasks: past `waiting·est / warmup` the waiting work is under a warm-up a slot, and past
+/// `√(waiting·est / delay) ` the gain is under the delay to the others. So the policy
+/// stops counting a task set's warm slots there (a hot path: every free slot asks).
+pub fn enough_warm_slots(waiting: u32, est: f64, warmup: f64, others: usize, slots: u64) -> u32 {
+    let work = waiting as f64 * est;
+    let mut bound = work / warmup;
+    let delay = others as f64 * warmup / slots.max(1) as f64;
+    if delay > 0.0 {
+        bound = bound.min((work / delay).sqrt());
+    }
+    if bound.is_finite() { bound.max(0.0).ceil() as u32 + 1 } else { u32::MAX }
+}
+
 /// Whether a task set should start another task on an executor where it is warming: it
 /// has tasks running there, started `since` seconds ago at the earliest, and none has
 /// ended. A task started there now is cold too (measured on TPC-H under a sort: the second
@@ -324,5 +338,21 @@ mod tests {
         assert!(!worth_cold_start(5, 1, 2, 0.5, 0.8, 2, 8));
         // A wide task set still spreads: 40 × 2 s warm on 4 slots gains 3.8 s.
         assert!(worth_cold_start(40, 4, 4, 2.0, 0.8, 2, 8));
+    }
+
+    #[test]
+    fn counting_warm_slots_may_stop_where_no_cold_start_could_pass() {
+        for w in [1, 3, 5, 25, 40, 1000] {
+            for est in [0.04, 0.5, 2.0, 30.0] {
+                for (warmup, others, slots) in [(0.8, 2, 8), (0.012, 20, 16), (0.5, 0, 16), (0.7, 0, 2000), (0.7, 300, 2000)] {
+                    let n = enough_warm_slots(w, est, warmup, others, slots);
+                    for s in [n, n + 1, 2 * n + 5] {
+                        assert!(!worth_cold_start(w, 1, s, est, warmup, others, slots), "{w} x {est} s on {s} warm slots ({n})");
+                    }
+                }
+            }
+        }
+        // The count stops early: 5 × 0.5 s against a 0.8 s warm-up passes on 1 slot only.
+        assert!(enough_warm_slots(5, 0.5, 0.8, 2, 8) <= 5);
     }
 }

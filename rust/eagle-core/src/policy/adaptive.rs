@@ -337,22 +337,27 @@ impl Adaptive {
                 crate::warmup::worth_warming_slot(since, j.running, j.est, self.warmup, others, self.c.total)
             }
             Err(_) => {
-                let warm_slots = self.warm_slots(job);
+                let enough = crate::warmup::enough_warm_slots(j.unlaunched, j.est, self.warmup, others, self.c.total);
+                let warm_slots = self.warm_slots(job, enough);
                 crate::warmup::worth_cold_start(j.unlaunched, j.running, warm_slots, j.est, self.warmup, others, self.c.total)
             }
         }
     }
 
-    /// The slots `job` would get warm without a cold start: those of the live executors
-    /// where it is warm or warming, less the ones other jobs' long tasks hold (they free
-    /// only after seconds to minutes).
-    fn warm_slots(&self, job: u32) -> u32 {
+    /// The slots `job` would get warm without a cold start, counted up to `enough`: those
+    /// of the live executors where it is warm or warming, less the ones other jobs' long
+    /// tasks hold (they free only after seconds to minutes).
+    fn warm_slots(&self, job: u32, enough: u32) -> u32 {
         let m = &self.meta[job as usize];
         let nodes = m.warm.iter().copied().chain(m.warming.iter().map(|w| w.0));
-        nodes
-            .filter_map(|n| self.c.nodes.get(n as usize).filter(|n| n.live))
-            .map(|n| n.slots - n.running.iter().filter(|r| r.long && r.job.0 != job).count() as u32)
-            .sum()
+        let mut sum = 0;
+        for n in nodes.filter_map(|n| self.c.nodes.get(n as usize).filter(|n| n.live)) {
+            sum += n.slots - n.running.iter().filter(|r| r.long && r.job.0 != job).count() as u32;
+            if sum >= enough {
+                break;
+            }
+        }
+        sum
     }
 
     /// The job a free slot of `node` (the simulator: any node) serves: overdue jobs first
