@@ -65,6 +65,7 @@ pub fn params() -> AdaptiveParams {
         // Unused here (no long share, the demand term always applies).
         long_share: 0.0,
         min_wait: 0.0,
+        deadline_factor: 1.0,
     }
 }
 

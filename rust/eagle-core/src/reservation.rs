@@ -62,14 +62,18 @@ pub struct AdaptiveParams {
     /// cluster under a short stream that alone would fill it (0 turns it off). Short work
     /// always keeps its reservation `R`, whatever this share.
     pub long_share: f64,
-    /// Starvation deadline floor: a job with waiting tasks gets priority once it has
-    /// launched nothing for `max(starvation_factor × estimate, min_wait)` seconds.
+    /// Starvation deadline floor: a job with waiting tasks goes first once its tasks have
+    /// waited `max(deadline_factor × its fair time, min_wait)` seconds.
     pub min_wait: f64,
+    /// The starvation deadline as a multiple of the job's time under fair sharing (see
+    /// [`crate::policy::adaptive`]). 1: a job goes first once fair sharing would have
+    /// served it.
+    pub deadline_factor: f64,
 }
 
 impl Default for AdaptiveParams {
     fn default() -> Self {
-        AdaptiveParams { window: 60.0, buckets: 12, headroom: 1.0, max_fraction: 0.5, base_fraction: 0.1, long_share: 0.5, idle: 30.0, min_wait: 1.0 }
+        AdaptiveParams { window: 60.0, buckets: 12, headroom: 1.0, max_fraction: 0.5, base_fraction: 0.1, long_share: 0.5, idle: 30.0, min_wait: 1.0, deadline_factor: 5.0 }
     }
 }
 
@@ -85,6 +89,7 @@ impl AdaptiveParams {
         if !(self.min_wait >= 0.0 && self.min_wait.is_finite()) {
             return Err(format!("adaptive min_wait must be >= 0, got {}", self.min_wait));
         }
+        pos("deadline_factor", self.deadline_factor)?;
         if !(0.0..=1.0).contains(&self.max_fraction) {
             return Err(format!("adaptive max_fraction must be within [0, 1], got {}", self.max_fraction));
         }
@@ -266,7 +271,7 @@ mod tests {
     use super::*;
 
     fn p() -> AdaptiveParams {
-        AdaptiveParams { window: 60.0, buckets: 12, headroom: 1.0, max_fraction: 0.5, base_fraction: 0.1, long_share: 0.5, idle: 30.0, min_wait: 1.0 }
+        AdaptiveParams { window: 60.0, buckets: 12, headroom: 1.0, max_fraction: 0.5, base_fraction: 0.1, long_share: 0.5, idle: 30.0, min_wait: 1.0, deadline_factor: 5.0 }
     }
 
     #[test]

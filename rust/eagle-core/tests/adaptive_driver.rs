@@ -77,41 +77,69 @@ fn the_split_is_learned_once_the_second_class_has_two_task_sets() {
     let _ = big;
 }
 
-/// A short job of a dozen tasks in a stream of one-task jobs that keeps every slot busy:
-/// SRPT always prefers the one-task jobs, so only the starvation bound serves it. The
-/// bound is per job, not per task: once the job is overdue its waiting tasks go first at
-/// full width, instead of one task per bound (a dozen seconds for a dozen tasks).
-#[test]
-fn an_overdue_job_is_served_at_full_width_not_one_task_per_bound() {
-    let cfg = DriverConfig { cutoff: Some(10.0), ..DriverConfig::default() };
+/// One job of `mid_tasks` 50 ms tasks at 0 s in a stream of one-task jobs that keeps every
+/// one of 4 slots busy (four 10 ms-estimate jobs every 50 ms), under `deadline_factor`.
+/// Returns when the last of the job's tasks launched, or panics with how many had by 10 s.
+fn mid_job_in_a_saturating_stream(mid_tasks: u32, deadline_factor: f64) -> f64 {
+    let mut cfg = DriverConfig { cutoff: Some(10.0), ..DriverConfig::default() };
+    cfg.adaptive.deadline_factor = deadline_factor;
     let mut d = Driver::new(cfg, 1).unwrap();
     let n = d.add_node(0.0, 4);
-    let mid = d.submit(0.0, 12, None, Some(0.05), 1);
+    let mid = d.submit(0.0, mid_tasks, None, Some(0.05), 1);
     let mut running: Vec<JobId> = Vec::new();
     let mut mid_launched = 0;
-    let mut mid_done_at = None;
     let mut t = 0.0;
     for step in 0..200u64 {
         t = step as f64 * 0.05;
         for j in running.drain(..) {
             d.task_finished(t, n, j, Some(0.05));
         }
-        // Four new one-task jobs every 50 ms: the stream alone fills the four slots.
         for k in 0..4 {
             d.submit(t, 1, None, Some(0.01), 100 + step * 4 + k);
         }
         let plan = d.offer(t, n, 4, &[]);
-        mid_launched += plan.iter().filter(|&&j| j == mid).count();
+        mid_launched += plan.iter().filter(|&&j| j == mid).count() as u32;
         running.extend(plan);
-        if mid_launched == 12 && mid_done_at.is_none() {
-            mid_done_at = Some(t);
+        if mid_launched == mid_tasks {
+            return t;
         }
     }
-    let at = mid_done_at.unwrap_or_else(|| panic!("only {mid_launched} of 12 tasks launched by {t} s"));
-    // Its bound is 5 × its fair time: 12 × 50 ms shared with the ~5 one-task jobs waiting
-    // per round on 4 slots, ~3.75 s. One task per bound would take ~45 s.
-    assert!(at <= 6.0, "the overdue job's tasks all launched by {at} s (bound ~3.75 s plus a few 50 ms rounds)");
+    panic!("only {mid_launched} of {mid_tasks} tasks launched by {t} s")
+}
+
+/// A short job of a dozen tasks in a stream of one-task jobs that keeps every slot busy:
+/// SRPT always prefers the one-task jobs, so only the starvation bound serves it. The
+/// bound is per job, not per task: once the job is overdue its waiting tasks go first at
+/// full width, instead of one task per bound (a dozen seconds for a dozen tasks).
+#[test]
+fn an_overdue_job_is_served_at_full_width_not_one_task_per_bound() {
+    let at = mid_job_in_a_saturating_stream(12, 5.0);
+    // Its bound, filed when it waited alone: 5 × 12 × 50 ms / 4 slots = 0.75 s, floored
+    // at 1 s. One task per bound would take ~12 s.
+    assert!(at <= 3.0, "the overdue job's tasks all launched by {at} s (bound 1 s plus a few 50 ms rounds)");
     assert!(at >= 0.9, "before its bound SRPT prefers the one-task jobs (all launched at {at} s)");
+}
+
+/// Once overdue, a job stays overdue until none of its tasks wait. Each launch re-files
+/// the job, and its fair time counts the jobs waiting beside it *then*: with the stream's
+/// jobs queued, the deadline moved from 2.5 s to ~12 s after its first overdue task, so
+/// a 40-task job got one task per deadline (before the fix: 1 of 40 launched by 10 s;
+/// replay ratio 1.2 seed 2, a 27-task job got 1-3 tasks at a time for 5 s).
+#[test]
+fn an_overdue_job_keeps_its_deadline_until_none_of_its_tasks_wait() {
+    let at = mid_job_in_a_saturating_stream(40, 5.0);
+    // Filed alone: 5 × 40 × 50 ms / 4 slots = 2.5 s.
+    assert!(at <= 5.0, "the 40-task job's tasks all launched by {at} s (deadline 2.5 s)");
+    assert!(at >= 2.0, "before its deadline SRPT prefers the one-task jobs (all launched at {at} s)");
+}
+
+/// `deadline_factor` moves the deadline: at 1 the job goes first once fair sharing would
+/// have served it (here the 1 s floor), at 5 later.
+#[test]
+fn a_lower_deadline_factor_serves_a_bypassed_job_sooner() {
+    let (at1, at5) = (mid_job_in_a_saturating_stream(40, 1.0), mid_job_in_a_saturating_stream(40, 5.0));
+    assert!(at1 + 1.0 <= at5, "factor 1: all launched at {at1} s; factor 5: at {at5} s");
+    assert!(at1 >= 0.9, "the 1 s floor holds (all launched at {at1} s)");
 }
 
 /// Sustained overload (TPC-H under a sort, `scripts/bench sort`): every job waits longer

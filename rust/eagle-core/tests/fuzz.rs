@@ -119,6 +119,7 @@ fn sequence(seed: u64) -> u64 {
             base_fraction: r.unit(),
             long_share: r.unit(),
             idle: r.unit() * 30.0,
+            deadline_factor: 0.1 + r.unit() * 10.0,
             ..AdaptiveParams::default()
         },
         short_partition: if r.chance(20) { 0.0 } else { r.unit() * 0.9 },

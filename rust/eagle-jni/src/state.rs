@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Names of the `create(params: Array[Double])` slots, in order. `Native.scala`
 /// builds the array in exactly this order (see `EagleConf.toNativeParams`).
-pub const PARAM_NAMES: [&str; 19] = [
+pub const PARAM_NAMES: [&str; 20] = [
     "cutoffMs",
     "shortPartition",
     "minProbes",
@@ -34,6 +34,7 @@ pub const PARAM_NAMES: [&str; 19] = [
     "reservationBaseFraction",
     "longShare",
     "placement",
+    "deadlineFactor",
 ];
 
 /// Upper bound of `debugHoldCallMs` (a test hook; one minute is far more than any test needs).
@@ -173,6 +174,7 @@ impl Params {
             } else {
                 return Err(format!("parameter longShare must be in [0, 1], got {}", p[17]));
             },
+            deadline_factor: positive("deadlineFactor", p[19])?,
             ..AdaptiveParams::default()
         };
         adaptive.validate().map_err(|e| format!("parameter {e}"))?;

@@ -35,7 +35,7 @@ fn one_million_tasks_leave_nothing_behind() {
     // gives), so without the LRU bound the history would grow by one entry per task set.
     // The default policy (adaptive) with a learned cutoff: its learner, reservation window
     // and adaptive history must stay bounded too.
-    let params = [0.0, 0.1, 20.0, 2.0, 5.0, 0.0, 1000.0, 42.0, -1.0, 1000.0, 0.0, 1.0, 60_000.0, 1.0, 0.5, 30_000.0, 0.1, 0.5, 0.0];
+    let params = [0.0, 0.1, 20.0, 2.0, 5.0, 0.0, 1000.0, 42.0, -1.0, 1000.0, 0.0, 1.0, 60_000.0, 1.0, 0.5, 30_000.0, 0.1, 0.5, 0.0, 5.0];
     let mut st = State::new(&params).unwrap();
     st.driver.enable_delay(decode_delay_params(&[3000.0, 3000.0, 3000.0, 0.0, 10_000.0, 2.0, 1.0]).unwrap()).unwrap();
     let node = st.driver.add_node(0.0, 4);

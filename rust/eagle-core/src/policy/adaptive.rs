@@ -14,7 +14,7 @@
 //!   unlaunched task of the Spark job or SQL execution, including stages not submitted
 //!   yet (query-aware SRPT; the host reports them with
 //!   [`Policy::set_group_future`]). Ties go to the older job. A job whose tasks have
-//!   been waiting for `max(starvation_factor × its fair time, min_wait)` seconds, where
+//!   been waiting for `max(deadline_factor × its fair time, min_wait)` seconds, where
 //!   the fair time is `max(estimate, waiting work × sharing / slots)` and `sharing` the
 //!   number of jobs waiting (itself included) when it was last re-filed: the time fair
 //!   sharing would take, so under sustained overload jobs do not all turn overdue and
@@ -23,7 +23,15 @@
 //!   go first, earliest deadline first, at full width until none of their tasks wait.
 //!   The bound is the job's, not each task's: renewing it at every launch would serve
 //!   a starved job one task per bound, a dozen seconds for a dozen tasks, while a
-//!   stream of smaller jobs holds every slot.
+//!   stream of smaller jobs holds every slot. Once a free slot has seen it overdue, its
+//!   deadline stays put until none of its tasks wait (re-filed at a launch, a job with
+//!   more jobs waiting beside it than before would otherwise fall back out of the
+//!   overdue set after one task). The default `deadline_factor` is 5, the paper's cap
+//!   taken to fair time. At 1 (a job goes first once fair sharing would have served it)
+//!   the replay's mid-size short jobs behind a stream of smaller ones wait less (ratio 1.2
+//!   seed 2: a 27-task job waited 5-6 s at 5 against 2.4 s under FAIR), but TPC-H under a
+//!   sort turns most stages overdue, served earliest first, and its query p50 rose from
+//!   90 to 149 s (`scripts/bench sort`, 2026-11-27).
 //! - **Long work keeps a share.** While long work waits for a slot and short work has
 //!   held at least `cap = max(R, floor((1 − long_share) × slots))` slots on average over
 //!   the reservation window, short work starts new tasks only while it holds fewer than
@@ -94,6 +102,9 @@ struct Meta {
     /// Since when the job's waiting tasks wait: its submission, or the moment its
     /// waiting count grew from zero (retries, resubmissions).
     ready_since: f64,
+    /// Seen overdue by a free slot: the deadline stays where it fell due until none of the
+    /// job's tasks wait, however the jobs sharing the cluster change meanwhile.
+    due: bool,
     group: Option<u64>,
     /// Nodes where a task of the job has ended (sorted): warm for it.
     warm: Vec<u32>,
@@ -191,13 +202,15 @@ impl Adaptive {
                 self.ready_short.remove(&(k, id));
             }
         }
-        if let Some(d) = m.deadline.take() {
+        let old_deadline = m.deadline.take();
+        if let Some(d) = old_deadline {
             self.deadlines.remove(&(d, job));
         }
         self.short_waiting -= m.waiting_short as u64;
         m.waiting_short = 0;
         let j = &self.c.jobs[job as usize];
         if !j.live || j.unlaunched == 0 {
+            m.due = false;
             return;
         }
         let long = j.class.is_long();
@@ -207,11 +220,14 @@ impl Adaptive {
         // them earliest-ready first (round robin), losing SRPT exactly when it matters.
         let sharing = (self.ready_short.len() + self.ready_long.len() + 1) as f64;
         let ideal = j.est.max(j.unlaunched as f64 * j.est * sharing / self.c.total.max(1) as f64);
-        let wait = (self.cfg.starvation_factor * ideal).max(self.cfg.adaptive.min_wait);
+        let wait = (self.cfg.adaptive.deadline_factor * ideal).max(self.cfg.adaptive.min_wait);
         let unlaunched = j.unlaunched;
         let key = bits(self.group_remaining(job));
         let m = &mut self.meta[job as usize];
-        let deadline = bits(m.ready_since + wait);
+        let deadline = match old_deadline {
+            Some(d) if m.due => d,
+            _ => bits(m.ready_since + wait),
+        };
         m.key = Some((key, job, long));
         m.deadline = Some(deadline);
         if long {
@@ -371,15 +387,25 @@ impl Adaptive {
             !exclude.contains(&JobId(j)) && if s.c.jobs[j as usize].class.is_long() { long_ok } else { short_ok }
         };
         let now_bits = bits(now);
+        let mut due = Vec::new();
+        let mut overdue = None;
         for &(d, j) in self.deadlines.iter() {
             if d > now_bits {
                 break;
             }
+            due.push(j);
             // Overdue jobs go first on every slot where they are warm or a cold start is
             // worth it; a cold slot that is not goes to the order below.
             if eligible(self, j) && node.is_none_or(|ni| self.worth_here(now, ni, j, true)) {
-                return Some(j);
+                overdue = Some(j);
+                break;
             }
+        }
+        for j in due {
+            self.meta[j as usize].due = true;
+        }
+        if overdue.is_some() {
+            return overdue;
         }
         // Warm executors: the first job worth the slot with the other jobs waiting for it;
         // failing that, the first job that still gains from it (no other job wants it).
@@ -543,6 +569,7 @@ impl Adaptive {
         }
         if from_zero {
             self.meta[job.0 as usize].ready_since = now;
+            self.meta[job.0 as usize].due = false;
         }
         self.refresh_group_of(job.0);
     }

@@ -49,6 +49,7 @@ private[eagle] case class EagleConf(
     reservationIdleMs: Long = 30000L,
     reservationBaseFraction: Double = 0.1,
     longShare: Double = 0.5,
+    deadlineFactor: Double = 5.0,
     placement: String = "slots",
     eireneSatc: Boolean = false,
     eireneCcdm: Boolean = false,
@@ -93,7 +94,8 @@ private[eagle] case class EagleConf(
     reservationIdleMs.toDouble,
     reservationBaseFraction,
     longShare,
-    if (lotes) 1.0 else 0.0)
+    if (lotes) 1.0 else 0.0,
+    deadlineFactor)
 
   /** For the summary file. */
   def asMap: Seq[(String, Any)] = Seq(
@@ -105,6 +107,7 @@ private[eagle] case class EagleConf(
     "reservation.idleMs" -> reservationIdleMs,
     "reservation.baseFraction" -> reservationBaseFraction,
     "longShare" -> longShare,
+    "deadlineFactor" -> deadlineFactor,
     "placement" -> placement,
     "shortPartition" -> shortPartition,
     "minProbes" -> minProbes,
@@ -193,6 +196,10 @@ private[eagle] object EagleConf {
         "this share of the cluster under a stream of short work that alone would fill it, while " +
         "short queries or jobs keep arriving (within reservation.windowMs), then while the short " +
         "backlog exceeds starvationFactor times the long work left; in [0, 1], 0 turns it off."),
+    Key("deadlineFactor", "5",
+      "adaptive: a task set whose tasks waited this multiple of its fair time (its waiting work " +
+        "shared with the task sets waiting beside it, at least its task estimate and 1 s) goes " +
+        "first, at full width until none of its tasks wait (> 0)."),
     Key("shortPartition", "0.1",
       "paper: fraction of executors reserved for short task sets, in [0, 1); at least one " +
         "when there are two or more executors."),
@@ -200,8 +207,9 @@ private[eagle] object EagleConf {
     Key("probeRatio", "2", s"paper: probes per task of a short task set (integer in [1, $MaxProbeRatio])."),
     Key("starvationFactor", "5",
       "SRPT starvation cap (> 0). paper: a task set may be bypassed for at most this multiple " +
-        "of its own estimated task duration. adaptive: a task set whose tasks waited this multiple " +
-        "of its ideal time (max of its task estimate and its waiting work / slots; at least 1 s) goes first."),
+        "of its own estimated task duration. adaptive: once short jobs stop arriving, the long " +
+        "share holds only while the short backlog exceeds this multiple of the long work left " +
+        "(see deadlineFactor for the adaptive deadline)."),
     Key("defaultClass", "short", "Class when nothing is known: short or long."),
     Key("defaultEstimateMs", "1000", "Estimated mean task duration (ms) when nothing is known (> 0)."),
     Key("history.path", "(none)",
@@ -363,6 +371,7 @@ private[eagle] object EagleConf {
       reservationIdleMs = long("reservation.idleMs", 0),
       reservationBaseFraction = double("reservation.baseFraction", x => x >= 0 && x <= 1, "a number in [0, 1]"),
       longShare = double("longShare", x => x >= 0 && x <= 1, "a number in [0, 1]"),
+      deadlineFactor = double("deadlineFactor", _ > 0, "a number > 0"),
       shortPartition = double("shortPartition", x => x >= 0 && x < 1, "a number in [0, 1)"),
       minProbes = long("minProbes", 1, MaxMinProbes).toInt,
       probeRatio = long("probeRatio", 1, MaxProbeRatio).toInt,
