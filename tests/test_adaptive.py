@@ -125,3 +125,14 @@ def test_no_hints_second_run_with_history(master, slots, tmp_path):
     check(f"{master} history", fifo, eagle)
     big = [t for t in eagle[2]["taskSets"] if t["tasks"] == 4 * slots]
     assert big and big[0]["estimateSource"] == "history", big
+
+
+def test_fair_sojourn_order_keeps_the_guarantees(tmp_path):
+    # order=fsp (the Fair Sojourn Protocol, README "Policies"): the same short-behind-long
+    # case on real executors, with the same margins as the default SRPT order.
+    master, slots = CASES[0]
+    fifo = run(master, slots, hints=True)
+    eagle = run(master, slots, conf={"spark.scheduler.eagle.order": "fsp"}, hints=True, summary=tmp_path / "s.json")
+    check(f"{master} fsp", fifo, eagle)
+    summary = eagle[2]
+    assert summary["config"]["order"] == "fsp" and not summary["fallback"], summary["config"]

@@ -55,6 +55,7 @@ def test_py4j_error_type():
     ("history.maxEntries", "0", "expected an integer in [1, 1000000]"),
     ("summary.maxTaskSets", "0", "expected an integer in [1, "),
     ("debug.holdCallMs", "-1", "expected an integer in [0, 60000]"),
+    ("order", "lifo", "expected srpt or fsp"),
 ])
 def test_limits_name_the_key(key, value, expected):
     msg = start_fails("spark-eagle:local[2]", {"spark.scheduler.eagle." + key: value})

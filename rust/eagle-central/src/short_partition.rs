@@ -66,6 +66,7 @@ pub fn params() -> AdaptiveParams {
         long_share: 0.0,
         min_wait: 0.0,
         deadline_factor: 1.0,
+        order: eagle_core::fsp::Order::Srpt,
     }
 }
 

@@ -40,6 +40,7 @@ pub mod driver;
 pub mod eirene;
 pub mod engine;
 pub mod estimate;
+pub mod fsp;
 pub mod hetero;
 pub mod locality;
 pub mod lotes;

@@ -69,11 +69,15 @@ pub struct AdaptiveParams {
     /// [`crate::policy::adaptive`]). 1: a job goes first once fair sharing would have
     /// served it.
     pub deadline_factor: f64,
+    /// The order of the jobs a free slot may serve: SRPT with the starvation deadline, or
+    /// the Fair Sojourn Protocol ([`crate::fsp`]).
+    #[serde(default)]
+    pub order: crate::fsp::Order,
 }
 
 impl Default for AdaptiveParams {
     fn default() -> Self {
-        AdaptiveParams { window: 60.0, buckets: 12, headroom: 1.0, max_fraction: 0.5, base_fraction: 0.1, long_share: 0.5, idle: 30.0, min_wait: 1.0, deadline_factor: 5.0 }
+        AdaptiveParams { window: 60.0, buckets: 12, headroom: 1.0, max_fraction: 0.5, base_fraction: 0.1, long_share: 0.5, idle: 30.0, min_wait: 1.0, deadline_factor: 5.0, order: crate::fsp::Order::Srpt }
     }
 }
 
@@ -271,7 +275,7 @@ mod tests {
     use super::*;
 
     fn p() -> AdaptiveParams {
-        AdaptiveParams { window: 60.0, buckets: 12, headroom: 1.0, max_fraction: 0.5, base_fraction: 0.1, long_share: 0.5, idle: 30.0, min_wait: 1.0, deadline_factor: 5.0 }
+        AdaptiveParams { window: 60.0, buckets: 12, headroom: 1.0, max_fraction: 0.5, base_fraction: 0.1, long_share: 0.5, idle: 30.0, min_wait: 1.0, deadline_factor: 5.0, order: crate::fsp::Order::Srpt }
     }
 
     #[test]

@@ -120,6 +120,7 @@ fn sequence(seed: u64) -> u64 {
             long_share: r.unit(),
             idle: r.unit() * 30.0,
             deadline_factor: 0.1 + r.unit() * 10.0,
+            order: if r.chance(50) { eagle_core::fsp::Order::Fsp } else { eagle_core::fsp::Order::Srpt },
             ..AdaptiveParams::default()
         },
         short_partition: if r.chance(20) { 0.0 } else { r.unit() * 0.9 },

@@ -6,6 +6,7 @@
 use eagle_core::delay::{DelayParams, Level, Sample};
 use eagle_core::driver::{MAX_MIN_PROBES, MAX_PROBE_RATIO};
 use eagle_core::lotes::{ExecutorPlacement, LotesParams};
+use eagle_core::fsp::Order;
 use eagle_core::reservation::AdaptiveParams;
 use eagle_core::{Class, Counters, Driver, DriverConfig, EstimateSource, JobId, NodeId, PolicyKind};
 use serde::{Deserialize, Serialize};
@@ -14,7 +15,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Names of the `create(params: Array[Double])` slots, in order. `Native.scala`
 /// builds the array in exactly this order (see `EagleConf.toNativeParams`).
-pub const PARAM_NAMES: [&str; 20] = [
+pub const PARAM_NAMES: [&str; 21] = [
     "cutoffMs",
     "shortPartition",
     "minProbes",
@@ -35,6 +36,7 @@ pub const PARAM_NAMES: [&str; 20] = [
     "longShare",
     "placement",
     "deadlineFactor",
+    "order",
 ];
 
 /// Upper bound of `debugHoldCallMs` (a test hook; one minute is far more than any test needs).
@@ -175,6 +177,7 @@ impl Params {
                 return Err(format!("parameter longShare must be in [0, 1], got {}", p[17]));
             },
             deadline_factor: positive("deadlineFactor", p[19])?,
+            order: if integral("order", p[20], 0.0, 1.0)? == 1.0 { Order::Fsp } else { Order::Srpt },
             ..AdaptiveParams::default()
         };
         adaptive.validate().map_err(|e| format!("parameter {e}"))?;

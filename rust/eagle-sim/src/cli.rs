@@ -122,6 +122,10 @@ pub struct RunArgs {
     /// the first submission
     #[arg(long, value_name = "START:END:FACTOR", requires = "locality", value_parser = congestion)]
     pub congestion: Option<Congestion>,
+    /// eagle-adaptive: job order, srpt (least remaining work, starvation deadline) or fsp
+    /// (earliest finish under processor sharing) [default: srpt]
+    #[arg(long, value_name = "ORDER", value_parser = eagle_core::fsp::Order::parse)]
+    pub order: Option<eagle_core::fsp::Order>,
     #[command(flatten)]
     pub eirene: crate::eirene::EireneArgs,
     #[command(flatten)]
@@ -283,6 +287,12 @@ pub fn sim_config(a: &RunArgs) -> Result<SimConfig, String> {
         });
     }
     cfg.eirene = a.eirene.params(system)?;
+    if let Some(o) = a.order {
+        if system != eagle_core::System::EagleAdaptive {
+            return Err(format!("--order applies to eagle-adaptive, not {system:?}"));
+        }
+        cfg.order = o;
+    }
     cfg.engine_config().validate().map_err(|e| format!("bad configuration: {e}"))?;
     Ok(cfg)
 }

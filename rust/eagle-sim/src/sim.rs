@@ -191,6 +191,8 @@ pub struct SimConfig {
     /// Slots of each node when they differ (heterogeneous mode, resource-blind:
     /// one slot per core); empty: `slots` everywhere.
     pub node_slots: Vec<u32>,
+    /// eagle-adaptive's job order (`--order`), SRPT by default.
+    pub order: eagle_core::fsp::Order,
 }
 
 impl SimConfig {
@@ -213,6 +215,7 @@ impl SimConfig {
             locality: None,
             eirene: EireneParams::default(),
             node_slots: Vec::new(),
+            order: eagle_core::fsp::Order::default(),
         }
     }
 
@@ -229,6 +232,7 @@ impl SimConfig {
             // The cutoff sets a workload's time scale: observe short demand over ten.
             c.adaptive.window = 10.0 * self.cutoff;
             c.adaptive.idle = 5.0 * self.cutoff;
+            c.adaptive.order = self.order;
         }
         c
     }

@@ -32,6 +32,11 @@
 //!   seed 2: a 27-task job waited 5-6 s at 5 against 2.4 s under FAIR), but TPC-H under a
 //!   sort turns most stages overdue, served earliest first, and its query p50 rose from
 //!   90 to 149 s (`scripts/bench sort`, 2026-11-27).
+//! - **Or the Fair Sojourn Protocol** (`order` fsp, [`crate::fsp`]): the key is instead the
+//!   unit's finish tag under processor sharing, clocked by the work the cluster actually
+//!   delivers, so a unit goes first once fair sharing would have ended it, and among units
+//!   of the same age the least work goes first, as under SRPT. The deadline is then not
+//!   consulted: age is in the key.
 //! - **Long work keeps a share.** While long work waits for a slot and short work has
 //!   held at least `cap = max(R, floor((1 − long_share) × slots))` slots on average over
 //!   the reservation window, short work starts new tasks only while it holds fewer than
@@ -80,10 +85,14 @@ use crate::cluster::{Cluster, Job, JobSpec};
 use crate::config::Config;
 use crate::arrivals::ShortArrivals;
 use crate::eirene::Eirene;
+use crate::fsp::{FairClock, Order, Unit};
 use crate::node_queue::Running;
 use crate::reservation::Reservation;
 use crate::types::*;
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap};
+
+mod long_share;
+mod warm;
 
 /// An ordered key over a non-negative `f64` (its bits sort like the number).
 fn bits(x: f64) -> u64 {
@@ -93,7 +102,8 @@ fn bits(x: f64) -> u64 {
 /// The adaptive policy's view of one job.
 #[derive(Clone, Debug, Default)]
 struct Meta {
-    /// `(remaining work bits, job)` as inserted in `ready`, and in which class set.
+    /// `(key bits, job)` as inserted in `ready`, and in which class set. The key is the
+    /// group's remaining work (SRPT) or its finish tag (FSP).
     key: Option<(u64, u32, bool)>,
     /// `(deadline bits, job)` as inserted in `deadlines`.
     deadline: Option<u64>,
@@ -125,7 +135,7 @@ pub struct Adaptive {
     c: Cluster,
     meta: Vec<Meta>,
     groups: HashMap<u64, Group>,
-    /// Jobs with waiting tasks, by (group remaining work, id): short and long apart.
+    /// Jobs with waiting tasks, by (key, id): short and long apart.
     ready_short: BTreeSet<(u64, u32)>,
     ready_long: BTreeSet<(u64, u32)>,
     /// Jobs with waiting tasks, by starvation deadline.
@@ -150,6 +160,8 @@ pub struct Adaptive {
     grouped: usize,
     /// Arrivals of short units (queries, jobs): whether the short stream goes on.
     arrivals: ShortArrivals,
+    /// Processor sharing's virtual clock and the units' finish tags (`order` fsp).
+    fair: FairClock,
 }
 
 impl Adaptive {
@@ -174,6 +186,19 @@ impl Adaptive {
             live_jobs: 0,
             grouped: 0,
             arrivals: ShortArrivals::default(),
+            fair: FairClock::default(),
+        }
+    }
+
+    fn fsp(&self) -> bool {
+        self.cfg.adaptive.order == Order::Fsp
+    }
+
+    /// The unit a job belongs to: its group, or itself.
+    fn unit(&self, job: u32) -> Unit {
+        match self.meta[job as usize].group {
+            Some(g) => Unit::Group(g),
+            None => Unit::Job(job),
         }
     }
 
@@ -222,7 +247,8 @@ impl Adaptive {
         let ideal = j.est.max(j.unlaunched as f64 * j.est * sharing / self.c.total.max(1) as f64);
         let wait = (self.cfg.adaptive.deadline_factor * ideal).max(self.cfg.adaptive.min_wait);
         let unlaunched = j.unlaunched;
-        let key = bits(self.group_remaining(job));
+        let remaining = self.group_remaining(job);
+        let key = if self.fsp() { bits(self.fair.file(self.unit(job), remaining)) } else { bits(remaining) };
         let m = &mut self.meta[job as usize];
         let deadline = match old_deadline {
             Some(d) if m.due => d,
@@ -255,80 +281,13 @@ impl Adaptive {
                 self.grouped -= 1;
                 let members = gr.members.clone();
                 if members.is_empty() {
+                    let future = gr.future;
                     self.groups.remove(&g);
+                    self.fair.leave(Unit::Group(g), future);
                 }
                 members.into_iter().for_each(|m| self.refresh(m));
             }
         }
-    }
-
-    /// Long tasks may start while fewer than `total − R` run; returns that and `R`.
-    fn long_allowed(&mut self, now: Time) -> (bool, u64) {
-        // How often a slot would free if long work filled the cluster: the mean estimate of
-        // the running long tasks over all slots (not over the long tasks running now, which
-        // the reservation itself keeps down).
-        let lr = self.long_running as f64;
-        let gap = if lr > 0.0 { self.long_est_sum / lr / self.c.total.max(1) as f64 } else { 0.0 };
-        let r = self.reservation.size(now, self.short_waiting, self.c.total, gap) as u64;
-        (self.long_running + r < self.c.total, r)
-    }
-
-    /// Short tasks may start unless long work waits for a slot and short work already
-    /// holds `max(R, floor((1 − long_share) × total))` slots: the starvation guarantee of
-    /// long work under a short stream that alone fills the cluster, where a deadline
-    /// scaled by the jobs sharing the cluster would never fall due.
-    ///
-    /// The share holds against a *sustained* stream only: it applies while short work has
-    /// held at least `cap` slots on average over the reservation window. A burst (one wide
-    /// short job) still takes every slot, as Eagle's short jobs do; a stream that alone
-    /// fills the cluster is held to `cap` slots on average, while the share pays
-    /// ([`Adaptive::share_pays`]).
-    ///
-    /// On a free slot of executor `node` (driver mode), short work may hold one slot over
-    /// `cap` to keep executors to one class ([`crate::affinity`]).
-    fn short_allowed(&self, now: Time, r: u64, long_waits: bool, node: Option<usize>) -> bool {
-        let share = self.reservation.params().long_share;
-        if !long_waits || share <= 0.0 {
-            return true;
-        }
-        let cap = ((((1.0 - share) * self.c.total as f64) + 1e-9).floor() as u64).max(r).max(1);
-        self.short_running < cap
-            || self.reservation.observed_mean(now) < cap as f64
-            || !self.share_pays(now)
-            || (self.short_running == cap && node.is_some_and(|ni| crate::affinity::lend_to_short(&self.c.nodes, ni)))
-    }
-
-    /// Whether the long share holds short work to its cap: while short units (queries, or
-    /// jobs outside any group) have arrived within the reservation window, so the stream
-    /// may not end; after that, only while the short backlog would bypass more than
-    /// `starvation_factor` times the long work left (the paper's starvation cap of
-    /// Algorithm 1, a probe bypassed by at most that multiple of its own work, taken to
-    /// the classes). A backlog that no longer grows then drains first, in SRPT order, and
-    /// long work waits at most that multiple of its own work behind it. TPC-H under a sort:
-    /// 22 queries in 33 s; holding them to half the slots after that moved the sort's end
-    /// by 10 s and the queries' p90 by 54 s.
-    fn share_pays(&self, now: Time) -> bool {
-        if self.arrivals.within(now, self.reservation.params().window) {
-            return true;
-        }
-        let (short, long) = (self.backlog(&self.ready_short), self.backlog(&self.ready_long));
-        short > self.cfg.starvation_factor * long
-    }
-
-    /// Remaining work (unlaunched tasks, and stages not submitted) of the units with a job
-    /// in `ready`, each group counted once.
-    fn backlog(&self, ready: &BTreeSet<(u64, u32)>) -> f64 {
-        let mut seen: HashSet<u64> = HashSet::new();
-        let mut sum = 0.0;
-        for &(_, j) in ready {
-            if let Some(g) = self.meta[j as usize].group {
-                if !seen.insert(g) {
-                    continue;
-                }
-            }
-            sum += self.group_remaining(j);
-        }
-        sum
     }
 
     /// What the user waits for: the live groups (SQL queries) plus the live jobs in none.
@@ -336,49 +295,10 @@ impl Adaptive {
         self.live_jobs.saturating_sub(self.grouped) + self.groups.len()
     }
 
-    /// Whether a free slot of node `ni` is worth a task of `job` (warm executors); with
-    /// `crowded` false, as if no other job wanted the slot. A cold start's warm-up is slot
-    /// time lost on a busy cluster: every other live group or job ends that much later
-    /// (shared over the slots), not only the ones with a task waiting now.
-    fn worth_here(&self, now: Time, ni: usize, job: u32, crowded: bool) -> bool {
-        let m = &self.meta[job as usize];
-        if self.warmup <= 0.0 || m.warm.binary_search(&(ni as u32)).is_ok() {
-            return true;
-        }
-        let j = &self.c.jobs[job as usize];
-        let others = if crowded { self.live_units().saturating_sub(1) } else { 0 };
-        match m.warming.binary_search_by_key(&(ni as u32), |w| w.0) {
-            Ok(i) => {
-                let since = now - m.warming[i].1;
-                crate::warmup::worth_warming_slot(since, j.running, j.est, self.warmup, others, self.c.total)
-            }
-            Err(_) => {
-                let enough = crate::warmup::enough_warm_slots(j.unlaunched, j.est, self.warmup, others, self.c.total);
-                let warm_slots = self.warm_slots(job, enough);
-                crate::warmup::worth_cold_start(j.unlaunched, j.running, warm_slots, j.est, self.warmup, others, self.c.total)
-            }
-        }
-    }
-
-    /// The slots `job` would get warm without a cold start, counted up to `enough`: those
-    /// of the live executors where it is warm or warming, less the ones other jobs' long
-    /// tasks hold (they free only after seconds to minutes).
-    fn warm_slots(&self, job: u32, enough: u32) -> u32 {
-        let m = &self.meta[job as usize];
-        let nodes = m.warm.iter().copied().chain(m.warming.iter().map(|w| w.0));
-        let mut sum = 0;
-        for n in nodes.filter_map(|n| self.c.nodes.get(n as usize).filter(|n| n.live)) {
-            sum += n.slots - n.running.iter().filter(|r| r.long && r.job.0 != job).count() as u32;
-            if sum >= enough {
-                break;
-            }
-        }
-        sum
-    }
-
     /// The job a free slot of `node` (the simulator: any node) serves: overdue jobs first
-    /// (earliest deadline), then the least group remaining work among the jobs worth the
-    /// slot (warm executors); long jobs only while the reservation allows.
+    /// (earliest deadline; SRPT order only), then the least key (group remaining work, or
+    /// finish tag under FSP) among the jobs worth the slot (warm executors); long jobs only
+    /// while the reservation allows.
     fn pick(&mut self, now: Time, node: Option<usize>, exclude: &[JobId]) -> Option<u32> {
         let (long_ok, r) = self.long_allowed(now);
         let long_waits = long_ok && self.ready_long.iter().any(|(_, j)| !exclude.contains(&JobId(*j)));
@@ -386,7 +306,7 @@ impl Adaptive {
         let eligible = |s: &Self, j: u32| {
             !exclude.contains(&JobId(j)) && if s.c.jobs[j as usize].class.is_long() { long_ok } else { short_ok }
         };
-        let now_bits = bits(now);
+        let now_bits = if self.fsp() { 0 } else { bits(now) };
         let mut due = Vec::new();
         let mut overdue = None;
         for &(d, j) in self.deadlines.iter() {
@@ -453,6 +373,8 @@ impl Adaptive {
         let task = chosen.unwrap_or(j.launched);
         j.launched += 1;
         let est = j.est;
+        self.fair.served(self.unit(job), est);
+        self.fair.deliver(est);
         self.take_slot(now, ni, JobId(job), long, est);
         let unlaunched = self.c.jobs[job as usize].unlaunched;
         self.c.remaining[job as usize] = if unlaunched == 0 { -1.0 } else { unlaunched as f64 * est };
@@ -713,7 +635,9 @@ impl Policy for Adaptive {
                 m.warming.remove(i);
             }
         }
+        let unit = self.unit(job.0);
         let j = &mut self.c.jobs[job.0 as usize];
+        self.fair.served(unit, -j.est);
         j.launched = j.launched.saturating_sub(1);
         let pending = j.unlaunched + 1;
         if j.live {
@@ -748,8 +672,9 @@ impl Policy for Adaptive {
         }
         self.live_jobs -= 1;
         self.refresh(job.0);
-        if let Some(g) = self.meta[job.0 as usize].group {
-            self.arrivals.left(g, now, self.reservation.params().window);
+        match self.meta[job.0 as usize].group {
+            Some(g) => self.arrivals.left(g, now, self.reservation.params().window),
+            None => self.fair.leave(Unit::Job(job.0), 0.0),
         }
         self.leave_group(job.0);
         self.meta[job.0 as usize].warm = Vec::new();
@@ -770,6 +695,7 @@ impl Policy for Adaptive {
         let live = self.groups.contains_key(&group);
         self.arrivals.grouped(i, group, live, self.reservation.params().window);
         self.leave_group(i);
+        self.fair.merge(Unit::Job(i), Unit::Group(group));
         self.groups.entry(group).or_default().members.push(i);
         self.grouped += 1;
         self.meta[i as usize].group = Some(group);

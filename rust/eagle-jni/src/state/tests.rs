@@ -4,7 +4,7 @@ use super::*;
 
 /// A valid `create()` parameter array (every slot documented in [`PARAM_NAMES`]).
 pub(crate) fn good() -> Vec<f64> {
-    vec![10_000.0, 0.1, 20.0, 2.0, 5.0, 0.0, 1000.0, 42.0, -1.0, 10_000.0, 0.0, 1.0, 60_000.0, 1.0, 0.5, 30_000.0, 0.1, 0.5, 0.0, 5.0]
+    vec![10_000.0, 0.1, 20.0, 2.0, 5.0, 0.0, 1000.0, 42.0, -1.0, 10_000.0, 0.0, 1.0, 60_000.0, 1.0, 0.5, 30_000.0, 0.1, 0.5, 0.0, 5.0, 0.0]
 }
 
 #[test]
@@ -33,7 +33,7 @@ fn decodes_the_documented_layout() {
 #[test]
 fn rejects_wrong_length_and_names_the_bad_slot() {
     let err = Params::decode(&good()[..8]).unwrap_err();
-    assert!(err.contains("expected 20 parameters"), "{err}");
+    assert!(err.contains("expected 21 parameters"), "{err}");
     for (i, name) in PARAM_NAMES.iter().enumerate() {
         let mut p = good();
         p[i] = f64::NAN;

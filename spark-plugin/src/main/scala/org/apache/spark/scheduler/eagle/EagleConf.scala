@@ -50,6 +50,7 @@ private[eagle] case class EagleConf(
     reservationBaseFraction: Double = 0.1,
     longShare: Double = 0.5,
     deadlineFactor: Double = 5.0,
+    order: String = "srpt",
     placement: String = "slots",
     eireneSatc: Boolean = false,
     eireneCcdm: Boolean = false,
@@ -95,7 +96,8 @@ private[eagle] case class EagleConf(
     reservationBaseFraction,
     longShare,
     if (lotes) 1.0 else 0.0,
-    deadlineFactor)
+    deadlineFactor,
+    if (order == "fsp") 1.0 else 0.0)
 
   /** For the summary file. */
   def asMap: Seq[(String, Any)] = Seq(
@@ -108,6 +110,7 @@ private[eagle] case class EagleConf(
     "reservation.baseFraction" -> reservationBaseFraction,
     "longShare" -> longShare,
     "deadlineFactor" -> deadlineFactor,
+    "order" -> order,
     "placement" -> placement,
     "shortPartition" -> shortPartition,
     "minProbes" -> minProbes,
@@ -200,6 +203,10 @@ private[eagle] object EagleConf {
       "adaptive: a task set whose tasks waited this multiple of its fair time (its waiting work " +
         "shared with the task sets waiting beside it, at least its task estimate and 1 s) goes " +
         "first, at full width until none of its tasks wait (> 0)."),
+    Key("order", "srpt",
+      "adaptive: which waiting task set a free slot serves. srpt: the least remaining work of its " +
+        "query or job first, with the deadlineFactor bound; fsp (Fair Sojourn Protocol): the one " +
+        "fair sharing would finish first, so none ends later than under fair sharing."),
     Key("shortPartition", "0.1",
       "paper: fraction of executors reserved for short task sets, in [0, 1); at least one " +
         "when there are two or more executors."),
@@ -361,9 +368,12 @@ private[eagle] object EagleConf {
     if (policy != "adaptive" && policy != "paper") bad("policy", policy, "adaptive or paper")
     val placement = raw("placement").getOrElse("slots").toLowerCase(Locale.ROOT)
     if (placement != "slots" && placement != "lotes") bad("placement", placement, "slots or lotes")
+    val order = raw("order").getOrElse("srpt").toLowerCase(Locale.ROOT)
+    if (order != "srpt" && order != "fsp") bad("order", order, "srpt or fsp")
     EagleConf(
       policy = policy,
       placement = placement,
+      order = order,
       cutoffMs = if (raw("cutoffMs").isEmpty) 0L else long("cutoffMs", 1),
       reservationWindowMs = long("reservation.windowMs", 1),
       reservationHeadroom = double("reservation.headroom", _ > 0, "a number > 0"),

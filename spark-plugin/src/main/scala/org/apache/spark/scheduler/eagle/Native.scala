@@ -232,7 +232,7 @@ private[eagle] object Native {
     "defaultClass", "defaultEstimateMs", "seed", "failAfterCalls", "historyMaxEntries",
     "debugHoldCallMs", "policy", "reservationWindowMs", "reservationHeadroom",
     "reservationMaxFraction", "reservationIdleMs", "reservationBaseFraction", "longShare",
-    "placement", "deadlineFactor")
+    "placement", "deadlineFactor", "order")
 
   /** Layout of `enableDelay(params)`; mirrors `DELAY_PARAM_NAMES` in rust/eagle-jni/src/state.rs. */
   val DelayParamNames: Seq[String] = Seq(
