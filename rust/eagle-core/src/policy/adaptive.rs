@@ -306,23 +306,27 @@ impl Adaptive {
         let eligible = |s: &Self, j: u32| {
             !exclude.contains(&JobId(j)) && if s.c.jobs[j as usize].class.is_long() { long_ok } else { short_ok }
         };
-        let now_bits = if self.fsp() { 0 } else { bits(now) };
-        let mut due = Vec::new();
+        // The starvation deadline (SRPT order only: under FSP age is in the key).
         let mut overdue = None;
-        for &(d, j) in self.deadlines.iter() {
-            if d > now_bits {
-                break;
+        if !self.fsp() {
+            let now_bits = bits(now);
+            let mut seen = 0;
+            for &(d, j) in self.deadlines.iter() {
+                if d > now_bits {
+                    break;
+                }
+                seen += 1;
+                // Overdue jobs go first on every slot where they are warm or a cold start
+                // is worth it; a cold slot that is not goes to the order below.
+                if eligible(self, j) && node.is_none_or(|ni| self.worth_here(now, ni, j, true)) {
+                    overdue = Some(j);
+                    break;
+                }
             }
-            due.push(j);
-            // Overdue jobs go first on every slot where they are warm or a cold start is
-            // worth it; a cold slot that is not goes to the order below.
-            if eligible(self, j) && node.is_none_or(|ni| self.worth_here(now, ni, j, true)) {
-                overdue = Some(j);
-                break;
+            // Every job visited was seen overdue by this slot (no buffer: a hot path).
+            for &(_, j) in self.deadlines.iter().take(seen) {
+                self.meta[j as usize].due = true;
             }
-        }
-        for j in due {
-            self.meta[j as usize].due = true;
         }
         if overdue.is_some() {
             return overdue;
