@@ -283,7 +283,9 @@ impl Adaptive {
                 if members.is_empty() {
                     let future = gr.future;
                     self.groups.remove(&g);
-                    self.fair.leave(Unit::Group(g), future);
+                    if self.fsp() {
+                        self.fair.leave(Unit::Group(g), future);
+                    }
                 }
                 members.into_iter().for_each(|m| self.refresh(m));
             }
@@ -377,8 +379,10 @@ impl Adaptive {
         let task = chosen.unwrap_or(j.launched);
         j.launched += 1;
         let est = j.est;
-        self.fair.served(self.unit(job), est);
-        self.fair.deliver(est);
+        if self.fsp() {
+            self.fair.served(self.unit(job), est);
+            self.fair.deliver(est);
+        }
         self.take_slot(now, ni, JobId(job), long, est);
         let unlaunched = self.c.jobs[job as usize].unlaunched;
         self.c.remaining[job as usize] = if unlaunched == 0 { -1.0 } else { unlaunched as f64 * est };
@@ -639,9 +643,10 @@ impl Policy for Adaptive {
                 m.warming.remove(i);
             }
         }
-        let unit = self.unit(job.0);
+        if self.fsp() {
+            self.fair.served(self.unit(job.0), -self.c.jobs[job.0 as usize].est);
+        }
         let j = &mut self.c.jobs[job.0 as usize];
-        self.fair.served(unit, -j.est);
         j.launched = j.launched.saturating_sub(1);
         let pending = j.unlaunched + 1;
         if j.live {
@@ -678,7 +683,8 @@ impl Policy for Adaptive {
         self.refresh(job.0);
         match self.meta[job.0 as usize].group {
             Some(g) => self.arrivals.left(g, now, self.reservation.params().window),
-            None => self.fair.leave(Unit::Job(job.0), 0.0),
+            None if self.fsp() => self.fair.leave(Unit::Job(job.0), 0.0),
+            None => {}
         }
         self.leave_group(job.0);
         self.meta[job.0 as usize].warm = Vec::new();
@@ -699,7 +705,9 @@ impl Policy for Adaptive {
         let live = self.groups.contains_key(&group);
         self.arrivals.grouped(i, group, live, self.reservation.params().window);
         self.leave_group(i);
-        self.fair.merge(Unit::Job(i), Unit::Group(group));
+        if self.fsp() {
+            self.fair.merge(Unit::Job(i), Unit::Group(group));
+        }
         self.groups.entry(group).or_default().members.push(i);
         self.grouped += 1;
         self.meta[i as usize].group = Some(group);
