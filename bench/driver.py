@@ -57,6 +57,21 @@ def sleep_job(spark, durations_ms) -> int:
     return int(job.run(sc._jsc.sc(), ",".join(str(int(d)) for d in durations_ms)))
 
 
+def driver_cpu(spark) -> float | None:
+    """The driver JVM's CPU time so far (s): the scheduler's own cost lives there (with
+    Spark's), and on a shared machine it is CPU the executors do not get."""
+    try:
+        pid = spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid()
+    except Exception:
+        return None
+    return work.process_cpu_seconds(pid)
+
+
+def cpu_since(spark, before: float | None) -> float | None:
+    now = driver_cpu(spark)
+    return None if now is None or before is None else round(now - before, 2)
+
+
 def warm_up(spark, slots: int) -> None:
     sc = spark.sparkContext
     set_props(sc, {"bench.class": "warmup"})
@@ -98,6 +113,7 @@ def replay_one(spark, sched: str, plan: dict, tag: str, t0: float | None = None,
         }
 
     threads = []
+    cpu0 = driver_cpu(spark)
     t0 = time.time() + 1.0 if t0 is None else t0
     span = jobs[-1]["arrival_s"]
     log(f"{tag}: replaying {len(jobs)} jobs over {span:.1f}s")
@@ -129,7 +145,7 @@ def replay_one(spark, sched: str, plan: dict, tag: str, t0: float | None = None,
     ok = all(r and r["ok"] for r in records)
     log(f"{tag}: done in {wall:.1f}s")
     return {"tag": tag, "jobs": records, "wall_seconds": wall, "correct": ok,
-            "meta": plan.get("meta", {})}
+            "meta": plan.get("meta", {}), "driver_cpu_s": cpu_since(spark, cpu0)}
 
 
 def run_replay(spark, cfg: dict) -> dict:
@@ -211,12 +227,15 @@ def run_tpch(spark, cfg: dict) -> dict:
     t_all = time.time()
     if cfg.get("sort_alone"):
         rec = {}
+        cpu0 = driver_cpu(spark)
         timed_sort(spark, df, sched, rec, "sort-alone", os.path.join(run_dir, "sort-alone"))
-        log(f"sort alone: {rec['latency']:.1f}s")
+        cpu = cpu_since(spark, cpu0)
+        log(f"sort alone: {rec['latency']:.1f}s (driver CPU {cpu} s)")
         check(rec)
-        phases["alone"] = {"jobs": [rec], "correct": rec["ok"]}
+        phases["alone"] = {"jobs": [rec], "correct": rec["ok"], "driver_cpu_s": cpu}
     if cfg.get("stream", True):
         batch = {}
+        cpu0 = driver_cpu(spark)
         th = threading.Thread(target=timed_sort,
                               args=(spark, df, sched, batch, "sort-batch", os.path.join(run_dir, "sort-batch")),
                               name="batch", daemon=True)
@@ -228,11 +247,13 @@ def run_tpch(spark, cfg: dict) -> dict:
         qt.start()
         qt.join()
         th.join()
-        log(f"batch sort: {batch['latency']:.1f}s; queries: {sum(q['latency'] for q in queries):.1f}s in total")
+        cpu = cpu_since(spark, cpu0)
+        log(f"batch sort: {batch['latency']:.1f}s; queries: {sum(q['latency'] for q in queries):.1f}s "
+            f"in total (driver CPU {cpu} s)")
         check(batch)
         phases["stream"] = {"jobs": queries + [batch],
                             "correct": all(q["ok"] for q in queries) and batch["ok"],
-                            "answers_correct": all(q["ok"] for q in queries)}
+                            "answers_correct": all(q["ok"] for q in queries), "driver_cpu_s": cpu}
     wall = time.time() - t_all
     for ph in phases.values():
         ph["correct"] = all(j["ok"] for j in ph["jobs"])

@@ -161,7 +161,8 @@ def scenario_replay(args, tb, out_dir):
             runs.append(replay_run_entry(sched, p["ratio"], p["seed"], rr, metas[p["tag"]]))
             r = runs[-1]
             log(f"  {sched} {p['tag']}: short p50/p90/p99 = {fmt(r['short'])} | long = {fmt(r['long'])} | "
-                f"wall {r['wall_seconds'] or 0:.1f}s{'' if r['correct'] else ' | FAILED: ' + str(r.get('error'))}")
+                f"wall {r['wall_seconds'] or 0:.1f}s, driver CPU {r['driver_cpu_s']} s"
+                f"{'' if r['correct'] else ' | FAILED: ' + str(r.get('error'))}")
     steps.finish()
     results = {"scenario": "replay", "testbed": testbed_json(tb), "trace": os.path.basename(path),
                "cutoff_s": cutoff, "runs": runs, "summary": replay_summary(runs, args),
@@ -185,7 +186,7 @@ def replay_run_entry(sched, ratio, seed, res, meta):
     jobs = res.get("jobs") or []
     s, l, sl, ll = summarise_jobs(jobs)
     return {"scheduler": sched, "ratio": ratio, "seed": seed, "short": s, "long": l,
-            "wall_seconds": res.get("wall_seconds"),
+            "wall_seconds": res.get("wall_seconds"), "driver_cpu_s": res.get("driver_cpu_s"),
             "correct": bool(res.get("ok") and res.get("correct")),
             "error": res.get("error"), "locality": res.get("locality"), "work": res.get("work"),
             "tasks": sum(j.get("tasks", 0) for j in jobs if j),
@@ -275,7 +276,7 @@ def scenario_tpch_sort(args, tb, out_root, want):
         tp_runs.append({
             "scheduler": sched, "short": s, "long": l,
             "wall_seconds": res.get("wall_seconds"), "correct": bool(res.get("ok") and answers_ok),
-            "batch_seconds": batch[0]["latency"] if batch else None,
+            "batch_seconds": batch[0]["latency"] if batch else None, "driver_cpu_s": st.get("driver_cpu_s"),
             "queries": [{"query": q["query"], "latency": round(q["latency"], 3), "ok": q["ok"],
                          "check": q.get("check"), "under_batch": q.get("under_batch")} for q in queries],
             "queries_under_batch": sum(1 for q in queries if q.get("under_batch")),
@@ -289,15 +290,18 @@ def scenario_tpch_sort(args, tb, out_root, want):
             sa = stats.summary([j["latency"] for j in alone])
             sort_runs.append({"scheduler": sched, "variant": "alone", "short": stats.summary([]),
                               "long": sa, "wall_seconds": alone[0]["latency"] if alone else None,
+                              "driver_cpu_s": (phases.get("alone") or {}).get("driver_cpu_s"),
                               "correct": bool(res.get("ok") and alone and alone[0]["ok"]),
                               "sort_check": res.get("sort_check"),
                               "latencies": {"short": [], "long": [j["latency"] for j in alone]}})
             sort_runs.append({"scheduler": sched, "variant": "under-tpch", "short": s, "long": l,
                               "wall_seconds": r["batch_seconds"], "correct": r["correct"],
+                              "driver_cpu_s": st.get("driver_cpu_s"),
                               "sort_check": res.get("sort_check"), "work": res.get("work"),
                               "latencies": {"short": sl, "long": ll}})
             log(f"  {sched}: sort alone {sa.get('p50') or 0:.1f}s, under the TPC-H stream "
-                f"{r['batch_seconds'] or 0:.1f}s ({res.get('sort_check')})")
+                f"{r['batch_seconds'] or 0:.1f}s ({res.get('sort_check')}); driver CPU "
+                f"{(phases.get('alone') or {}).get('driver_cpu_s')} s alone, {st.get('driver_cpu_s')} s under the stream")
     steps.finish()
     meta = {"sf": args.sf, "parts": args.parts, "queries": args.queries, "sort_rows": rows, "sort_gb": args.sort_gb,
             "sort_partitions": sort_parts, "lead_s": args.lead, "gap_s": args.gap}

@@ -15,10 +15,30 @@ ended all pay it (eagle-core's ``warmup`` module uses the same definition). So e
   executor), ``restart`` (nothing of the stage was running; its earlier tasks had ended on
   other executors); and ``warm``, the others;
 - ``pairs``: per class, the (stage attempt, executor) pairs, each of which paid a warm-up.
+
+The driver is not in the event log, yet on a shared machine its CPU is the executors' loss:
+:func:`process_cpu_seconds` reads a process's CPU time, and the driver records its own JVM's
+per replay and per TPC-H phase (``driver_cpu_s`` in ``result.json`` and in the results),
+so a scheduler's cost in the driver is measured beside the tasks' work.
 """
 from __future__ import annotations
 
+import os
+
 from .eventlog import events
+
+
+def process_cpu_seconds(pid: int) -> float | None:
+    """User plus system CPU time (s) of process ``pid`` so far, from ``/proc/<pid>/stat``;
+    None where that cannot be read (another OS, a process gone)."""
+    try:
+        with open(f"/proc/{int(pid)}/stat") as f:
+            stat = f.read()
+        # The command name (field 2) is in parentheses and may hold spaces: count after it.
+        fields = stat[stat.rindex(")") + 2:].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
 
 KINDS = ("first", "widen", "warming", "restart", "warm")
 

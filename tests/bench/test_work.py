@@ -1,4 +1,5 @@
 import json
+import time
 
 from bench import report, work
 
@@ -57,3 +58,20 @@ def test_the_report_shows_each_applications_work_once(tmp_path):
     assert sum(r.count("<tr><td>eagle") for r in rows) == 1
     assert "<td>2</td>" in "".join(rows)
     assert report._work_table([{"scheduler": "fifo"}]) == []
+
+
+def test_process_cpu_seconds_counts_this_process_and_grows_with_its_work():
+    import os
+    before = work.process_cpu_seconds(os.getpid())
+    assert before is not None and before >= 0
+    t = time.process_time()
+    x = 0
+    while time.process_time() - t < 0.3:   # burn about 0.3 s of CPU
+        x += sum(range(1000))
+    after = work.process_cpu_seconds(os.getpid())
+    assert after - before >= 0.1, (before, after)
+
+
+def test_process_cpu_seconds_is_none_for_a_process_that_is_not_there():
+    assert work.process_cpu_seconds(2 ** 22 + 12345) is None
+    assert work.process_cpu_seconds(-1) is None
