@@ -553,6 +553,16 @@ impl Driver {
         }
     }
 
+    /// `job`'s tasks read input held by `nodes`, one entry per task (cached blocks on an
+    /// executor, or a host's executors for a host-level preference). Under the adaptive
+    /// policy a free slot of such a node is worth the job whatever its warm-up (see
+    /// [`crate::warmup`], "Data locality"), for as many launches there as entries.
+    pub fn set_input_nodes(&mut self, job: JobId, nodes: &[NodeId]) {
+        if self.meta.contains_key(&job.0) {
+            self.engine.set_input_nodes(job, nodes);
+        }
+    }
+
     /// Warm executors: the adaptive policy measures the warm-up from the tasks of the task
     /// sets it knows.
     fn tracks_warmup(&self, job: JobId) -> bool {

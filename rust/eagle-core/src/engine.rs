@@ -129,6 +129,11 @@ impl Engine {
         self.p.set_warmup(seconds)
     }
 
+    /// Driver mode: the nodes holding input of `job`'s tasks, one entry per task.
+    pub fn set_input_nodes(&mut self, job: JobId, nodes: &[NodeId]) {
+        self.p.set_input_nodes(job, nodes)
+    }
+
     /// Slots reserved for short work now (eagle-adaptive); `None` under the paper systems.
     pub fn reservation(&self) -> Option<u32> {
         self.p.reservation()

@@ -146,6 +146,11 @@ pub(crate) fn ints_in(env: &Env<'_>, a: &JIntArray<'_>) -> Res<Vec<i32>> {
     Ok(v)
 }
 
+/// An `Array[Int]` of engine node ids, each checked.
+fn nodes_in(env: &Env<'_>, a: &JIntArray<'_>) -> Res<Vec<eagle_core::NodeId>> {
+    Ok(ints_in(env, a)?.into_iter().map(state::node_id).collect::<Result<Vec<_>, _>>()?)
+}
+
 pub(crate) fn longs_in(env: &Env<'_>, a: &JLongArray<'_>) -> Res<Vec<i64>> {
     let n = a.len(env)?;
     let mut v = vec![0i64; n];
@@ -322,10 +327,7 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_restrict<'l>
 ) {
     env.with_env(|env| -> Res<()> {
         let job = state::job_id(job)?;
-        let nodes = ints_in(env, &nodes)?
-            .into_iter()
-            .map(state::node_id)
-            .collect::<Result<Vec<_>, _>>()?;
+        let nodes = nodes_in(env, &nodes)?;
         with_state(h, |st| {
             let usable = if restricted != 0 { Some(nodes.as_slice()) } else { None };
             st.driver.restrict(state::ms_to_s(now_ms), job, usable);
@@ -333,6 +335,27 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_restrict<'l>
         })
     })
     .resolve_with::<ThrowEagle, _>(|| "restrict")
+}
+
+/// `inputNodes(handle, job, nodes): Unit` — the nodes holding input of `job`'s tasks, one
+/// entry per task (warm executors weigh data locality; see eagle-core's `warmup`).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_inputNodes<'l>(
+    mut env: EnvUnowned<'l>,
+    _this: JObject<'l>,
+    h: jlong,
+    job: jint,
+    nodes: JIntArray<'l>,
+) {
+    env.with_env(|env| -> Res<()> {
+        let job = state::job_id(job)?;
+        let nodes = nodes_in(env, &nodes)?;
+        with_state(h, |st| {
+            st.driver.set_input_nodes(job, &nodes);
+            Ok(())
+        })
+    })
+    .resolve_with::<ThrowEagle, _>(|| "inputNodes")
 }
 
 /// `busySlots(handle): Long` — slots the engine counts taken (planned or running). Read-only.

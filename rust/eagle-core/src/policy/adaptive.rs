@@ -121,6 +121,9 @@ struct Meta {
     /// Nodes where the job has tasks running but none has ended yet, with when the first
     /// started (sorted): warming. A task started there now pays the warm-up too.
     warming: Vec<(u32, f64)>,
+    /// Nodes holding input of the job's tasks not launched there yet, with how many
+    /// (sorted): a slot there is worth the job ([`crate::warmup`], "Data locality").
+    input: Vec<(u32, u32)>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -368,6 +371,12 @@ impl Adaptive {
             None => None,
         };
         let m = &mut self.meta[job as usize];
+        if let Ok(i) = m.input.binary_search_by_key(&(ni as u32), |e| e.0) {
+            m.input[i].1 -= 1;
+            if m.input[i].1 == 0 {
+                m.input.remove(i);
+            }
+        }
         if m.warm.binary_search(&(ni as u32)).is_err() {
             if let Err(i) = m.warming.binary_search_by_key(&(ni as u32), |w| w.0) {
                 m.warming.insert(i, (ni as u32, now));
@@ -689,6 +698,7 @@ impl Policy for Adaptive {
         self.leave_group(job.0);
         self.meta[job.0 as usize].warm = Vec::new();
         self.meta[job.0 as usize].warming = Vec::new();
+        self.meta[job.0 as usize].input = Vec::new();
         self.c.maybe_free_job(job);
     }
 
@@ -728,6 +738,22 @@ impl Policy for Adaptive {
 
     fn reservation(&self) -> Option<u32> {
         Some(self.reservation.current())
+    }
+
+    fn set_input_nodes(&mut self, job: JobId, nodes: &[NodeId]) {
+        let Some(m) = self.meta.get_mut(job.0 as usize) else { return };
+        if !self.c.jobs.get(job.0 as usize).is_some_and(|j| j.live) {
+            return;
+        }
+        let mut ns: Vec<u32> = nodes.iter().map(|n| n.0).collect();
+        ns.sort_unstable();
+        m.input.clear();
+        for n in ns {
+            match m.input.last_mut() {
+                Some(e) if e.0 == n => e.1 += 1,
+                _ => m.input.push((n, 1)),
+            }
+        }
     }
 
     fn set_warmup(&mut self, seconds: f64) {

@@ -65,6 +65,9 @@ pub trait Policy: Send {
     /// Driver mode: the measured cost (seconds) of a task set's first task on an
     /// executor (see [`crate::warmup`]).
     fn set_warmup(&mut self, _seconds: f64) {}
+    /// Driver mode: `job`'s waiting tasks read input held by these nodes, one entry per
+    /// task (a node repeated for each of its tasks): see [`crate::warmup`], "Data locality".
+    fn set_input_nodes(&mut self, _job: JobId, _nodes: &[NodeId]) {}
     /// Slots currently reserved for short work (adaptive), if the policy sizes one.
     fn reservation(&self) -> Option<u32> {
         None

@@ -14,6 +14,11 @@ impl Adaptive {
         if self.warmup <= 0.0 || m.warm.binary_search(&(ni as u32)).is_ok() {
             return true;
         }
+        // Data locality: a waiting task reads its input here; elsewhere it would read it
+        // over the network after a locality wait, and a free slot here would idle.
+        if m.input.binary_search_by_key(&(ni as u32), |e| e.0).is_ok() {
+            return true;
+        }
         let j = &self.c.jobs[job as usize];
         let others = if crowded { self.live_units().saturating_sub(1) } else { 0 };
         match m.warming.binary_search_by_key(&(ni as u32), |w| w.0) {

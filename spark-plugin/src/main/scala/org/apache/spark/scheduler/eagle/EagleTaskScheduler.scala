@@ -178,6 +178,8 @@ private[spark] class EagleTaskScheduler(
     if (job >= 0 && eagleConf.adaptive) {
       val (sigs, counts) = futureStages(taskSet)
       engine.call("groupFuture")(_.groupFuture(_, group, sigs, counts))
+      val input = inputNodes(taskSet, width)
+      if (input.nonEmpty) engine.call("inputNodes")(_.inputNodes(_, job, input))
     }
     val tsm = new EagleTaskSetManager(this, taskSet, maxTaskFailures, healthTrackerOpt, job)
     val info = if (job >= 0) {
@@ -190,6 +192,23 @@ private[spark] class EagleTaskScheduler(
     summary.taskSetSubmitted(taskSet, stageName, signature, job, hintClass, hintEstimateMs, info)
     observer.taskSetSubmitted(taskSet, stageName, job, info)
     tsm
+  }
+
+  /**
+   * Where each task's input is, as engine nodes (`width` entries a task): the executor of a
+   * cached block, else the live executors of a preferred host. Executors not registered yet
+   * are left out.
+   */
+  private def inputNodes(taskSet: TaskSet, width: Int): Array[Int] = {
+    val out = mutable.ArrayBuilder.make[Int]
+    for (t <- taskSet.tasks) {
+      val nodes = t.preferredLocations.flatMap {
+        case l: ExecutorCacheTaskLocation => nodeOf.get(l.executorId).toSeq
+        case l => getExecutorsAliveOnHost(l.host).toSeq.flatten.flatMap(nodeOf.get)
+      }.distinct
+      for (n <- nodes; _ <- 0 until width) out += n
+    }
+    out.result()
   }
 
   /** The SparkContext is up (listener bus, UI, metrics system): start observing. */

@@ -92,6 +92,13 @@ private[eagle] class Native {
    */
   @native def restrict(handle: Long, nowMs: Long, job: Int, restricted: Int, nodes: Array[Int]): Unit
 
+  /**
+   * The nodes holding input of `job`'s tasks, one entry per slot a task takes (cached blocks
+   * on an executor; a host's executors for a host preference). The adaptive policy's warm
+   * executors rule counts such a node worth the task set (see eagle-core's `warmup`).
+   */
+  @native def inputNodes(handle: Long, job: Int, nodes: Array[Int]): Unit
+
   /** Slots the engine counts busy (planned or running) across live executors. Read-only. */
   @native def busySlots(handle: Long): Long
 
