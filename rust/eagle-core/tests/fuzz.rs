@@ -3,7 +3,8 @@
 //!
 //! Events: add/remove node, submit, set_pending, offer (with random exclusions), decline
 //! (of a launch of the last offer, as the plugin does), task_finished (success, failure,
-//! and bogus reports), remove_job, and clock jumps. Invariants:
+//! and bogus reports), remove_job, set_input_nodes (data locality, also for unknown jobs
+//! and nodes), and clock jumps. Invariants:
 //! - no panic;
 //! - an offer never plans more launches of a job than the host says are pending, never an
 //!   excluded, unknown or removed job, and never more than the node's free slots;
@@ -25,6 +26,7 @@ static LAUNCHES: AtomicU64 = AtomicU64::new(0);
 static DECLINES: AtomicU64 = AtomicU64::new(0);
 static ENDS: AtomicU64 = AtomicU64::new(0);
 static LOST: AtomicU64 = AtomicU64::new(0);
+static INPUTS: AtomicU64 = AtomicU64::new(0);
 
 /// SplitMix64: small, seedable, good enough for event generation.
 struct Rng(u64);
@@ -275,6 +277,15 @@ fn sequence(seed: u64) -> u64 {
                     m.last_plan.retain(|&(_, pj)| pj != job);
                 }
             }
+            // input nodes of a task set (maybe unknown, removed, or naming dead or unknown
+            // nodes), as the plugin reports them at creation
+            94..=95 => {
+                let job = r.below(m.jobs.len() as u64 + 2) as u32;
+                let k = r.below(12);
+                let nodes: Vec<NodeId> = (0..k).map(|_| NodeId(r.below(m.nodes.len() as u64 + 2) as u32)).collect();
+                d.set_input_nodes(JobId(job), &nodes);
+                INPUTS.fetch_add(1, Relaxed);
+            }
             // clock: small steps, equal times, big jumps
             _ => {
                 now += match r.below(4) {
@@ -301,12 +312,13 @@ fn random_event_sequences_keep_the_invariants() {
         events += sequence(base.wrapping_add(i).wrapping_mul(0x2545_F491_4F6C_DD1D));
     }
     let (l, dc, en, lo) = (LAUNCHES.load(Relaxed), DECLINES.load(Relaxed), ENDS.load(Relaxed), LOST.load(Relaxed));
+    let inputs = INPUTS.load(Relaxed);
     eprintln!(
-        "fuzz: {n} sequences, {events} events in {:.1} s ({l} launches, {dc} declines, {en} task ends, {lo} lost)",
+        "fuzz: {n} sequences, {events} events in {:.1} s ({l} launches, {dc} declines, {en} task ends, {lo} lost, {inputs} input reports)",
         t0.elapsed().as_secs_f64()
     );
     if n >= 100 {
-        assert!(l > 0 && dc > 0 && en > 0 && lo > 0, "the sequences exercise every path");
+        assert!(l > 0 && dc > 0 && en > 0 && lo > 0 && inputs > 0, "the sequences exercise every path");
     }
 }
 
