@@ -597,3 +597,54 @@ fn an_executors_input_counts_once_per_task_and_only_for_its_task_set() {
     // y's input is nowhere: b's last slot is still not worth y.
     assert_eq!(d.offer(t, b, 1, &[]), vec![]);
 }
+
+/// A task set that waits with nothing known about it (no hint, no history, no task ended)
+/// is estimated at the application's typical warm task as it is *now*, not as it was when
+/// the task set came: SRPT compares such task sets by their task counts at one per-task
+/// estimate. TPC-H under a sort (2026-11-27, `scripts/bench sort`): the first seven
+/// queries' stages came while the typical task was 1.11 s (the sort's setup stages) and
+/// kept that while it fell to 0.42-0.59 s within ten seconds, so Q6's 32-task scan (37
+/// task-seconds in all) looked like 35.5 s of work against 7.3 s for a later query's
+/// 16-task stage, and Q6 took 70 s where FAIR took 36 s.
+#[test]
+fn a_waiting_task_set_nothing_is_known_about_follows_the_typical_task() {
+    // SRPT alone decides here: no starvation deadline falls due.
+    let adaptive = eagle_core::reservation::AdaptiveParams { deadline_factor: 1e6, ..Default::default() };
+    let (mut d, nodes, mut t) = calibrated_with(DriverConfig { adaptive, ..config() }, 2, 1.2, 1.0);
+    // Submitted at a typical task of 1 s: 8 tasks look like 8 s of work.
+    let a = d.submit(t, 8, None, None, 40);
+    assert_eq!(d.job_estimate(a).unwrap(), (1.0, eagle_core::EstimateSource::Default));
+    // Three task sets of 0.25 s warm tasks end meanwhile, on an executor a may not use.
+    let ends_beside = |d: &mut Driver, mut t: f64, sig: u64, warm: f64, others: &[JobId]| {
+        let j = d.submit(t, 2, None, Some(warm), sig);
+        for s in [1.2, warm] {
+            assert_eq!(d.offer(t, nodes[0], 1, others), vec![j]);
+            t += s;
+            d.task_finished(t, nodes[0], j, Some(s));
+        }
+        d.remove_job(t, j);
+        t
+    };
+    for sig in 41..44 {
+        t = ends_beside(&mut d, t, sig, 0.25, &[a]);
+    }
+    let (est, src) = d.job_estimate(a).unwrap();
+    assert!((est - 0.25).abs() < 1e-9, "a follows the typical task: {est}");
+    assert_eq!(src, eagle_core::EstimateSource::Default);
+    // So a (8 x 0.25 = 2 s) goes before a task set of 16 tasks of 0.25 s (4 s), where at
+    // its stale 1 s a would have looked like 8 s.
+    let b = d.submit(t, 16, None, Some(0.25), 45);
+    assert_eq!(d.offer(t, nodes[1], 1, &[]), vec![a]);
+    // Once a task of its own ends, the running mean takes over as before.
+    t += 0.6;
+    d.task_finished(t, nodes[1], a, Some(0.6));
+    let (_, src) = d.job_estimate(a).unwrap();
+    assert_eq!(src, eagle_core::EstimateSource::RunningMean);
+    for sig in 46..50 {
+        t = ends_beside(&mut d, t, sig, 2.0, &[a, b]);
+    }
+    let (est, _) = d.job_estimate(a).unwrap();
+    assert!(est < 1.0, "a's own evidence stands, not the typical: {est}");
+    // b came with a hint: it keeps it.
+    assert_eq!(d.job_estimate(b).unwrap(), (0.25, eagle_core::EstimateSource::Hint));
+}
