@@ -1,6 +1,7 @@
 //! The Spark-facing façade: Eagle in driver mode (exact state, no network delay),
 //! plus job classification and duration estimates (hint → history → running mean
-//! → default, see [`crate::estimate`]). The JNI bridge wraps this 1:1.
+//! → default, see [`crate::estimate`]; how the driver keeps them current is in
+//! [`estimates`]). The JNI bridge wraps this 1:1.
 //!
 //! Inside one Spark driver the engine sees the whole cluster, so the long-work
 //! bitvector, the queues and the remaining work are exact: this is the paper's
@@ -13,6 +14,9 @@ use crate::delay::{DelayParams, LearnedIntervals, Level, Sample, StageDelay};
 use crate::engine::{Counters, Engine, JobSpec};
 pub use crate::estimate::EstimateSource;
 use crate::estimate::{self, History, RunningMean, TypicalTask};
+
+mod estimates;
+use estimates::Meta;
 use crate::reservation::AdaptiveParams;
 use crate::types::*;
 use crate::warmup::WarmupCost;
@@ -147,29 +151,6 @@ impl DriverConfig {
     }
 }
 
-/// Adaptive: how many tasks the estimate a task set was submitted with counts for against
-/// its cold completions, until a warm one ends (see [`Driver::task_finished`]).
-const PRIOR_TASKS: f64 = 2.0;
-
-#[derive(Clone, Debug)]
-struct Meta {
-    signature: u64,
-    source: EstimateSource,
-    class_forced: bool,
-    observed: RunningMean,
-    delay: Option<StageDelay>,
-    /// The class may still change once (it was set before any cutoff was known).
-    unsettled: bool,
-    /// Scheduled as short because Spark lets this long job run only on short-only nodes
-    /// (see [`Driver::restrict`]).
-    demoted: bool,
-    /// The estimate the task set was submitted with (while it is the typical task, the
-    /// typical task of now: [`Driver::follow_typical`]).
-    submitted: f64,
-    /// The class hint it came with (which typical task a default estimate is).
-    hint_class: Option<Class>,
-}
-
 pub struct Driver {
     cfg: DriverConfig,
     engine: Engine,
@@ -276,36 +257,6 @@ impl Driver {
             self.points.pop_front();
         }
         self.points.push_back(p);
-    }
-
-    /// The estimate of a task set with no hint and no history: `defaultEstimateMs`, or under
-    /// the adaptive policy the application's typical task once a task set has ended.
-    fn default_estimate(&self) -> f64 {
-        match self.cfg.policy {
-            PolicyKind::Adaptive => self.typical.median().unwrap_or(self.cfg.default_estimate),
-            PolicyKind::Paper => self.cfg.default_estimate,
-        }
-    }
-
-    /// [`Driver::default_estimate`] for a task set hinted `hint_class`: a task set hinted
-    /// long (when the default class is short) gets the long class's typical task, since the
-    /// typical task of the default class is a query stage's (the sort's reduce stage came in
-    /// at 0.4 s against 30 s tasks).
-    fn default_estimate_for(&self, hint_class: Option<Class>) -> f64 {
-        match hint_class {
-            Some(Class::Long) if self.cfg.default_class != Class::Long => {
-                self.typical_long.median().unwrap_or_else(|| self.default_estimate())
-            }
-            _ => self.default_estimate(),
-        }
-    }
-
-    /// Learns from a task set's mean duration (adaptive without an explicit cutoff); a
-    /// moved boundary restarts the engine's short-demand window.
-    fn learn(&mut self, now: Time, seconds: f64) {
-        if self.cfg.policy == PolicyKind::Adaptive && self.cfg.cutoff.is_none() && self.split.observe(seconds) {
-            self.engine.classes_changed(now);
-        }
     }
 
     /// Turns on Dynamic Delay Scheduling (see [`crate::delay`]) for task sets submitted
@@ -590,105 +541,10 @@ impl Driver {
         self.learn_from_task(now, job, duration);
     }
 
-    fn learn_from_task(&mut self, now: Time, job: JobId, duration: Option<f64>) {
-        let Some(d) = duration.filter(|d| d.is_finite() && *d >= 0.0) else { return };
-        let cutoff = self.cutoff();
-        let adaptive = self.cfg.policy == PolicyKind::Adaptive;
-        // Adaptive: the warm mean (a task's first tasks on each executor paid the warm-up).
-        let warm = if adaptive { self.warmup.warm_mean(job.0) } else { None };
-        let cold_only = adaptive && self.warmup.measured_warm_mean(job.0).is_none();
-        let Some(m) = self.meta.get_mut(&job.0) else { return };
-        m.observed.add(d);
-        let current = self.engine.job(job).map(|j| (j.class, j.estimate));
-        let revise = matches!(m.source, EstimateSource::Default | EstimateSource::RunningMean);
-        if revise {
-            m.source = EstimateSource::RunningMean;
-        }
-        let est = if revise { warm.or(m.observed.mean()).unwrap_or(d) } else { current.map_or(d, |c| c.1) };
-        // Paper: the class follows the running mean through the cutoff. Adaptive: a class
-        // is set once from a real estimate and a known cutoff, then kept (no flapping).
-        let class = if m.class_forced || m.demoted || (adaptive && !m.unsettled) {
-            current.map(|c| c.0)
-        } else if adaptive {
-            match cutoff {
-                Some(c) => {
-                    m.unsettled = false;
-                    Some(Class::from_estimate(est, c))
-                }
-                None => current.map(|c| c.0),
-            }
-        } else {
-            None
-        };
-        // Adaptive: cold completions alone bound the warm tasks from above only (contention
-        // can make them many times slower), so they raise the estimate above the one the
-        // task set came with only gradually: in log space the submitted estimate counts as
-        // PRIOR_TASKS tasks against each cold completion. An overestimate would keep the
-        // task set last by SRPT, launching nothing, with no warm task ever ending to correct
-        // it; a long stage's first wave, all cold, still moves it most of the way. Its
-        // class follows the cold evidence as it is.
-        let est = if revise && cold_only && est > m.submitted && m.submitted > 0.0 {
-            let n = self.warmup.cold_completions(job.0) as f64;
-            ((PRIOR_TASKS * m.submitted.ln() + n * est.ln()) / (PRIOR_TASKS + n)).exp()
-        } else {
-            est
-        };
-        let reclassify = adaptive && class != current.map(|c| c.0);
-        if revise || reclassify {
-            self.engine.set_estimate_with(now, job, est, class, &mut self.out);
-        }
-        self.record_point(now);
-    }
-
-    /// Adaptive: the typical task moved, so every other task set still estimated at it (no
-    /// hint, no history, no task of its own ended) takes the new one. SRPT then compares such
-    /// task sets by their task counts at one per-task estimate, whenever each came; a stale
-    /// estimate would only correct itself once a task ran, which SRPT may put off for long
-    /// (TPC-H under a sort: queries that came while the typical task was the sort's setup
-    /// stages' 1.1 s looked two to four times their size against later ones). The class
-    /// stays as it was: a task set does not change class on a guess.
-    fn follow_typical(&mut self, now: Time, ended: JobId) {
-        if self.cfg.policy != PolicyKind::Adaptive {
-            return;
-        }
-        let mut moved: Vec<(u32, f64)> = Vec::new();
-        for (&id, m) in self.meta.iter() {
-            if id == ended.0 || m.source != EstimateSource::Default || m.observed.count > 0 {
-                continue;
-            }
-            let est = self.default_estimate_for(m.hint_class);
-            if est != m.submitted {
-                moved.push((id, est));
-            }
-        }
-        moved.sort_unstable_by_key(|e| e.0);
-        for (id, est) in moved {
-            let Some(class) = self.engine.job(JobId(id)).map(|j| j.class) else { continue };
-            if let Some(m) = self.meta.get_mut(&id) {
-                m.submitted = est;
-            }
-            self.out.clear();
-            self.engine.set_estimate_with(now, JobId(id), est, Some(class), &mut self.out);
-        }
-    }
-
     /// The task set is gone; its mean (adaptive: the warm mean) goes into the history under its signature.
     pub fn remove_job(&mut self, now: Time, job: JobId) {
         let warm = self.warmup.warm_mean(job.0);
-        // The typical task is of the class a task set nothing is known about gets (the
-        // default class), from measured warm means only (a one-task stage has none).
-        let class = self.engine.job(job).map(|j| j.class);
-        if let (Some(w), Some(class)) = (self.warmup.measured_warm_mean(job.0), class) {
-            let before = (self.typical.median(), self.typical_long.median());
-            if class == self.cfg.default_class {
-                self.typical.ended(w);
-            } else if class.is_long() {
-                self.typical_long.ended(w);
-            }
-            if before != (self.typical.median(), self.typical_long.median()) {
-                self.follow_typical(now, job);
-            }
-        }
+        self.typical_ended(now, job);
         self.engine.remove_job(now, job);
         if self.warmup.job_removed(job.0) {
             self.engine.set_warmup(self.warmup.cost());
