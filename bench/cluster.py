@@ -6,8 +6,8 @@ in arrival order; every job keeps its arrival time). Systems, each on a fresh te
 
 * ``eagle``, ``eagle-adaptive``, ``hawk``, ``sparrow`` — cluster mode
   (``spark.scheduler.eagle.cluster.central``) on the same daemons (``scripts/testbed.sh
-  --eagle-daemons --eagle-policy P``; ``--short-partition adaptive`` makes the central's short-only
-  partition adaptive for every cluster system): each host's
+  --eagle-daemons --eagle-policy P``; ``--short-partition adaptive|slots`` makes the central's short
+  partition adaptive, in whole hosts or in slots kept on every host, for every cluster system): each host's
   ``eagle-node`` owns ``--cores`` slots; every worker advertises slots x 4 cores, and each
   application takes one executor of ``slots`` cores on every host (the README's recipe). Jobs
   carry the trace's class and estimate as hints.
@@ -46,7 +46,7 @@ NODE_PORT = 7101                     # scripts/testbed.sh runs every eagle-node 
 def add_arguments(p):
     p.add_argument("--systems", default=",".join(SYSTEMS),
                    help=f"cluster: comma list of {','.join(SYSTEMS)} (default all)")
-    p.add_argument("--short-partition", choices=("fixed", "adaptive"),
+    p.add_argument("--short-partition", choices=("fixed", "adaptive", "slots"),
                    help="cluster: eagle-central's short-only partition for every cluster-mode system "
                         "(default fixed, the paper's)")
     p.add_argument("--no-warmup", action="store_true",

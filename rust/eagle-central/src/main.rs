@@ -23,12 +23,14 @@ struct Args {
     #[arg(long, default_value = "")]
     nodes: String,
     /// Share of connected hosts kept for short work only (Eagle's short partition); the
-    /// floor under --short-partition adaptive.
+    /// floor under --short-partition adaptive and slots.
     #[arg(long, default_value_t = 0.1)]
     short_fraction: f64,
     /// fixed: the short partition is --short-fraction of the hosts (the paper's). adaptive:
     /// at least that, grown to cover the short tasks the drivers report running and waiting
-    /// over a 10 s window, at most half the slots.
+    /// over a 10 s window, at most half the slots. slots: the same demand kept as slots on
+    /// every host, one per host in turn (each node is told its count; its long work leaves
+    /// those slots free).
     #[arg(long, default_value = "fixed", value_parser = eagle_central::short_partition::ShortPartition::parse)]
     short_partition: eagle_central::short_partition::ShortPartition,
     /// Keep-alive period towards the nodes (ms); under a third of their --lease-ms.

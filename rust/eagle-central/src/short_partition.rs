@@ -24,6 +24,17 @@
 //! the partition takes no new long placements; the long work already queued there drains,
 //! and its bit in the SSS bitvector clears when the last of it ends, after which short
 //! probes are accepted there. Only new placements see the change: nothing queued is moved.
+//!
+//! `slots` sizes the same demand in slots and keeps them on every host instead of on whole
+//! hosts: one slot of each host in turn, lowest index first, then a second, and so on
+//! ([`short_slots_per_host`]). Each node is told its count (`ShortSlots`): its long work
+//! holds at most its other slots, and it queues short probes whatever long work it holds.
+//! On hosts of two slots, whole hosts made half the cluster short-only at the demand's cap,
+//! with the long work packed onto the other half and short probes closed out of it
+//! (README, "The adaptive short partition, measured"); with slots, a demand of four keeps
+//! one slot on each of four hosts, every host still takes long work, and short jobs find
+//! queues on as many hosts as hold a kept slot. A host whose every slot is kept (a host of
+//! one slot) takes no long placement.
 
 use crate::state::ConnId;
 use eagle_core::partition::short_only_count;
@@ -37,6 +48,8 @@ pub enum ShortPartition {
     Fixed,
     /// At least that, grown to the drivers' observed short demand.
     Adaptive,
+    /// The same demand, kept as slots spread over the hosts rather than whole hosts.
+    Slots,
 }
 
 impl ShortPartition {
@@ -45,7 +58,8 @@ impl ShortPartition {
         match s {
             "fixed" => Ok(ShortPartition::Fixed),
             "adaptive" => Ok(ShortPartition::Adaptive),
-            _ => Err(format!("--short-partition must be fixed or adaptive, got '{s}'")),
+            "slots" => Ok(ShortPartition::Slots),
+            _ => Err(format!("--short-partition must be fixed, adaptive or slots, got '{s}'")),
         }
     }
 }
@@ -132,6 +146,27 @@ pub fn short_only_hosts(slots: &[u32], fraction: f64, short_slots: u32) -> usize
     k.max(floor).min(n - 1)
 }
 
+/// `--short-partition slots`: the slots each live host (in partition order, with these
+/// slot counts) keeps for short work. They cover `short_slots`, at least the fixed share's
+/// (the slots of its `round(fraction × hosts)` hosts), never every slot; they are dealt
+/// one per host in turn, lowest index first, so a host keeps a second only once every
+/// host keeps one.
+pub fn short_slots_per_host(slots: &[u32], fraction: f64, short_slots: u32) -> Vec<u32> {
+    let total: u64 = slots.iter().map(|&s| s as u64).sum();
+    let floor: u64 = slots[..short_only_count(slots.len(), fraction).min(slots.len())].iter().map(|&s| s as u64).sum();
+    let mut want = (short_slots as u64).max(floor).min(total.saturating_sub(1));
+    let mut kept = vec![0u32; slots.len()];
+    while want > 0 {
+        for (k, &s) in kept.iter_mut().zip(slots) {
+            if want > 0 && *k < s {
+                *k += 1;
+                want -= 1;
+            }
+        }
+    }
+    kept
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -147,6 +182,25 @@ mod tests {
         assert_eq!(short_only_hosts(&two, 0.0, 0), 0);
         assert_eq!(short_only_hosts(&[4, 1, 1], 0.0, 5), 2, "by the hosts' own slots");
         assert_eq!(short_only_hosts(&[4], 0.5, 9), 0, "one host is never short-only");
+    }
+
+    #[test]
+    fn kept_slots_go_one_per_host_in_turn_with_the_fixed_share_as_a_floor() {
+        let two = [2u32; 8];
+        assert_eq!(short_slots_per_host(&two, 0.1, 0), [1, 1, 0, 0, 0, 0, 0, 0], "the paper's host, as slots");
+        assert_eq!(short_slots_per_host(&two, 0.1, 5), [1, 1, 1, 1, 1, 0, 0, 0]);
+        assert_eq!(short_slots_per_host(&two, 0.1, 10), [2, 2, 1, 1, 1, 1, 1, 1], "a second slot once every host keeps one");
+        assert_eq!(short_slots_per_host(&two, 0.1, 99), [2, 2, 2, 2, 2, 2, 2, 1], "never every slot");
+        assert_eq!(short_slots_per_host(&two, 0.0, 0), [0; 8]);
+        assert_eq!(short_slots_per_host(&[1, 4, 1], 0.0, 4), [1, 2, 1], "by the hosts' own slots");
+        assert_eq!(short_slots_per_host(&[3], 0.5, 9), [2], "one host keeps a slot for long work");
+        assert_eq!(short_slots_per_host(&[], 0.5, 9), Vec::<u32>::new());
+        for want in 0..40 {
+            let kept = short_slots_per_host(&[2, 1, 3, 2], 0.25, want);
+            let sum: u32 = kept.iter().sum();
+            assert_eq!(sum, want.max(2).min(7), "{want}: {kept:?}");
+            assert!(kept.iter().zip([2, 1, 3, 2]).all(|(k, s)| *k <= s));
+        }
     }
 
     #[test]

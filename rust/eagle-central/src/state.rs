@@ -7,7 +7,9 @@
 //! policy is eagle-core's: [`eagle_core::lwl::water_fill`] spreads a job's tasks,
 //! [`eagle_core::sss::LongMap`] keeps the per-host long-task counts and the
 //! bitvector, and the connected hosts split into the short-only and general partitions
-//! by a fixed share or by the drivers' short demand ([`crate::short_partition`]).
+//! by a fixed share or by the drivers' short demand ([`crate::short_partition`]);
+//! under `--short-partition slots` the demand is kept as slots on every host instead,
+//! each node told its count (`ShortSlots`) when it changes.
 //!
 //! Hosts may differ in size and tasks in width (issue 15): the central asks every node
 //! for its `Status` when its link comes up and keeps the node's slot count; where each
@@ -19,7 +21,7 @@
 //! work and its bit (its reservations died with the daemon).
 
 use crate::placement::{Candidate, HostPlacement, Placement};
-use crate::short_partition::{short_only_hosts, ShortDemand, ShortPartition};
+use crate::short_partition::{short_only_hosts, short_slots_per_host, ShortDemand, ShortPartition};
 use eagle_core::partition::Partitions;
 use eagle_core::sss::LongMap;
 use eagle_core::types::NodeId;
@@ -61,6 +63,10 @@ struct Host {
     work_ms: f64,
     /// The node's slots, from its `Status` (unknown until it answers).
     slots: Option<u32>,
+    /// `--short-partition slots`: the slots it keeps for short work now, and the count
+    /// its node was last told (`None`: not told since its link came up).
+    kept: u32,
+    told: Option<u32>,
 }
 
 pub struct CentralState {
@@ -69,9 +75,11 @@ pub struct CentralState {
     long: LongMap,
     stamp: u64,
     short_fraction: f64,
-    /// `--short-partition adaptive`: the drivers' short demand (else the fixed share).
+    mode: ShortPartition,
+    /// `--short-partition adaptive` or `slots`: the drivers' short demand (else the
+    /// fixed share).
     demand: Option<ShortDemand>,
-    /// Short-only hosts at the last layout (logged when it changes).
+    /// Short-only hosts (`slots`: kept slots) at the last layout (logged when it changes).
     short_only: usize,
     /// Seconds on the caller's clock ([`CentralState::set_now`]).
     now: f64,
@@ -101,6 +109,7 @@ impl CentralState {
             long: LongMap::default(),
             stamp: 0,
             short_fraction,
+            mode: ShortPartition::Fixed,
             demand: None,
             short_only: 0,
             now: 0.0,
@@ -117,7 +126,8 @@ impl CentralState {
     /// Sizes the short-only partition by `mode` (the default is [`ShortPartition::Fixed`]);
     /// `short_fraction` stays its floor.
     pub fn with_short_partition(mut self, mode: ShortPartition) -> CentralState {
-        self.demand = (mode == ShortPartition::Adaptive).then(|| ShortDemand::new(self.now));
+        self.mode = mode;
+        self.demand = (mode != ShortPartition::Fixed).then(|| ShortDemand::new(self.now));
         self
     }
 
@@ -129,7 +139,7 @@ impl CentralState {
 
     fn add_host(&mut self, name: &str, addr: &str, out: &mut Vec<Action>) -> HostId {
         let host = self.hosts.len() as HostId;
-        self.hosts.push(Host { name: name.to_string(), up: false, work_ms: 0.0, slots: None });
+        self.hosts.push(Host { name: name.to_string(), up: false, work_ms: 0.0, slots: None, kept: 0, told: None });
         self.long.grow(self.hosts.len());
         out.push(Action::Dial { host, addr: addr.to_string() });
         host
@@ -154,7 +164,9 @@ impl CentralState {
             }
             Event::Message { conn, msg } => self.message(conn, msg, &mut out),
             Event::NodeUp { host } => {
-                self.hosts[host as usize].up = true;
+                let h = &mut self.hosts[host as usize];
+                h.up = true;
+                h.told = None;
                 // Its size: the answer comes back as `FromNode::Status`.
                 out.push(Action::ToNode { host, msg: ToNode::Status });
             }
@@ -162,6 +174,7 @@ impl CentralState {
                 let h = &mut self.hosts[host as usize];
                 h.up = false;
                 h.work_ms = 0.0;
+                h.told = None;
                 self.long.clear(host as usize);
                 self.placement.host_lost(host);
             }
@@ -192,7 +205,38 @@ impl CentralState {
                 }
             }
         }
+        self.tell_short_slots(&mut out);
         out
+    }
+
+    /// `--short-partition slots`: tells each connected node whose kept slots changed (the
+    /// demand moves with the drivers' reports and with time) its new count.
+    fn tell_short_slots(&mut self, out: &mut Vec<Action>) {
+        if self.mode != ShortPartition::Slots {
+            return;
+        }
+        self.layout();
+        for (i, h) in self.hosts.iter_mut().enumerate() {
+            if h.up && h.slots.is_some() && h.told != Some(h.kept) {
+                h.told = Some(h.kept);
+                out.push(Action::ToNode { host: i as HostId, msg: ToNode::ShortSlots { slots: h.kept } });
+            }
+        }
+    }
+
+    /// The bitvector now: the hosts holding long work (§3.1), less those that keep short
+    /// slots (`--short-partition slots`), which queue short probes whatever long work
+    /// they hold.
+    fn bitvector(&mut self) -> Bitvector {
+        let mut words = self.long.snapshot().to_vec();
+        for (i, h) in self.hosts.iter().enumerate() {
+            if h.kept > 0 {
+                if let Some(w) = words.get_mut(i / 64) {
+                    *w &= !(1u64 << (i % 64));
+                }
+            }
+        }
+        Bitvector { stamp: self.stamp, words }
     }
 
     fn message(&mut self, conn: ConnId, msg: ToCentral, out: &mut Vec<Action>) {
@@ -214,7 +258,7 @@ impl CentralState {
                     return reply(out, FromCentral::Unplaced { job, tasks });
                 }
                 self.stamp += 1;
-                let bitvector = Bitvector { stamp: self.stamp, words: self.long.snapshot().to_vec() };
+                let bitvector = self.bitvector();
                 for &host in &placed {
                     let msg = ToNode::Place { app: app.clone(), job, est_ms, bitvector: bitvector.clone(), cpus };
                     out.push(Action::ToNode { host, msg });
@@ -258,7 +302,8 @@ impl CentralState {
             .iter()
             .map(|n| {
                 let h = &self.hosts[n.0 as usize];
-                Candidate { host: n.0, work_ms: h.work_ms, slots: h.slots }
+                // The slots long work may hold there: all but the ones kept for short work.
+                Candidate { host: n.0, work_ms: h.work_ms, slots: h.slots.map(|s| s - h.kept) }
             })
             .collect();
         let chosen = self.placement.choose(app, job, tasks, est_ms, cpus, &candidates);
@@ -286,12 +331,17 @@ impl CentralState {
     /// the fixed share or, adaptive, by the short demand ([`crate::short_partition`]).
     fn layout(&mut self) -> Partitions {
         let live: Vec<NodeId> = (0..self.hosts.len()).filter(|&i| self.hosts[i].up).map(|i| NodeId(i as u32)).collect();
+        let per_slot = self.mode == ShortPartition::Slots;
         let k = match &mut self.demand {
             None => return Partitions::dynamic_layout(&live, self.short_fraction),
             Some(d) => {
-                // A node whose size is not known yet counts as one slot.
-                let slots: Vec<u32> = live.iter().map(|n| self.hosts[n.0 as usize].slots.unwrap_or(1)).collect();
+                // A node whose size is not known yet counts as one slot (`slots`: keeps none).
+                let unknown = if per_slot { 0 } else { 1 };
+                let slots: Vec<u32> = live.iter().map(|n| self.hosts[n.0 as usize].slots.unwrap_or(unknown)).collect();
                 let want = d.slots(self.now, slots.iter().map(|&s| s as u64).sum());
+                if per_slot {
+                    return self.keep_slots(&live, &slots, want);
+                }
                 let k = short_only_hosts(&slots, self.short_fraction, want);
                 if k != self.short_only {
                     log::info!("short partition: {k} of {} hosts (short demand {want} slots)", live.len());
@@ -301,6 +351,33 @@ impl CentralState {
         };
         self.short_only = k;
         Partitions::with_short_only(&live, k)
+    }
+
+    /// `--short-partition slots`: keeps `want` slots for short work over the `live` hosts
+    /// (of these `slots`); the general partition is every host with a slot left for long
+    /// work.
+    fn keep_slots(&mut self, live: &[NodeId], slots: &[u32], want: u32) -> Partitions {
+        let kept = short_slots_per_host(slots, self.short_fraction, want);
+        for h in self.hosts.iter_mut() {
+            h.kept = 0;
+        }
+        for (n, &k) in live.iter().zip(&kept) {
+            self.hosts[n.0 as usize].kept = k;
+        }
+        let sum: u32 = kept.iter().sum();
+        if sum as usize != self.short_only {
+            log::info!("short slots: {sum} of {} (short demand {want} slots), per host {kept:?}", slots.iter().sum::<u32>());
+        }
+        self.short_only = sum as usize;
+        let mut p = Partitions { small: live.to_vec(), ..Partitions::default() };
+        for (i, &n) in live.iter().enumerate() {
+            if slots[i] > 0 && kept[i] >= slots[i] {
+                p.short_only.push(n);
+            } else {
+                p.big.push(n);
+            }
+        }
+        p
     }
 
     pub fn status(&mut self) -> CentralStatus {
@@ -316,9 +393,10 @@ impl CentralState {
                     general: general.contains(&NodeId(i as u32)),
                     long_tasks: self.long.count(i),
                     work_ms: h.work_ms,
+                    short_slots: h.kept,
                 })
                 .collect(),
-            bitvector: Bitvector { stamp: self.stamp, words: self.long.snapshot().to_vec() },
+            bitvector: self.bitvector(),
             short_slots: self.demand.as_ref().map_or(0, |d| d.current()),
         }
     }
@@ -406,6 +484,60 @@ mod tests {
         assert_eq!(s.status().short_slots, 0);
     }
 
+    /// The `ShortSlots` counts told in `out`, by host.
+    fn told(out: &[Action]) -> BTreeMap<HostId, u32> {
+        out.iter()
+            .filter_map(|a| match a {
+                Action::ToNode { host, msg: ToNode::ShortSlots { slots } } => Some((*host, *slots)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn slots_keep_the_short_demand_on_every_host_and_each_node_is_told_its_count() {
+        let hosts: Vec<(String, String)> = (0..8).map(|i| (format!("h{i}"), format!("10.0.0.{i}:7000"))).collect();
+        let (s, _) = CentralState::new(&hosts, 0.1);
+        let mut s = s.with_short_partition(ShortPartition::Slots);
+        let mut last = BTreeMap::new();
+        for h in 0..8 {
+            last.extend(told(&s.handle(Event::NodeUp { host: h })));
+            let st = NodeStatus { policy: "eagle".into(), slots: 2, leased: 0, running: 0, holds_long: false, apps: Vec::new(), bitvector: None, short_slots: 0 };
+            last.extend(told(&s.handle(Event::FromNode { host: h, msg: FromNode::Status(st) })));
+        }
+        // The paper's share (one host of eight), as slots: one on each of hosts 0 and 1.
+        assert_eq!(last, (0..8).map(|h| (h, u32::from(h < 2))).collect(), "every node told, once sized");
+        driver(&mut s, 1, "interactive");
+        driver(&mut s, 2, "batch");
+        // Long work goes to every host, hosts 0 and 1 counted with one slot each; the
+        // bitvector leaves them out, since they queue short probes beside long work.
+        let out = s.handle(Event::Message { conn: 2, msg: ToCentral::SubmitLong { job: 1, tasks: 14, est_ms: 1000.0, cpus: 1 } });
+        let p = placements(&out);
+        let on = |h: HostId| p.iter().filter(|x| x.0 == h).count();
+        assert_eq!((on(0), on(1), on(2), on(7)), (1, 1, 2, 2), "{p:?}");
+        let Some(Action::ToNode { msg: ToNode::Place { bitvector, .. }, .. }) = out.iter().find(|a| matches!(a, Action::ToNode { msg: ToNode::Place { .. }, .. })) else { panic!() };
+        assert!(!bitvector.bit(0) && !bitvector.bit(1) && bitvector.bit(2) && bitvector.bit(7));
+        assert!(told(&out).is_empty(), "nothing changed");
+        // Short demand of 6 slots (as in the adaptive test): one slot on each of six hosts.
+        s.set_now(1.0);
+        s.handle(Event::Message { conn: 1, msg: ToCentral::ShortLoad { running: 2, waiting: 3 } });
+        s.set_now(4.0);
+        let out = s.handle(Event::Tick);
+        assert_eq!(told(&out), (2..6).map(|h| (h, 1)).collect(), "hosts 2-5 keep a slot now");
+        let st = s.status();
+        assert_eq!(st.short_slots, 6);
+        assert_eq!(st.nodes.iter().map(|n| n.short_slots).collect::<Vec<_>>(), [1, 1, 1, 1, 1, 1, 0, 0]);
+        assert!(st.nodes.iter().all(|n| n.general), "every host still takes long work");
+        assert!(!st.bitvector.bit(2) && st.bitvector.bit(6));
+        // A host lost: the next host keeps its slot; back, it is told its count again.
+        assert_eq!(told(&s.handle(Event::NodeDown { host: 3 })), BTreeMap::from([(6, 1)]));
+        assert_eq!(told(&s.handle(Event::NodeUp { host: 3 })), BTreeMap::from([(3, 1), (6, 0)]));
+        // The demand goes: back to the floor after the idle time.
+        s.handle(Event::Disconnected { conn: 1 });
+        s.set_now(30.0);
+        assert_eq!(told(&s.handle(Event::Tick)), (2..6).map(|h| (h, 0)).collect());
+    }
+
     #[test]
     fn a_fixed_short_partition_ignores_short_load_and_only_drivers_may_report_it() {
         let mut s = three_up(0.34);
@@ -461,7 +593,7 @@ mod tests {
     }
 
     fn sized(s: &mut CentralState, host: HostId, slots: u32) {
-        let st = NodeStatus { policy: "eagle".into(), slots, leased: 0, running: 0, holds_long: false, apps: Vec::new(), bitvector: None };
+        let st = NodeStatus { policy: "eagle".into(), slots, leased: 0, running: 0, holds_long: false, apps: Vec::new(), bitvector: None, short_slots: 0 };
         s.handle(Event::FromNode { host, msg: FromNode::Status(st) });
     }
 

@@ -505,3 +505,33 @@ fn short_tasks_waiting_grow_an_adaptive_short_partition_and_long_work_keeps_off_
     let long_on: BTreeSet<&String> = d.ran_of(2).iter().map(|r| &names[&r.1]).collect();
     assert!(long_on.iter().all(|n| !short_only.contains(*n)), "long tasks on {long_on:?}, short-only {short_only:?}");
 }
+
+/// Under `--short-partition slots` the central keeps the short demand as slots on every node
+/// and tells each node its count: long work placed meanwhile goes to every host, in the
+/// slots each leaves it, and every slot comes back at the end.
+#[test]
+fn short_tasks_waiting_make_every_node_keep_a_slot_and_long_work_goes_to_every_host() {
+    let nodes: Vec<String> = (0..4).map(|_| node(2)).collect();
+    let central = central_sized(&nodes, eagle_central::placement::Placement::Lwl, eagle_central::short_partition::ShortPartition::Slots);
+    let (c, mut d) = linked_client(&nodes, &central);
+    assert!(nodes.iter().all(|n| short_slots(n) == 0), "no short work, no fixed share");
+    // 12 short tasks on 8 slots: 8 run (held) and 4 wait. Capped at half the slots: 4, one
+    // on each node.
+    d.submit(&c, 1, 12, false);
+    d.until(&c, "8 short tasks to run", true, |d| d.running.len() == 8);
+    eventually("every node to keep one slot", || nodes.iter().all(|n| short_slots(n) == 1).then_some(()));
+    let st = central_status(&central);
+    assert!(st.nodes.iter().all(|n| n.general && n.short_slots == 1), "{st:?}");
+    // A long job of 4 tasks: one per host (each leaves long work one slot), where the
+    // whole-host partition would have put them on two.
+    d.submit(&c, 2, 4, true);
+    for g in std::mem::take(&mut d.running) {
+        c.task_end(&g);
+    }
+    d.until(&c, "both jobs to run", false, |d| d.left[&1] == 0 && d.left[&2] == 0);
+    let long_on: BTreeSet<&String> = d.ran_of(2).iter().map(|r| &r.1).collect();
+    assert_eq!(long_on.len(), 4, "long tasks on {long_on:?}");
+    for n in &nodes {
+        eventually("no lease left", || (leased(n) == 0).then_some(()));
+    }
+}

@@ -237,3 +237,8 @@ pub fn central_status(addr: &str) -> eagle_wire::CentralStatus {
 pub fn leased(addr: &str) -> u32 {
     eagle_wire::client::node_status(addr, SECRET, Duration::from_secs(10)).map(|s| s.leased).unwrap_or(u32::MAX)
 }
+
+/// The slots the node at `addr` keeps for short work (`--short-partition slots`).
+pub fn short_slots(addr: &str) -> u32 {
+    eagle_wire::client::node_status(addr, SECRET, Duration::from_secs(10)).map(|s| s.short_slots).unwrap_or(u32::MAX)
+}

@@ -9,6 +9,7 @@
 //! [`state`] is the pure state machine (events in, actions out, virtual clock);
 //! [`server`] runs it behind TCP with the [`eagle_wire`] protocol.
 
+pub mod policy;
 pub mod server;
 pub mod state;
 

@@ -1,6 +1,7 @@
 //! The node state machine on a virtual clock, no sockets: grant order (SBP + SRPT and
 //! the starvation cap), SSS rejection, leases (expiry, return, driver loss), status.
 
+use eagle_node::state::LEND_AFTER_MS;
 use eagle_node::{Action, ConnId, Event, NodeState, Policy, Settings};
 use eagle_wire::{Bitvector, FromNode, Peer, Role, ToNode};
 
@@ -500,4 +501,78 @@ fn a_dropped_driver_frees_every_slot_of_its_wide_leases() {
     s.handle(1, Event::Disconnected { conn: 1 });
     s.check().unwrap();
     assert_eq!(s.leased(), 0);
+}
+
+#[test]
+fn kept_short_slots_hold_long_work_back_and_queue_short_probes_beside_it() {
+    for policy in [Policy::Eagle, Policy::EagleAdaptive, Policy::Hawk] {
+        let mut s = node(policy, 2);
+        join(&mut s, 1, Role::Driver, "batch");
+        join(&mut s, 2, Role::Driver, "interactive");
+        join(&mut s, 9, Role::Central, "central");
+        // Only the central may keep slots.
+        let out = send(&mut s, 0, 2, ToNode::ShortSlots { slots: 1 });
+        assert!(matches!(&out[..], [Action::Send { msg: FromNode::Error { what }, .. }] if what.contains("ShortSlots")), "{out:?}");
+        assert_eq!(s.status().short_slots, 0);
+        assert!(send(&mut s, 0, 9, ToNode::ShortSlots { slots: 1 }).is_empty());
+        assert_eq!(s.status().short_slots, 1);
+        // A short task starts at once; then three long tasks are placed: one slot is long
+        // work's, the other is kept.
+        let (_, first, _, _) = one_grant(&send(&mut s, 0, 2, ToNode::Probe { job: 9, tasks: 1, est_ms: 5.0, cpus: 1 }));
+        let bv = Bitvector { stamp: 1, words: vec![0] };
+        let mut out = Vec::new();
+        for _ in 0..3 {
+            out.extend(send(&mut s, 0, 9, ToNode::Place { app: "batch".into(), job: 5, est_ms: 1e5, bitvector: bv.clone(), cpus: 1 }));
+        }
+        let (_, long_lease, _, long) = one_grant(&out);
+        assert!(long);
+        assert_eq!((s.leased(), s.status().apps.iter().map(|a| a.reservations).sum::<u32>()), (2, 2));
+        // A short job probes while the host holds long work: queued, not rejected; the kept
+        // slot goes to it when the short task ends, though long work waits, and its probe
+        // sticks (Sticky Batch Probing) for its next tasks.
+        assert!(send(&mut s, 0, 2, ToNode::Probe { job: 1, tasks: 3, est_ms: 5.0, cpus: 1 }).is_empty(), "{policy:?}");
+        let out = run(&mut s, 1, 2, first);
+        let (_, lease, job, long) = one_grant(&out);
+        assert_eq!((job, long), (1, false), "{policy:?}");
+        if policy != Policy::Hawk {
+            assert_eq!(kept(&out), vec![true]);
+            let (_, lease, job, _) = one_grant(&run(&mut s, 2, 2, lease));
+            assert_eq!(job, 1);
+            let (_, lease, job, _) = one_grant(&run(&mut s, 3, 2, lease));
+            assert_eq!(job, 1);
+            assert!(grants(&run(&mut s, 3, 2, lease)).is_empty(), "{policy:?}: no short work left: the kept slot idles");
+        } else {
+            assert!(grants(&run(&mut s, 2, 2, lease)).is_empty(), "hawk: one grant per probe; the kept slot idles");
+        }
+        assert_eq!(s.leased(), 1);
+        // The long task ends: the next long one takes its slot, never the kept one.
+        let (_, _, _, long) = one_grant(&run(&mut s, 4, 1, long_lease));
+        assert!(long);
+        assert_eq!(s.leased(), 1);
+        // Short work away from the host for LEND_AFTER_MS (its last grant at t = 3, hawk's
+        // at 1): the kept slot is lent to the last long task, not before.
+        send(&mut s, 900, 9, ToNode::Ping);
+        send(&mut s, 900, 1, ToNode::Ping);
+        send(&mut s, 900, 2, ToNode::Ping);
+        assert!(grants(&s.handle(1000, Event::Tick)).is_empty(), "{policy:?}");
+        let (_, _, _, long) = one_grant(&s.handle(3 + LEND_AFTER_MS, Event::Tick));
+        assert!(long);
+        assert_eq!(s.leased(), 2);
+        // A node that has seen no short work lends its kept slots from the start.
+        let mut fresh = node(policy, 2);
+        join(&mut fresh, 1, Role::Driver, "batch");
+        join(&mut fresh, 9, Role::Central, "central");
+        send(&mut fresh, 0, 9, ToNode::ShortSlots { slots: 1 });
+        let mut out = Vec::new();
+        for _ in 0..2 {
+            out.extend(send(&mut fresh, 0, 9, ToNode::Place { app: "batch".into(), job: 5, est_ms: 1e5, bitvector: bv.clone(), cpus: 1 }));
+        }
+        assert_eq!(grants(&out).len(), 2, "{policy:?}");
+        // Kept slots again, and then the central's link drops: they are released.
+        assert!(send(&mut s, 1004, 9, ToNode::ShortSlots { slots: 5 }).is_empty());
+        assert_eq!(s.status().short_slots, 2, "at most the host's slots");
+        s.handle(1004, Event::Disconnected { conn: 9 });
+        assert_eq!(s.status().short_slots, 0);
+        s.check().unwrap();
+    }
 }

@@ -77,7 +77,8 @@ pub fn central_status(addr: &str, secret: &[u8], timeout: Duration) -> Result<Ce
 }
 
 /// One line for an operator: `slots=2 leased=1 running=1 queued=3 probes=2
-/// reservations=1 long=no apps=a:1/2/0,b:0/0/1` (per application: leased/probes/reservations).
+/// reservations=1 long=no apps=a:1/2/0,b:0/0/1` (per application: leased/probes/reservations),
+/// then ` short_slots=N` when the central keeps slots for short work there.
 pub fn node_line(s: &NodeStatus) -> String {
     let probes: u32 = s.apps.iter().map(|a| a.probes).sum();
     let reservations: u32 = s.apps.iter().map(|a| a.reservations).sum();
@@ -91,10 +92,11 @@ pub fn node_line(s: &NodeStatus) -> String {
         probes + reservations,
         if s.holds_long { "yes" } else { "no" },
         if apps.is_empty() { "-".to_string() } else { apps.join(",") }
-    )
+    ) + &if s.short_slots > 0 { format!(" short_slots={}", s.short_slots) } else { String::new() }
 }
 
-/// One line for an operator: `nodes=2/3 long_tasks=4 bitvector_stamp=7 hosts=n0:up/short:0,n1:up/general:4,n2:down`.
+/// One line for an operator: `nodes=2/3 long_tasks=4 bitvector_stamp=7 hosts=n0:up/short:0,n1:up/general:4,n2:down`
+/// (a host keeping slots for short work, `--short-partition slots`: `n1:up/general:4/kept:1`).
 pub fn central_line(s: &CentralStatus) -> String {
     let up = s.nodes.iter().filter(|n| n.connected).count();
     let long: u32 = s.nodes.iter().map(|n| n.long_tasks).sum();
@@ -103,7 +105,10 @@ pub fn central_line(s: &CentralStatus) -> String {
         .iter()
         .map(|n| match (n.connected, n.general) {
             (false, _) => format!("{}:down", n.name),
-            (true, g) => format!("{}:up/{}:{}", n.name, if g { "general" } else { "short" }, n.long_tasks),
+            (true, g) => {
+                let kept = if n.short_slots > 0 && g { format!("/kept:{}", n.short_slots) } else { String::new() };
+                format!("{}:up/{}:{}{kept}", n.name, if g { "general" } else { "short" }, n.long_tasks)
+            }
         })
         .collect();
     format!(

@@ -27,7 +27,8 @@
 //! the grant goes to `app`'s driver like a probe's. The node answers the central with
 //! `LongDone` when that task ends (or the reservation is dropped), so the central's
 //! least-work-left map and bitvector stay exact, and with `PlaceRefused` when `app`
-//! has no connection to the node.
+//! has no connection to the node. Under `--short-partition slots` the central also sends
+//! `ShortSlots{slots}`: how many of the host's slots long work must leave to short work.
 //!
 //! ## Node → node (Hawk)
 //! An idle node sends `Steal{limit,apps}` to random peers; a victim answers `Stolen`
@@ -39,8 +40,8 @@
 //! sent right after the handshake, the same indexes as the bitvector's bits), or
 //! `Unplaced{job,tasks}` for tasks no node could take. A driver also reports
 //! `ShortLoad{running,waiting}`, its short tasks running and not yet launched, whenever
-//! they change: a central started with `--short-partition adaptive` sizes the short-only
-//! partition from the sum over its drivers.
+//! they change: a central started with `--short-partition adaptive` (or `slots`) sizes
+//! the short partition from the sum over its drivers.
 
 use serde::{Deserialize, Serialize};
 
@@ -103,6 +104,10 @@ pub enum ToNode {
     /// Node only (Hawk work stealing): an idle node asks for up to `limit` short probes
     /// queued behind long work here, of the applications in `apps` (connected to it).
     Steal { limit: u32, apps: Vec<String> },
+    /// Central only (`--short-partition slots`): long work may hold at most the host's
+    /// slots less `slots`; the rest are short work's, and short probes are queued here
+    /// while any is kept, whatever long work the host holds. 0 (the default) keeps none.
+    ShortSlots { slots: u32 },
 }
 
 /// A short probe moved from a victim node to an idle one (Hawk work stealing).
@@ -215,6 +220,9 @@ pub struct NodeStatus {
     pub apps: Vec<QueuedByApp>,
     /// The last copy of the central's bitvector this node received.
     pub bitvector: Option<Bitvector>,
+    /// The slots kept for short work (the central's last `ShortSlots`; 0 when none).
+    #[serde(default)]
+    pub short_slots: u32,
 }
 
 /// Sent to the central scheduler (by a driver, or by a node registering itself).
@@ -238,7 +246,7 @@ pub enum ToCentral {
     /// Asks for a [`CentralStatus`].
     Status,
     /// Driver only: the application's short tasks running now and waiting (not yet
-    /// launched), sent when either changes. Read by `--short-partition adaptive`.
+    /// launched), sent when either changes. Read by `--short-partition adaptive|slots`.
     ShortLoad { running: u32, waiting: u32 },
 }
 
@@ -255,6 +263,9 @@ pub struct NodeHealth {
     pub long_tasks: u32,
     /// Their estimated work, the LWL score.
     pub work_ms: f64,
+    /// The slots it keeps for short work (`--short-partition slots`; else 0).
+    #[serde(default)]
+    pub short_slots: u32,
 }
 
 /// The central's answer to `Status`.
@@ -264,8 +275,8 @@ pub struct CentralStatus {
     /// In host-list order.
     pub nodes: Vec<NodeHealth>,
     pub bitvector: Bitvector,
-    /// The short slots the partition is sized for (`--short-partition adaptive`; 0
-    /// under a fixed partition).
+    /// The short slots the partition is sized for (`--short-partition adaptive` or
+    /// `slots`; 0 under a fixed partition).
     #[serde(default)]
     pub short_slots: u32,
 }
