@@ -7,7 +7,9 @@ in arrival order; every job keeps its arrival time). Systems, each on a fresh te
 * ``eagle``, ``eagle-adaptive``, ``hawk``, ``sparrow`` — cluster mode
   (``spark.scheduler.eagle.cluster.central``) on the same daemons (``scripts/testbed.sh
   --eagle-daemons --eagle-policy P``; ``--short-partition adaptive|slots`` makes the central's short
-  partition adaptive, in whole hosts or in slots kept on every host, for every cluster system): each host's
+  partition adaptive, in whole hosts or in slots kept on every host, for every cluster system;
+  ``SYSTEM@PARTITION``, e.g. ``eagle-adaptive@slots``, for that one system alone, so that two
+  partitions are measured beside the same baselines in one invocation): each host's
   ``eagle-node`` owns ``--cores`` slots; every worker advertises slots x 4 cores, and each
   application takes one executor of ``slots`` cores on every host (the README's recipe). Jobs
   carry the trace's class and estimate as hints.
@@ -39,14 +41,16 @@ import time
 
 SYSTEMS = ("eagle", "eagle-adaptive", "hawk", "sparrow", "static", "oversubscribed")
 CLUSTER_SYSTEMS = ("eagle", "eagle-adaptive", "hawk", "sparrow")
+PARTITIONS = ("fixed", "adaptive", "slots")
 APPS = ("interactive-0", "interactive-1", "batch-0", "batch-1")
 NODE_PORT = 7101                     # scripts/testbed.sh runs every eagle-node on it
 
 
 def add_arguments(p):
     p.add_argument("--systems", default=",".join(SYSTEMS),
-                   help=f"cluster: comma list of {','.join(SYSTEMS)} (default all)")
-    p.add_argument("--short-partition", choices=("fixed", "adaptive", "slots"),
+                   help=f"cluster: comma list of {','.join(SYSTEMS)} (default all); a cluster-mode "
+                        f"system may name its own short partition, e.g. eagle-adaptive@slots")
+    p.add_argument("--short-partition", choices=PARTITIONS,
                    help="cluster: eagle-central's short-only partition for every cluster-mode system "
                         "(default fixed, the paper's)")
     p.add_argument("--no-warmup", action="store_true",
@@ -132,36 +136,53 @@ def app_conf(system: str, tb: dict, run_dir: str, app: str, slots: int, cores_ma
     return conf
 
 
+def parse_system(label: str) -> tuple:
+    """``SYSTEM`` or ``SYSTEM@PARTITION`` (a cluster-mode system under that short partition):
+    ``(system, partition or None)``; anything else is an error naming it."""
+    system, at, partition = label.partition("@")
+    if system not in SYSTEMS:
+        raise SystemExit(f"cluster: unknown system {system!r} in {label!r} (known: {', '.join(SYSTEMS)})")
+    if at and system not in CLUSTER_SYSTEMS:
+        raise SystemExit(f"cluster: {label!r}: only the cluster-mode systems ({', '.join(CLUSTER_SYSTEMS)}) "
+                         f"have a short partition")
+    if at and partition not in PARTITIONS:
+        raise SystemExit(f"cluster: {label!r}: the short partition is one of {', '.join(PARTITIONS)}")
+    return system, (partition if at else None)
+
+
 def executors_of(system: str, hosts: int, cores_max: int | None) -> int:
     return cores_max if system == "static" else hosts
 
 
 # ---------------------------------------------------------------- orchestration
 
-def one_system(args, system: str, plans_by_tag: dict, out_dir: str, slots: int) -> list:
-    """Brings a testbed up for ``system``, runs every plan with the four applications at once."""
+def one_system(args, label: str, plans_by_tag: dict, out_dir: str, slots: int) -> list:
+    """Brings a testbed up for the system ``label`` names (``parse_system``), runs every plan with
+    the four applications at once."""
     from . import harness, stats
     log = harness.log
     a = argparse.Namespace(**vars(args))
+    system, partition = parse_system(label)
+    partition = partition or getattr(args, "short_partition", None)
     cluster = system in CLUSTER_SYSTEMS
     a.cores = slots * len(APPS) if system != "static" else slots
     a.testbed_extra = (["--eagle-daemons", "--eagle-slots", str(slots), "--eagle-policy", system]
                        if cluster else [])
-    if cluster and getattr(args, "short_partition", None):
-        a.testbed_extra += ["--eagle-short-partition", args.short_partition]
+    if cluster and partition:
+        a.testbed_extra += ["--eagle-short-partition", partition]
     a.worker_memory = f"{(len(APPS) if system != 'static' else slots) * 900}m"
     a.executor_memory = "512m"
     tbed = harness.Testbed(a)
     runs = []
     try:
         tb = tbed.up()
-        log(f"{system}: testbed {tb['mode']}, {tb['hosts']} hosts, workers advertise {tb['cores']} cores"
+        log(f"{label}: testbed {tb['mode']}, {tb['hosts']} hosts, workers advertise {tb['cores']} cores"
             + (f", eagle-node {slots} slots, central {tb['eagle_central']}" if cluster else ""))
         hosts = int(tb["hosts"])
         # Static split: the cores of the first plan's shares (the plans of one trace differ little).
         cores = static_cores(next(iter(plans_by_tag.values()))["apps"], hosts * slots) if system == "static" else {}
         sequence = plan_sequence(plans_by_tag, not getattr(args, "no_warmup", False))
-        base = os.path.join(out_dir, "runs", system)
+        base = os.path.join(out_dir, "runs", label)
         shutil.rmtree(base, ignore_errors=True)
         os.makedirs(base)
         harness.wait_idle(args, harness.TESTBED_STATE)
@@ -179,7 +200,7 @@ def one_system(args, system: str, plans_by_tag: dict, out_dir: str, slots: int) 
                 span += jobs[-1]["arrival_s"] if jobs else 0.0
                 plans.append({"tag": tag, "path": path, "ready": os.path.join(base, f"{tag}.{app}.ready"),
                               "go": os.path.join(base, f"{tag}.go")})
-            cfg = {"workload": "cluster", "scheduler": system, "system": system, "app": app, "testbed": tb,
+            cfg = {"workload": "cluster", "scheduler": label, "system": system, "app": app, "testbed": tb,
                    "plans": plans, "executors": executors_of(system, hosts, cores.get(app)),
                    "spark_conf": app_conf(system, tb, run_dir, app, slots, cores.get(app),
                                           eagle=dict(getattr(args, "eagle_conf", []) or []))}
@@ -199,7 +220,7 @@ def one_system(args, system: str, plans_by_tag: dict, out_dir: str, slots: int) 
             with open(go + ".tmp", "w") as f:
                 f.write(str(time.time() + 2.0))
             os.replace(go + ".tmp", go)
-            log(f"  {system} {tag}: {len(APPS)} applications ready after {time.time() - t_wait:.0f}s; replaying"
+            log(f"  {label} {tag}: {len(APPS)} applications ready after {time.time() - t_wait:.0f}s; replaying"
                 + (" (unmeasured)" if tag == WARMUP else ""))
         for th in threads:
             th.join()
@@ -216,14 +237,14 @@ def one_system(args, system: str, plans_by_tag: dict, out_dir: str, slots: int) 
             short = [j["latency"] for j in jobs if j["class"] == "short"]
             long_ = [j["latency"] for j in jobs if j["class"] == "long"]
             meta = split["meta"]
-            runs.append({"system": system, "scheduler": system, "ratio": meta["ratio"], "seed": meta["seed"],
+            runs.append({"system": label, "scheduler": label, "ratio": meta["ratio"], "seed": meta["seed"],
                          "short": stats.summary(short), "long": stats.summary(long_),
                          "correct": ok and len(jobs) == meta["n_jobs"], "errors": errors,
                          "jobs": len(jobs), "load": meta.get("nominal_load"),
                          "static_cores": cores or None, "cluster": counters,
                          "latencies": {"short": [round(x, 4) for x in short], "long": [round(x, 4) for x in long_]}})
             r = runs[-1]
-            log(f"  {system} {tag}: short p50/p90/p99 = {_fmt(r['short'])} | long p50 = "
+            log(f"  {label} {tag}: short p50/p90/p99 = {_fmt(r['short'])} | long p50 = "
                 f"{(r['long'].get('p50') or 0):.2f}" + ("" if r["correct"] else f" | FAILED: {errors}"))
     finally:
         tbed.down()
@@ -255,10 +276,13 @@ def summarise(runs: list, ratios: list, systems: list) -> list:
                                  "short": {k: stats.mean_of([r["short"] for r in rs], k) for k in ("p50", "p90", "p99")},
                                  "long": {k: stats.mean_of([r["long"] for r in rs], k) for k in ("p50", "p90", "p99")}}
         sy = row["schedulers"]
-        # Issue 13's targets for the paper's Eagle ("criteria") and for eagle-adaptive.
+        # Issue 13's targets for the paper's Eagle ("criteria") and for eagle-adaptive, each under
+        # the invocation's partition; "criteria_of" has them for every eagle system and variant.
         for system, key in (("eagle", "criteria"), ("eagle-adaptive", "criteria_adaptive")):
             if system in sy:
                 row[key] = _criteria(sy[system], sy)
+        row["criteria_of"] = {s: _criteria(sy[s], sy) for s in systems
+                              if s.partition("@")[0] in ("eagle", "eagle-adaptive")}
         out.append(row)
     return out
 
@@ -356,8 +380,9 @@ def main(args) -> int:
     log = harness.log
     systems = [s.strip() for s in args.systems.split(",") if s.strip()]
     for s in systems:
-        if s not in SYSTEMS:
-            raise SystemExit(f"cluster: unknown system {s!r} (known: {', '.join(SYSTEMS)})")
+        parse_system(s)
+    if len(set(systems)) != len(systems):
+        raise SystemExit(f"cluster: a system is named twice in --systems {args.systems!r}")
     out_dir = os.path.join(args.out, "cluster")
     os.makedirs(out_dir, exist_ok=True)
     slots = args.cores
@@ -394,9 +419,8 @@ def main(args) -> int:
         for s, x in row["schedulers"].items():
             log(f"ratio {row['ratio']:g} {s}: short p50/p90/p99 {_fmt(x['short'])}, long p50 "
                 f"{(x['long']['p50'] or 0):.2f}")
-        for system, key in (("eagle", "criteria"), ("eagle-adaptive", "criteria_adaptive")):
-            if row.get(key):
-                log(f"ratio {row['ratio']:g} {system}: {row[key]}")
+        for system, crit in (row.get("criteria_of") or {}).items():
+            log(f"ratio {row['ratio']:g} {system}: {crit}")
     for row in results["paper_check"]:
         log(f"ratio {row['ratio']:g} eagle/hawk testbed {row['eagle_vs_hawk_testbed']} "
             f"simulator {row['eagle_vs_hawk_simulator']}")

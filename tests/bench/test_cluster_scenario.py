@@ -93,6 +93,35 @@ def test_the_summary_checks_the_targets_and_the_report_draws_every_system(tmp_pa
     assert "hawk" in text and "static" in text
 
 
+def test_a_system_may_name_its_own_short_partition_and_is_measured_as_its_own_system(tmp_path):
+    from bench import report
+    assert cluster.parse_system("eagle-adaptive@slots") == ("eagle-adaptive", "slots")
+    assert cluster.parse_system("hawk") == ("hawk", None)
+    for bad, names in [("static@slots", "static@slots"), ("eagle@hosts", "fixed, adaptive, slots"),
+                       ("eagel@slots", "eagel")]:
+        with pytest.raises(SystemExit, match=names):
+            cluster.parse_system(bad)
+    runs = []
+    for system, short_p99, long_p50 in [("eagle-adaptive", 3.0, 4.0), ("eagle-adaptive@slots", 1.0, 8.0),
+                                        ("hawk", 2.0, 5.0), ("static", 4.0, 5.0)]:
+        runs.append({"system": system, "scheduler": system, "ratio": 2.0, "seed": 1, "correct": True,
+                     "short": {"count": 3, "p50": 0.1, "p90": 0.5, "p99": short_p99},
+                     "long": {"count": 2, "p50": long_p50, "p90": long_p50, "p99": long_p50},
+                     "latencies": {"short": [0.1, 0.5, short_p99], "long": [long_p50, long_p50]}})
+    systems = [r["system"] for r in runs]
+    row = cluster.summarise(runs, [2.0], systems)[0]
+    assert set(row["criteria_of"]) == {"eagle-adaptive", "eagle-adaptive@slots"}
+    slots = row["criteria_of"]["eagle-adaptive@slots"]
+    assert slots["short_p99_vs_static"] == pytest.approx(0.25) and slots["long_p50_vs_static"] == pytest.approx(1.6)
+    assert row["criteria_adaptive"]["short_p99_vs_hawk"] == pytest.approx(1.5), "the plain system keeps its key"
+    assert report._scheds(list(reversed(runs))) == ["eagle-adaptive", "eagle-adaptive@slots", "hawk", "static"]
+    results = {"scenario": "cluster", "testbed": {"hosts": 4, "slots": 8, "mode": "netns"}, "runs": runs,
+               "summary": [row]}
+    html = report.write_report(str(tmp_path), results)
+    text = (tmp_path / html).read_text() if not html.startswith("/") else open(html).read()
+    assert "eagle-adaptive@slots" in text
+
+
 def test_the_warm_up_replays_the_first_plan_unmeasured_ahead_of_every_measured_one():
     plans = {"r1.2-s1": {"apps": "a"}, "r2-s1": {"apps": "b"}}
     seq = cluster.plan_sequence(plans, warmup=True)

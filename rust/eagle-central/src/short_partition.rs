@@ -84,33 +84,59 @@ pub fn params() -> AdaptiveParams {
     }
 }
 
+/// What the short demand counts of the drivers' `ShortLoad`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Measure {
+    /// Short tasks running plus waiting (`adaptive`): a saturated partition of whole hosts
+    /// shows its deficit only as a queue, since short probes are shut out of every other
+    /// host.
+    Queue,
+    /// Short tasks holding a slot (`slots`). Kept slots do not bound where short work runs:
+    /// every host queues short probes and hands a freed slot to them by SRPT, so the slots
+    /// short work holds grow with its load without a queue term. A queue is not slots of
+    /// need either: a job of 400 short tasks waiting is one wave after another, and counting
+    /// it held the demand at its cap (half the slots) through every burst of the sixth
+    /// session's runs (README, "short slots kept on every host"), leaving long work half the
+    /// cluster.
+    Held,
+}
+
 /// The drivers' short load, and the demand observed from it.
 #[derive(Clone, Debug)]
 pub struct ShortDemand {
     window: Reservation,
+    measure: Measure,
     /// Per driver connection: short tasks (running, waiting) as last reported.
     loads: BTreeMap<ConnId, (u32, u32)>,
 }
 
 impl ShortDemand {
-    pub fn new(now: f64) -> ShortDemand {
-        ShortDemand { window: Reservation::new(params(), now), loads: BTreeMap::new() }
+    pub fn new(now: f64, measure: Measure) -> ShortDemand {
+        ShortDemand { window: Reservation::new(params(), now), measure, loads: BTreeMap::new() }
+    }
+
+    /// The slots a driver's load counts for.
+    fn weight(&self, (running, waiting): (u32, u32)) -> i64 {
+        match self.measure {
+            Measure::Queue => running as i64 + waiting as i64,
+            Measure::Held => running as i64,
+        }
     }
 
     /// A driver's `ShortLoad`. More tasks waiting than it last said is an arrival.
     pub fn report(&mut self, now: f64, conn: ConnId, running: u32, waiting: u32) {
-        let (r0, w0) = self.loads.insert(conn, (running, waiting)).unwrap_or((0, 0));
-        if waiting > w0 {
+        let before = self.loads.insert(conn, (running, waiting)).unwrap_or((0, 0));
+        if waiting > before.1 {
             self.window.short_arrived(now);
         }
-        let delta = (running as i64 + waiting as i64) - (r0 as i64 + w0 as i64);
+        let delta = self.weight((running, waiting)) - self.weight(before);
         self.window.short_running(now, delta.clamp(i32::MIN as i64, i32::MAX as i64) as i32);
     }
 
     /// A driver's connection closed: its load is gone.
     pub fn gone(&mut self, now: f64, conn: ConnId) {
-        if let Some((r, w)) = self.loads.remove(&conn) {
-            self.window.short_running(now, -((r as i64 + w as i64).min(i32::MAX as i64) as i32));
+        if let Some(load) = self.loads.remove(&conn) {
+            self.window.short_running(now, -(self.weight(load).min(i32::MAX as i64) as i32));
         }
     }
 
@@ -205,7 +231,7 @@ mod tests {
 
     #[test]
     fn demand_grows_with_a_queue_and_shrinks_after_the_idle_time() {
-        let mut d = ShortDemand::new(0.0);
+        let mut d = ShortDemand::new(0.0, Measure::Queue);
         assert_eq!(d.slots(0.0, 16), 0, "no short work seen");
         // Two drivers: one runs 2 short tasks and queues 4, the other queues 2.
         d.report(0.0, 1, 2, 4);
@@ -225,7 +251,7 @@ mod tests {
 
     #[test]
     fn a_task_still_waiting_keeps_the_demand_past_the_idle_time() {
-        let mut d = ShortDemand::new(0.0);
+        let mut d = ShortDemand::new(0.0, Measure::Queue);
         d.report(0.0, 1, 2, 1);
         assert_eq!(d.slots(30.0, 16), 3, "one task has waited 30 s: still short work around");
         d.report(30.0, 1, 2, 0);
@@ -233,8 +259,31 @@ mod tests {
     }
 
     #[test]
+    fn held_demand_counts_the_slots_short_work_holds_not_its_queue() {
+        let mut d = ShortDemand::new(0.0, Measure::Held);
+        // A job of 400 short tasks: 3 run, the rest wait.
+        d.report(0.0, 1, 3, 397);
+        assert_eq!(d.slots(5.0, 16), 3, "three slots held, whatever the queue");
+        // Short work wins freed slots: the demand follows what it holds.
+        d.report(5.0, 1, 6, 394);
+        assert_eq!(d.slots(10.0, 16), 6);
+        // Another driver's tasks add; one going away takes its own.
+        d.report(10.0, 2, 2, 0);
+        d.gone(10.0, 1);
+        assert_eq!(d.slots(20.0, 16), 2);
+        // The cap still holds.
+        d.report(20.0, 2, 15, 1);
+        assert_eq!(d.slots(30.0, 16), 8);
+        // A waiting task keeps it past the idle time; with none, it goes.
+        d.report(30.0, 2, 1, 1);
+        assert_eq!(d.slots(60.0, 16), 1);
+        d.report(60.0, 2, 1, 0);
+        assert_eq!(d.slots(80.0, 16), 0);
+    }
+
+    #[test]
     fn a_driver_that_goes_away_takes_its_load_with_it() {
-        let mut d = ShortDemand::new(0.0);
+        let mut d = ShortDemand::new(0.0, Measure::Queue);
         d.report(0.0, 7, 0, 6);
         assert_eq!(d.slots(5.0, 16), 6);
         d.gone(5.0, 7);

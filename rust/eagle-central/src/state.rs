@@ -21,7 +21,7 @@
 //! work and its bit (its reservations died with the daemon).
 
 use crate::placement::{Candidate, HostPlacement, Placement};
-use crate::short_partition::{short_only_hosts, short_slots_per_host, ShortDemand, ShortPartition};
+use crate::short_partition::{short_only_hosts, short_slots_per_host, Measure, ShortDemand, ShortPartition};
 use eagle_core::partition::Partitions;
 use eagle_core::sss::LongMap;
 use eagle_core::types::NodeId;
@@ -127,7 +127,11 @@ impl CentralState {
     /// `short_fraction` stays its floor.
     pub fn with_short_partition(mut self, mode: ShortPartition) -> CentralState {
         self.mode = mode;
-        self.demand = (mode != ShortPartition::Fixed).then(|| ShortDemand::new(self.now));
+        self.demand = match mode {
+            ShortPartition::Fixed => None,
+            ShortPartition::Adaptive => Some(ShortDemand::new(self.now, Measure::Queue)),
+            ShortPartition::Slots => Some(ShortDemand::new(self.now, Measure::Held)),
+        };
         self
     }
 
@@ -518,9 +522,10 @@ mod tests {
         let Some(Action::ToNode { msg: ToNode::Place { bitvector, .. }, .. }) = out.iter().find(|a| matches!(a, Action::ToNode { msg: ToNode::Place { .. }, .. })) else { panic!() };
         assert!(!bitvector.bit(0) && !bitvector.bit(1) && bitvector.bit(2) && bitvector.bit(7));
         assert!(told(&out).is_empty(), "nothing changed");
-        // Short demand of 6 slots (as in the adaptive test): one slot on each of six hosts.
+        // Five short tasks holding slots (the queue does not count here), a demand of 6
+        // with its deviation: one slot on each of six hosts.
         s.set_now(1.0);
-        s.handle(Event::Message { conn: 1, msg: ToCentral::ShortLoad { running: 2, waiting: 3 } });
+        s.handle(Event::Message { conn: 1, msg: ToCentral::ShortLoad { running: 5, waiting: 30 } });
         s.set_now(4.0);
         let out = s.handle(Event::Tick);
         assert_eq!(told(&out), (2..6).map(|h| (h, 1)).collect(), "hosts 2-5 keep a slot now");

@@ -515,7 +515,7 @@ fn short_tasks_waiting_make_every_node_keep_a_slot_and_long_work_goes_to_every_h
     let central = central_sized(&nodes, eagle_central::placement::Placement::Lwl, eagle_central::short_partition::ShortPartition::Slots);
     let (c, mut d) = linked_client(&nodes, &central);
     assert!(nodes.iter().all(|n| short_slots(n) == 0), "no short work, no fixed share");
-    // 12 short tasks on 8 slots: 8 run (held) and 4 wait. Capped at half the slots: 4, one
+    // 12 short tasks on 8 slots: 8 run (held, the demand) and 4 wait. Capped at half the slots: 4, one
     // on each node.
     d.submit(&c, 1, 12, false);
     d.until(&c, "8 short tasks to run", true, |d| d.running.len() == 8);
