@@ -224,9 +224,11 @@ def one_system(args, label: str, plans_by_tag: dict, out_dir: str, slots: int) -
                 + (" (unmeasured)" if tag == WARMUP else ""))
         for th in threads:
             th.join()
-        counters = {app: _cluster_section(os.path.join(base, app)) for app in APPS}
+        summaries = {app: _summary(os.path.join(base, app)) for app in APPS}
+        counters = {app: (sm or {}).get("cluster") for app, sm in summaries.items()}
+        fell_back = fallbacks(system, summaries)
         for tag, split in plans_by_tag.items():
-            jobs, ok, errors = [], True, []
+            jobs, ok, errors = [], not fell_back, list(fell_back)
             for app in APPS:
                 res = results.get(app) or {"ok": False, "error": "no result"}
                 rr = {r.get("tag"): r for r in res.get("replays") or []}.get(tag) or {}
@@ -251,12 +253,22 @@ def one_system(args, label: str, plans_by_tag: dict, out_dir: str, slots: int) -
     return runs
 
 
-def _cluster_section(run_dir):
+def _summary(run_dir):
     try:
         with open(os.path.join(run_dir, "eagle-summary.json")) as f:
-            return json.load(f).get("cluster")
+            return json.load(f)
     except (OSError, ValueError):
         return None
+
+
+def fallbacks(system: str, summaries: dict) -> list:
+    """The applications of a cluster-mode ``system`` whose plugin fell back to stock scheduling
+    (its run summary's ``fallback``; e.g. a central that refused the driver), each naming why:
+    their jobs ran, but not under the system measured, so the run is not counted."""
+    if system not in CLUSTER_SYSTEMS:
+        return []
+    return [f"{app}: the plugin fell back to stock scheduling: {sm.get('fallbackReason')}"
+            for app, sm in summaries.items() if sm and sm.get("fallback")]
 
 
 def _fmt(s):

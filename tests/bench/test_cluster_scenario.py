@@ -122,6 +122,16 @@ def test_a_system_may_name_its_own_short_partition_and_is_measured_as_its_own_sy
     assert "eagle-adaptive@slots" in text
 
 
+def test_an_application_that_fell_back_to_stock_scheduling_is_named_and_not_counted():
+    fine = {"fallback": False, "cluster": {"grants": 3}}
+    refused = {"fallback": True, "fallbackReason": "clusterStart: ... refused the driver 'a': protocol version mismatch"}
+    summaries = {"interactive-0": fine, "batch-0": refused, "batch-1": None}
+    got = cluster.fallbacks("eagle-adaptive", summaries)
+    assert len(got) == 1 and got[0].startswith("batch-0:") and "protocol version mismatch" in got[0]
+    assert cluster.fallbacks("eagle", {"interactive-0": fine}) == []
+    assert cluster.fallbacks("static", summaries) == [], "stock Spark has no plugin to fall back from"
+
+
 def test_the_warm_up_replays_the_first_plan_unmeasured_ahead_of_every_measured_one():
     plans = {"r1.2-s1": {"apps": "a"}, "r2-s1": {"apps": "b"}}
     seq = cluster.plan_sequence(plans, warmup=True)

@@ -109,6 +109,9 @@ pub struct Client {
     events: Receiver<Event>,
     thread: Option<thread::JoinHandle<()>>,
     surplus: Arc<AtomicU64>,
+    /// The central link's first outcome ([`Client::central_first`]), sent once.
+    first: Receiver<Result<bool, String>>,
+    first_seen: parking_lot::Mutex<Option<Result<bool, String>>>,
 }
 
 impl Client {
@@ -119,11 +122,28 @@ impl Client {
         let tx = cmd.clone();
         let surplus = Arc::new(AtomicU64::new(0));
         let counter = surplus.clone();
+        let (first_tx, first) = crossbeam_channel::bounded(1);
         let thread = thread::Builder::new()
             .name("eagle-client".into())
-            .spawn(move || State::new(cfg, tx, etx, counter).run(rx))
+            .spawn(move || {
+                let mut st = State::new(cfg, tx, etx, counter);
+                st.first_central = Some(first_tx);
+                st.run(rx)
+            })
             .expect("spawn the eagle-client thread");
-        Client { cmd, events, thread: Some(thread), surplus }
+        Client { cmd, events, thread: Some(thread), surplus, first, first_seen: parking_lot::Mutex::new(None) }
+    }
+
+    /// How the central link's first attempt went, waiting up to `wait` for it: `Ok(true)`
+    /// linked; `Ok(false)` not reached, or not within `wait` (long task sets are then placed
+    /// locally until it is); `Err(why)` the central refused this driver: another protocol
+    /// version or a wrong shared secret, which no retry mends.
+    pub fn central_first(&self, wait: Duration) -> Result<bool, String> {
+        let mut seen = self.first_seen.lock();
+        if seen.is_none() {
+            *seen = self.first.recv_timeout(wait).ok();
+        }
+        seen.clone().unwrap_or(Ok(false))
     }
 
     /// Grants the client handed back to their nodes itself, without an [`Event::Grant`]:
@@ -224,6 +244,8 @@ struct State {
     short_load_sent: Option<(u32, u32)>,
     /// [`Client::surplus_returned`].
     surplus: Arc<AtomicU64>,
+    /// Where the central link's first outcome goes ([`Client::central_first`]).
+    first_central: Option<Sender<Result<bool, String>>>,
 }
 
 impl State {
@@ -248,6 +270,7 @@ impl State {
             bitvector: None,
             short_load_sent: None,
             surplus,
+            first_central: None,
         }
     }
 
@@ -515,7 +538,7 @@ impl State {
                     self.probe(job);
                 }
             }
-            LinkEvent::Down { link, why } => {
+            LinkEvent::Down { link, why, .. } => {
                 if self.hosts.get(&link).is_some_and(|h| h.up) {
                     log::warn!("eagle-client: node link down: {why}");
                 }
@@ -657,6 +680,13 @@ impl State {
         }
     }
 
+    /// The central link's first outcome, for [`Client::central_first`]; later ones are not sent.
+    fn first_outcome(&mut self, r: Result<bool, String>) {
+        if let Some(tx) = self.first_central.take() {
+            let _ = tx.try_send(r);
+        }
+    }
+
     fn central_event(&mut self, e: LinkEvent<FromCentral>) {
         match e {
             LinkEvent::Up { writer, .. } => {
@@ -664,9 +694,11 @@ impl State {
                 self.central_up = true;
                 self.short_load_sent = None;
                 log::info!("eagle-client: central scheduler {} linked", self.cfg.central);
+                self.first_outcome(Ok(true));
                 self.emit(Event::CentralUp);
             }
-            LinkEvent::Down { why, .. } => {
+            LinkEvent::Down { why, refused, .. } => {
+                self.first_outcome(if refused { Err(why.clone()) } else { Ok(false) });
                 self.writers.remove(CENTRAL);
                 if std::mem::replace(&mut self.central_up, false) {
                     log::warn!("eagle-client: central scheduler unreachable, long task sets placed locally: {why}");

@@ -4,8 +4,14 @@
 //! write half to the client thread (`Up`), forwards every frame it reads (`Msg`), and
 //! reports the end (`Down`). Then it waits [`RETRY`](crate::RETRY) and tries again,
 //! until the client drops the link's `wanted` flag.
+//!
+//! A daemon that refuses the handshake (another protocol version, a wrong shared secret,
+//! not an Eagle daemon) is misconfigured, not down: the link says so (`refused`), logs
+//! the reason as an error once per reason rather than at every attempt, and tries again
+//! only every [`REFUSED_RETRY`], so that a daemon restarted from the right build is
+//! picked up without the refusals flooding either side's log.
 
-use eagle_wire::{connect, FrameError, FrameReader};
+use eagle_wire::{connect, FrameError, FrameReader, HandshakeError};
 use serde::de::DeserializeOwned;
 use std::io::BufReader;
 use std::net::{Shutdown, TcpStream, ToSocketAddrs};
@@ -19,7 +25,18 @@ use std::time::Duration;
 pub enum LinkEvent<M> {
     Up { link: u64, writer: TcpStream },
     Msg { link: u64, msg: M },
-    Down { link: u64, why: String },
+    /// The connection ended or was never made; `refused`: the daemon refused the
+    /// handshake itself (see the module doc), which retrying will not mend.
+    Down { link: u64, why: String, refused: bool },
+}
+
+/// How often a link the daemon refused is tried again.
+pub const REFUSED_RETRY: Duration = Duration::from_secs(5);
+
+/// Whether a failed handshake is the daemon refusing us (its version, secret or role),
+/// not the connection failing under it.
+fn refusal(e: &HandshakeError) -> bool {
+    !matches!(e, HandshakeError::Frame(_))
 }
 
 /// A running link thread: clearing `wanted` (and shutting the socket) ends it.
@@ -51,12 +68,28 @@ pub fn start<M: DeserializeOwned + Send + 'static>(
     let socket = Arc::new(parking_lot::Mutex::new(None));
     let (w, s) = (wanted.clone(), socket.clone());
     let spawned = thread::Builder::new().name(format!("eagle-link-{link}")).spawn(move || {
+        let mut logged: Option<String> = None;
         while w.load(Ordering::SeqCst) {
-            let why = once::<M>(link, &addr, &secret, &app, &s, &|e| cmd.send(map(e)).is_ok());
-            if cmd.send(map(LinkEvent::Down { link, why })).is_err() {
+            let (why, refused) = once::<M>(link, &addr, &secret, &app, &s, &|e| cmd.send(map(e)).is_ok());
+            if refused {
+                if logged.as_deref() != Some(why.as_str()) {
+                    log::error!("eagle-client: {why}; the driver '{app}' tries again every {}s", REFUSED_RETRY.as_secs());
+                    logged = Some(why.clone());
+                } else {
+                    log::debug!("eagle-client: {why}");
+                }
+            } else {
+                logged = None;
+            }
+            if cmd.send(map(LinkEvent::Down { link, why, refused })).is_err() {
                 return;
             }
-            thread::sleep(crate::RETRY);
+            let wait = if refused { REFUSED_RETRY } else { crate::RETRY };
+            // In short steps, so that a stopped link ends promptly.
+            let until = std::time::Instant::now() + wait;
+            while w.load(Ordering::SeqCst) && std::time::Instant::now() < until {
+                thread::sleep(crate::RETRY.min(until.saturating_duration_since(std::time::Instant::now())));
+            }
         }
     });
     if let Err(e) = spawned {
@@ -65,7 +98,7 @@ pub fn start<M: DeserializeOwned + Send + 'static>(
     Link { wanted, socket }
 }
 
-/// One connection: returns why it ended.
+/// One connection: returns why it ended, and whether the daemon refused the handshake.
 fn once<M: DeserializeOwned>(
     link: u64,
     addr: &str,
@@ -73,27 +106,30 @@ fn once<M: DeserializeOwned>(
     app: &str,
     slot: &parking_lot::Mutex<Option<TcpStream>>,
     send: &dyn Fn(LinkEvent<M>) -> bool,
-) -> String {
+) -> (String, bool) {
     let sock = match addr.to_socket_addrs().map(|mut a| a.next()) {
         Ok(Some(a)) => a,
-        Ok(None) => return format!("{addr}: no address"),
-        Err(e) => return format!("{addr}: cannot resolve: {e}"),
+        Ok(None) => return (format!("{addr}: no address"), false),
+        Err(e) => return (format!("{addr}: cannot resolve: {e}"), false),
     };
     let stream = match TcpStream::connect_timeout(&sock, Duration::from_secs(2)) {
         Ok(s) => s,
-        Err(e) => return format!("{addr}: connect: {e}"),
+        Err(e) => return (format!("{addr}: connect: {e}"), false),
     };
     let _ = stream.set_nodelay(true);
     let _ = stream.set_read_timeout(Some(eagle_wire::net::HANDSHAKE_TIMEOUT));
     if let Err(e) = connect(&mut &stream, secret, eagle_wire::Role::Driver, app) {
-        log::warn!("{addr} refused the driver '{app}': {e}");
-        return format!("{addr}: handshake: {e}");
+        if refusal(&e) {
+            return (format!("{addr} refused the driver '{app}': {e}"), true);
+        }
+        log::warn!("{addr}: handshake of the driver '{app}' failed: {e}");
+        return (format!("{addr}: handshake: {e}"), false);
     }
     let _ = stream.set_read_timeout(None);
-    let (Ok(writer), Ok(mine)) = (stream.try_clone(), stream.try_clone()) else { return format!("{addr}: socket") };
+    let (Ok(writer), Ok(mine)) = (stream.try_clone(), stream.try_clone()) else { return (format!("{addr}: socket"), false) };
     *slot.lock() = Some(mine);
     if !send(LinkEvent::Up { link, writer }) {
-        return "client stopped".into();
+        return ("client stopped".into(), false);
     }
     let mut r = FrameReader::new(BufReader::new(&stream));
     let why = loop {
@@ -109,5 +145,5 @@ fn once<M: DeserializeOwned>(
     };
     slot.lock().take();
     let _ = stream.shutdown(Shutdown::Both);
-    why
+    (why, false)
 }

@@ -535,3 +535,40 @@ fn short_tasks_waiting_make_every_node_keep_a_slot_and_long_work_goes_to_every_h
         eventually("no lease left", || (leased(n) == 0).then_some(()));
     }
 }
+
+/// A daemon that refuses the driver's handshake (here another shared secret; another
+/// protocol version is refused alike) is misconfigured, not down. The client tells the
+/// central's refusal apart at once (`central_first`, which the plugin's start turns into
+/// an error naming the central), from a central that is down (not reached: the local
+/// fallback rides it out) and one that links; a refusing node never counts as up, and the
+/// work goes to the nodes that accept.
+#[test]
+fn a_refusing_daemon_is_told_apart_from_one_that_is_down_and_never_gets_work() {
+    use eagle_central::{placement::Placement, short_partition::ShortPartition};
+    let good = node(2);
+    let bad = node_keyed(eagle_node::Policy::Eagle, 2, 5_000, b"another build's secret");
+    let wait = std::time::Duration::from_secs(30);
+
+    let refusing = central_keyed(std::slice::from_ref(&good), Placement::Lwl, ShortPartition::Fixed, b"another build's secret");
+    let why = client("app", &refusing, 2).central_first(wait).unwrap_err();
+    assert!(why.contains(&refusing) && why.contains("refused"), "{why}");
+
+    let down = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().to_string();
+    assert_eq!(client("app", &down, 2).central_first(wait), Ok(false), "nothing listens there");
+
+    let central = central(std::slice::from_ref(&good));
+    let c = client("app", &central, 2);
+    assert_eq!(c.central_first(wait), Ok(true));
+    assert_eq!(c.central_first(wait), Ok(true), "asked again: the same answer");
+    c.add_host("bad", &bad);
+    c.add_host("good", &good);
+    let mut d = Driver::default();
+    d.until(&c, "the good host to link", false, |d| d.events.contains(&Event::HostUp("good".into())));
+    // A short job probing both hosts (K = 2) runs wholly on the one that accepts.
+    d.submit(&c, 1, 4, false);
+    d.until(&c, "the job to run", false, |d| d.left[&1] == 0);
+    assert!(d.ran_of(1).iter().all(|r| r.1 == "good"), "{:?}", d.ran_of(1));
+    assert!(!d.events.contains(&Event::HostUp("bad".into())));
+    let (_, views) = c.hosts();
+    assert!(views.iter().any(|v| v.host == "bad" && !v.up && v.leases == 0), "{views:?}");
+}

@@ -20,11 +20,16 @@ pub fn node(slots: u32) -> String {
 
 /// A node of `policy` whose leases (and silent peers) expire after `lease_ms`.
 pub fn node_with(policy: eagle_node::Policy, slots: u32, lease_ms: u64) -> String {
+    node_keyed(policy, slots, lease_ms, SECRET)
+}
+
+/// [`node_with`] whose shared secret is `secret`.
+pub fn node_keyed(policy: eagle_node::Policy, slots: u32, lease_ms: u64, secret: &[u8]) -> String {
     let _ = env_logger::builder().is_test(true).try_init();
     eagle_node::spawn(eagle_node::Options {
         settings: eagle_node::Settings { policy, slots, lease_ms },
         listen: "127.0.0.1:0".into(),
-        secret: SECRET.to_vec(),
+        secret: secret.to_vec(),
         central: None,
         name: None,
         advertise: None,
@@ -49,9 +54,19 @@ pub fn central_sized(
     placement: eagle_central::placement::Placement,
     short_partition: eagle_central::short_partition::ShortPartition,
 ) -> String {
+    central_keyed(nodes, placement, short_partition, SECRET)
+}
+
+/// [`central_sized`] whose shared secret is `secret`.
+pub fn central_keyed(
+    nodes: &[String],
+    placement: eagle_central::placement::Placement,
+    short_partition: eagle_central::short_partition::ShortPartition,
+    secret: &[u8],
+) -> String {
     eagle_central::spawn(eagle_central::Options {
         listen: "127.0.0.1:0".into(),
-        secret: SECRET.to_vec(),
+        secret: secret.to_vec(),
         nodes: nodes.iter().enumerate().map(|(i, a)| (format!("n{i}"), a.clone())).collect(),
         short_fraction: 0.0,
         short_partition,

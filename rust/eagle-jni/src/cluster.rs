@@ -193,6 +193,11 @@ pub struct ClusterSide {
     pub counters: ClusterCounters,
 }
 
+/// How long the start waits for the central's first answer: its connect timeout (2 s) and
+/// handshake timeout (5 s), so that only a central that accepts and never answers costs
+/// the whole wait. A central refusing the connection or linking answers at once.
+const FIRST_CENTRAL_WAIT: std::time::Duration = std::time::Duration::from_secs(8);
+
 /// `host:port`, with brackets around an IPv6 literal.
 pub fn node_addr(host: &str, port: u16) -> String {
     if host.contains(':') && !host.starts_with('[') {
@@ -214,6 +219,18 @@ impl ClusterSide {
             seed: p.seed,
             retry_rejected: p.retry_rejected,
         });
+        // A central that refuses this driver (another build's protocol, a wrong secret) is a
+        // configuration error: fail the start, naming it, so that the plugin falls back to
+        // stock scheduling (or, with fallback=false, the jobs abort) rather than wait on
+        // links that never come. A central merely down is a fault cluster mode rides out.
+        if let Err(why) = client.central_first(FIRST_CENTRAL_WAIT) {
+            return Err(format!(
+                "cluster mode: spark.scheduler.eagle.cluster.central={}: {why}. The plugin jar and the \
+                 eagle-central / eagle-node daemons must come from the same eagle-spark build and \
+                 share the secret of spark.scheduler.eagle.cluster.secretFile",
+                p.central.trim()
+            ));
+        }
         let inbox = Arc::new(Inbox::default());
         let (rx, ib) = (client.events().clone(), inbox.clone());
         let pump = thread::Builder::new()

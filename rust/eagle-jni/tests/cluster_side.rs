@@ -35,9 +35,13 @@ fn node_with(policy: eagle_node::Policy, slots: u32) -> (String, u16) {
 }
 
 fn central(nodes: &[&str]) -> String {
+    central_keyed(nodes, SECRET)
+}
+
+fn central_keyed(nodes: &[&str], secret: &[u8]) -> String {
     eagle_central::spawn(eagle_central::Options {
         listen: "127.0.0.1:0".into(),
-        secret: SECRET.to_vec(),
+        secret: secret.to_vec(),
         nodes: nodes
             .iter()
             .map(|a| (a.to_string(), a.to_string()))
@@ -344,6 +348,32 @@ fn bad_settings_are_refused_naming_the_key() {
         assert!(e.contains(key), "{e}");
     }
     assert!(base.validate().is_ok());
+}
+
+/// A central that refuses the driver (another build's protocol version or, here, another
+/// secret) fails the start with an error naming the key and the cause, which the plugin
+/// turns into its fallback; before, the driver retried forever and its jobs waited on
+/// links that never came. A central that is merely down does not fail it.
+#[test]
+fn a_central_that_refuses_the_driver_fails_the_start_naming_it() {
+    let (addr, port) = node(2);
+    let refusing = central_keyed(&[addr.as_str()], b"another build's secret");
+    let p = ClusterParams {
+        central: refusing.clone(),
+        node_port: port,
+        secret: SECRET.to_vec(),
+        app: "app".into(),
+        min_probes: 2,
+        ping_ms: 200,
+        seed: 1,
+        retry_rejected: true,
+    };
+    let e = ClusterSide::start(p.clone()).err().expect("refused");
+    assert!(e.contains(&format!("spark.scheduler.eagle.cluster.central={refusing}")), "{e}");
+    assert!(e.contains("refused") && e.contains("same eagle-spark build"), "{e}");
+    let down = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().to_string();
+    assert!(ClusterSide::start(ClusterParams { central: down, ..p.clone() }).is_ok(), "a central down is a fault, not an error");
+    assert!(ClusterSide::start(ClusterParams { central: central(&[addr.as_str()]), ..p }).is_ok());
 }
 
 #[test]
