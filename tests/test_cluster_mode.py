@@ -17,6 +17,10 @@ slots x hosts).
 - A driver killed with SIGKILL while its tasks hold every slot: the other application gets
   the slots (its job finishes) and the nodes end with no lease.
 - Bad cluster keys fail the start, naming the key.
+- A central that refuses the driver (here another shared secret; daemons of another build, so
+  another protocol version, are refused alike) is a configuration error: the plugin falls back
+  to stock scheduling, naming the key and the refusal in its summary, and the job still runs,
+  where the driver used to wait forever on links that never came.
 
 The daemons are the workspace's debug binaries (cargo build). Waits are bounded generously;
 no timing is asserted.
@@ -268,6 +272,20 @@ def test_a_killed_driver_frees_its_slots_for_the_other_application(daemons, shar
     o = read(other_out)
     assert sorted(r[0] for r in o["jobs"][0]["rows"]) == [0, 1, 2, 3]
     _until("no lease left on the nodes", lambda: set(leased(daemons).values()) == {"0"}, 120)
+
+
+def test_a_driver_the_central_refuses_falls_back_to_stock_scheduling_naming_why(daemons, shared_hosts, tmp_path):
+    other = tmp_path / "another-secret"
+    other.write_text("not the daemons' secret\n")
+    p, out = launch(dict(daemons, secret=str(other)), shared_hosts, tmp_path, "refused",
+                    [{"class": "short", "ms": 100, "tasks": 4}])
+    finish(p, 300)
+    assert sorted(r[0] for r in read(out)["jobs"][0]["rows"]) == [0, 1, 2, 3], "the job ran, unscheduled by eagle"
+    summary = read(tmp_path / "refused.summary.json")
+    reason = summary["fallbackReason"] or ""
+    assert summary["fallback"] and f"spark.scheduler.eagle.cluster.central={daemons['central']}" in reason, reason
+    assert "refused the driver" in reason, reason
+    assert set(leased(daemons).values()) == {"0"}, "no node ever leased it a slot"
 
 
 @pytest.mark.parametrize("key,value,needle", [
