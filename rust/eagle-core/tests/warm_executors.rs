@@ -648,3 +648,45 @@ fn a_waiting_task_set_nothing_is_known_about_follows_the_typical_task() {
     // b came with a hint: it keeps it.
     assert_eq!(d.job_estimate(b).unwrap(), (0.25, eagle_core::EstimateSource::Hint));
 }
+
+/// Cluster mode (issue 13): the daemons grant the slots, so the driver learns the warm-up
+/// from the tasks launched under grants and the tasks observed, and weighs a probe's grant
+/// on an executor by the same rule as a free slot of its own (eagle-jni `cluster_warm`).
+#[test]
+fn cluster_mode_learns_the_warm_up_from_grants_and_finds_a_small_jobs_cold_start_not_worth_it() {
+    let mut d = driver();
+    let nodes: Vec<NodeId> = (0..8).map(|_| d.add_node(0.0, 2)).collect();
+    // Calibration under grants: on each of two executors two tasks start together, cold,
+    // 0.3 s each; then two more, settled, 0.03 s each.
+    let w = d.submit(0.0, 8, None, Some(0.03), 9);
+    for &n in &nodes[..2] {
+        d.task_launched_under_grant(n, w);
+        d.task_launched_under_grant(n, w);
+    }
+    for &n in &nodes[..2] {
+        d.task_observed(0.3, n, w, Some(0.3));
+        d.task_observed(0.3, n, w, Some(0.3));
+    }
+    for &n in &nodes[..2] {
+        d.task_launched_under_grant(n, w);
+        d.task_observed(0.33, n, w, Some(0.03));
+        d.task_launched_under_grant(n, w);
+        d.task_observed(0.36, n, w, Some(0.03));
+    }
+    d.remove_job(0.4, w);
+    let cost = d.warmup_cost();
+    assert!((cost - 0.27).abs() < 0.01, "warm-up {cost}");
+    // A short job of 10 tasks of 25 ms, one running on a 2-slot executor, 9 waiting:
+    let j = d.submit(1.0, 10, None, Some(0.025), 10);
+    assert!(!d.worth_grant(j, (0, 0), 0.0, 1, 2, 9, 3), "9 x 25 ms do not pay a 0.27 s warm-up");
+    assert!(!d.worth_grant(j, (1, 0), 0.01, 1, 2, 9, 3), "nor a second task beside one still warming");
+    assert!(d.worth_grant(j, (0, 1), 0.0, 1, 2, 9, 3), "where a task has ended it is warm");
+    assert!(d.worth_grant(j, (0, 0), 0.0, 0, 0, 10, 3), "a job with nothing running starts somewhere");
+    // A stage of 100 one-second tasks gains from every executor.
+    let big = d.submit(1.0, 100, None, Some(1.0), 11);
+    assert!(d.worth_grant(big, (0, 0), 0.0, 1, 2, 99, 3));
+    // The paper's policy has no warm-executors rule.
+    let mut p = Driver::new(DriverConfig { policy: eagle_core::PolicyKind::Paper, ..config() }, 1).unwrap();
+    let pj = p.submit(0.0, 10, None, Some(0.025), 10);
+    assert!(p.worth_grant(pj, (0, 0), 0.0, 1, 2, 9, 3));
+}
