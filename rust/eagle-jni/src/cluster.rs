@@ -454,7 +454,10 @@ impl ClusterSide {
             let cold_declined = left >= width
                 && room > 0
                 && !held[i].grant.long
-                && !self.warm.worth(driver, job, node, room, self.pending.len().saturating_sub(1));
+                && {
+                    let planned: Vec<NodeId> = self.assigned.iter().filter(|(_, g, _)| g.job == job.0 as u64).map(|(n, _, _)| *n).collect();
+                    !self.warm.worth(driver, job, node, room, self.pending.len().saturating_sub(1), &planned)
+                };
             if cold_declined && !held[i].refused {
                 self.counters.cold_declined += 1;
             }
