@@ -27,7 +27,7 @@
 
 use crate::state::State;
 use eagle_client::{Client, ClientConfig, Event, Grant};
-use eagle_core::{Class, Driver, JobId, NodeId};
+use eagle_core::{Class, JobId, NodeId};
 use parking_lot::{Condvar, Mutex};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -170,9 +170,6 @@ pub struct ClusterCounters {
     pub task_ends: u64,
     pub host_downs: u64,
     pub central_downs: u64,
-    /// Probe grants given back because a task there would have been a cold start not
-    /// worth its warm-up ([`crate::cluster_warm`]).
-    pub cold_declined: u64,
 }
 
 /// The driver's side of cluster mode behind one engine handle.
@@ -193,8 +190,6 @@ pub struct ClusterSide {
     running: HashMap<i64, (NodeId, Grant)>,
     /// Live task sets: their last reported launchable engine slots, and their shape.
     pending: HashMap<JobId, (u32, Shape)>,
-    /// Where each task set runs and has run, for the warm-executors rule.
-    warm: crate::cluster_warm::WarmGrants,
     pub counters: ClusterCounters,
 }
 
@@ -261,7 +256,6 @@ impl ClusterSide {
             assigned: Vec::new(),
             running: HashMap::new(),
             pending: HashMap::new(),
-            warm: Default::default(),
             counters: ClusterCounters::default(),
         })
     }
@@ -353,7 +347,6 @@ impl ClusterSide {
         for t in ended {
             self.task_ended(t);
         }
-        self.warm.node_removed(node);
         let mine: Vec<Grant> = self
             .assigned
             .iter()
@@ -413,7 +406,6 @@ impl ClusterSide {
             return;
         }
         self.client().finished(job.0 as u64);
-        self.warm.job_removed(job);
         let mut back = Vec::new();
         for v in self.held.values_mut() {
             v.retain(|h| {
@@ -431,9 +423,8 @@ impl ClusterSide {
 
     /// `free` engine slots are free on executor `node`: the task sets whose grants on its host it
     /// may serve, one entry per launch (never one of `exclude`, never more than a task set
-    /// has launchable tasks this round, never a cold start `driver` finds not worth its
-    /// warm-up: [`crate::cluster_warm`]). Grants it cannot use are marked to go back.
-    pub fn offer(&mut self, driver: &Driver, node: NodeId, free: u32, exclude: &[JobId], out: &mut Vec<JobId>) {
+    /// has launchable tasks this round). Grants it cannot use are marked to go back.
+    pub fn offer(&mut self, node: NodeId, free: u32, exclude: &[JobId], out: &mut Vec<JobId>) {
         self.drain();
         let Some(host) = self.host_of.get(&node).cloned() else {
             return;
@@ -451,17 +442,7 @@ impl ClusterSide {
             let job = JobId(held[i].grant.job as u32);
             let (units, width) = self.pending.get(&job).map_or((0, 1), |(u, s)| (*u, s.width));
             let room = (units / width).saturating_sub(taken.get(&job).copied().unwrap_or(0));
-            let cold_declined = left >= width
-                && room > 0
-                && !held[i].grant.long
-                && {
-                    let planned: Vec<NodeId> = self.assigned.iter().filter(|(_, g, _)| g.job == job.0 as u64).map(|(n, _, _)| *n).collect();
-                    !self.warm.worth(driver, job, node, room, self.pending.len().saturating_sub(1), &planned)
-                };
-            if cold_declined && !held[i].refused {
-                self.counters.cold_declined += 1;
-            }
-            if left >= width && room > 0 && !exclude.contains(&job) && !cold_declined {
+            if left >= width && room > 0 && !exclude.contains(&job) {
                 // One task under the grant: `width` plan entries (engine slots) of the offer.
                 let h = held.swap_remove(i);
                 *taken.entry(job).or_default() += 1;
@@ -508,7 +489,6 @@ impl ClusterSide {
             {
                 let (n, g, _) = self.assigned.swap_remove(i);
                 self.counters.launched += 1;
-                self.warm.launched(job, n);
                 self.client().launched(&g);
                 self.running.insert(tid, (n, g));
             }
@@ -535,9 +515,8 @@ impl ClusterSide {
 
     /// Spark task `tid` reached a final state: its lease ends (unknown ids are ignored).
     pub fn task_ended(&mut self, tid: i64) {
-        if let Some((node, g)) = self.running.remove(&tid) {
+        if let Some((_, g)) = self.running.remove(&tid) {
             self.counters.task_ends += 1;
-            self.warm.ended(JobId(g.job as u32), node);
             self.client().task_end(&g);
         }
     }
@@ -577,7 +556,7 @@ impl Drop for ClusterSide {
 
 /// Names of the `clusterStatus(handle): Array[Long]` slots, in order (empty outside cluster
 /// mode).
-pub const CLUSTER_STATUS_NAMES: [&str; 13] = [
+pub const CLUSTER_STATUS_NAMES: [&str; 12] = [
     "centralUp",
     "hostsUp",
     "heldGrants",
@@ -590,7 +569,6 @@ pub const CLUSTER_STATUS_NAMES: [&str; 13] = [
     "hostDowns",
     "centralDowns",
     "surplusReturned",
-    "coldDeclined",
 ];
 
 fn side(st: &mut State) -> Result<&mut ClusterSide, String> {
@@ -700,9 +678,6 @@ pub fn round_end(st: &mut State, tids: &[i64], nodes: &[i32], jobs: &[i32]) -> R
         ));
     }
     c.round_end(&launched);
-    for &(_, node, job) in &launched {
-        st.driver.task_launched_under_grant(node, job);
-    }
     Ok(())
 }
 
@@ -734,7 +709,6 @@ pub fn status(st: &mut State) -> Vec<i64> {
         k.host_downs,
         k.central_downs,
         c.client().surplus_returned(),
-        k.cold_declined,
     ];
     v.iter().map(|&x| x.min(i64::MAX as u64) as i64).collect()
 }

@@ -393,7 +393,7 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_offer<'l>(
         let plan: Vec<i32> = with_state(h, |st| {
             st.plan.clear();
             match st.cluster.as_mut() {
-                Some(c) => c.offer(&st.driver, node, free, &exclude, &mut st.plan),
+                Some(c) => c.offer(node, free, &exclude, &mut st.plan),
                 None => st.driver.offer_into(state::ms_to_s(now_ms), node, free, &exclude, &mut st.plan),
             }
             Ok(st.plan.iter().map(|j| j.0 as i32).collect())
@@ -446,7 +446,7 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_taskFinished
             st.hold()?;
             if st.cluster.is_some() {
                 // The lease ends by task id (`taskEnded`); the engine only learns.
-                st.driver.task_observed(state::ms_to_s(now_ms), node, job, duration);
+                st.driver.task_observed(state::ms_to_s(now_ms), job, duration);
             } else {
                 st.driver.task_finished(state::ms_to_s(now_ms), node, job, duration);
             }

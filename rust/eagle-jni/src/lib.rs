@@ -25,7 +25,6 @@
 #![deny(unsafe_code)]
 
 pub mod cluster;
-mod cluster_warm;
 pub mod eirene;
 pub mod handle;
 pub mod placement;

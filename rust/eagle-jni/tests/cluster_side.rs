@@ -89,8 +89,6 @@ fn eventually(what: &str, mut f: impl FnMut() -> bool) {
 /// until `finish`.
 struct FakeSpark {
     c: ClusterSide,
-    /// The engine beside it (no warm-up measured: every grant is worth a task).
-    driver: eagle_core::Driver,
     slots: u32,
     /// (job, waiting tasks, cores per task)
     waiting: Vec<(JobId, u32, u32)>,
@@ -107,7 +105,6 @@ impl FakeSpark {
     fn new(c: ClusterSide, slots: u32) -> FakeSpark {
         FakeSpark {
             c,
-            driver: eagle_core::Driver::new(eagle_core::DriverConfig::default(), 1).unwrap(),
             slots,
             waiting: Vec::new(),
             running: Vec::new(),
@@ -146,7 +143,7 @@ impl FakeSpark {
         }
         let free = self.slots - self.cores_used();
         let mut plan = Vec::new();
-        self.c.offer(&self.driver, EXEC, free, exclude, &mut plan);
+        self.c.offer(EXEC, free, exclude, &mut plan);
         // The plugin's allowance: a launch takes `width` planned slots of its job.
         let mut allowance: Vec<(JobId, u32)> = Vec::new();
         for job in plan {

@@ -533,47 +533,12 @@ impl Driver {
         self.learn_from_task(now, job, duration);
     }
 
-    /// Cluster mode (issue 13): a task of `job` ended on executor `node`, on a slot that the
-    /// hosts' `eagle-node` daemons own, so the engine placed nothing and frees nothing. Only
-    /// what the task teaches is kept: the job's running mean and class, the learned cutoff,
-    /// the history, and (adaptive) the warm-up a cold start costs ([`crate::warmup`]).
-    pub fn task_observed(&mut self, now: Time, node: NodeId, job: JobId, duration: Option<f64>) {
+    /// Cluster mode (issue 13): a task of `job` ended on a slot that the hosts' `eagle-node`
+    /// daemons own, so the engine placed nothing and frees nothing. Only what the task teaches
+    /// is kept: the job's running mean and class, the learned cutoff, the history.
+    pub fn task_observed(&mut self, now: Time, job: JobId, duration: Option<f64>) {
         self.out.clear();
-        if self.tracks_warmup(job) {
-            self.warmup.task_ended(job.0, node.0, duration);
-        }
         self.learn_from_task(now, job, duration);
-    }
-
-    /// Cluster mode: a task of `job` was launched on executor `node` under a daemon's grant
-    /// (the warm-up measurement's side of [`Driver::offer_into`]).
-    pub fn task_launched_under_grant(&mut self, node: NodeId, job: JobId) {
-        if self.tracks_warmup(job) {
-            self.warmup.task_launched(job.0, node.0);
-        }
-    }
-
-    /// Cluster mode, the adaptive policy: whether a grant on executor `node` is worth a
-    /// task of `job`, the rule of [`crate::warmup`] that the engine applies to its own free
-    /// slots. `here` is the job's (running, ended) tasks on that executor and `since` how
-    /// long ago the earliest of those running started; `running` its tasks running anywhere
-    /// and `warm_slots` the slots of the executors where it is warm or warming; `waiting`
-    /// its tasks not launched; `others` the application's other live task sets. A grant on
-    /// an executor where the job has ended a task, or before any warm-up is measured, is
-    /// always worth it; so is any grant for a job with nothing running.
-    #[allow(clippy::too_many_arguments)]
-    pub fn worth_grant(&self, job: JobId, here: (u32, u32), since: f64, running: u32, warm_slots: u32, waiting: u32, others: usize) -> bool {
-        let warmup = self.warmup.cost();
-        if self.cfg.policy != PolicyKind::Adaptive || warmup <= 0.0 || here.1 > 0 || running == 0 {
-            return true;
-        }
-        let Some(j) = self.engine.job(job) else { return true };
-        let slots = self.engine.total_slots();
-        if here.0 > 0 {
-            crate::warmup::worth_warming_slot(since, running, j.estimate, warmup, others, slots)
-        } else {
-            crate::warmup::worth_cold_start(waiting, running, warm_slots, j.estimate, warmup, others, slots)
-        }
     }
 
     /// The task set is gone; its mean (adaptive: the warm mean) goes into the history under its signature.

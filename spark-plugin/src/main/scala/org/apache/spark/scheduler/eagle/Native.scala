@@ -273,7 +273,7 @@ private[eagle] object Native {
   /** Layout of `clusterStatus(handle)`; mirrors `CLUSTER_STATUS_NAMES` in rust/eagle-jni/src/cluster.rs. */
   val ClusterStatusNames: Seq[String] = Seq(
     "centralUp", "hostsUp", "heldGrants", "runningLeases", "grants", "launched", "returned",
-    "revoked", "taskEnds", "hostDowns", "centralDowns", "surplusReturned", "coldDeclined")
+    "revoked", "taskEnds", "hostDowns", "centralDowns", "surplusReturned")
 
   val EstimateSources: Seq[String] = Seq("hint", "history", "runningMean", "default")
 
