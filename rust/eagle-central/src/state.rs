@@ -26,7 +26,7 @@ use eagle_core::partition::Partitions;
 use eagle_core::sss::LongMap;
 use eagle_core::types::NodeId;
 use eagle_wire::{Bitvector, CentralStatus, FromCentral, FromNode, NodeHealth, Peer, Role, ToCentral, ToNode};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 pub type ConnId = u64;
 /// A host's index in the host list (the bit of the bitvector).
@@ -85,6 +85,9 @@ pub struct CentralState {
     now: f64,
     /// Drivers by connection, with their application id.
     drivers: BTreeMap<ConnId, String>,
+    /// The hosts each driver last said it has executors on (`Executors`); a driver that
+    /// has not said may be placed on any host.
+    executors: BTreeMap<ConnId, BTreeSet<String>>,
     peers: BTreeMap<ConnId, Role>,
 }
 
@@ -114,6 +117,7 @@ impl CentralState {
             short_only: 0,
             now: 0.0,
             drivers: BTreeMap::new(),
+            executors: BTreeMap::new(),
             peers: BTreeMap::new(),
         };
         let mut out = Vec::new();
@@ -162,6 +166,7 @@ impl CentralState {
             Event::Disconnected { conn } => {
                 self.peers.remove(&conn);
                 self.drivers.remove(&conn);
+                self.executors.remove(&conn);
                 if let Some(d) = &mut self.demand {
                     d.gone(self.now, conn);
                 }
@@ -257,7 +262,7 @@ impl CentralState {
                 if cpus == 0 {
                     return reply(out, FromCentral::Error { what: format!("SubmitLong of job {job}: cpus must be >= 1, got 0") });
                 }
-                let placed = self.place(&app, job, tasks, est_ms, cpus);
+                let placed = self.place(conn, &app, job, tasks, est_ms, cpus);
                 if placed.is_empty() && tasks > 0 {
                     return reply(out, FromCentral::Unplaced { job, tasks });
                 }
@@ -286,6 +291,12 @@ impl CentralState {
             }
             ToCentral::Ping => reply(out, FromCentral::Pong),
             ToCentral::Status => reply(out, FromCentral::Status(self.status())),
+            ToCentral::Executors { hosts } => {
+                if !self.drivers.contains_key(&conn) {
+                    return reply(out, FromCentral::Error { what: "Executors is a driver message".into() });
+                }
+                self.executors.insert(conn, hosts.into_iter().collect());
+            }
             ToCentral::ShortLoad { running, waiting } => {
                 if !self.drivers.contains_key(&conn) {
                     return reply(out, FromCentral::Error { what: "ShortLoad is a driver message".into() });
@@ -298,12 +309,15 @@ impl CentralState {
     }
 
     /// LWL over the general partition of the connected hosts: one host per task, by
-    /// estimated work left (§3.2), on hosts the task fits ([`crate::placement`]).
+    /// estimated work left (§3.2), on hosts the task fits ([`crate::placement`]) and
+    /// where the driver of `conn` has executors (`Executors`, when it said).
     /// Updates the work map and bitvector.
-    fn place(&mut self, app: &str, job: u64, tasks: u32, est_ms: f64, cpus: u32) -> Vec<HostId> {
+    fn place(&mut self, conn: ConnId, app: &str, job: u64, tasks: u32, est_ms: f64, cpus: u32) -> Vec<HostId> {
         let general = self.layout().big;
+        let on = self.executors.get(&conn);
         let candidates: Vec<Candidate> = general
             .iter()
+            .filter(|n| on.is_none_or(|on| on.contains(&self.hosts[n.0 as usize].name)))
             .map(|n| {
                 let h = &self.hosts[n.0 as usize];
                 // The slots long work may hold there: all but the ones kept for short work.
@@ -433,6 +447,41 @@ mod tests {
                 _ => None,
             })
             .collect()
+    }
+
+    #[test]
+    fn long_tasks_go_only_to_hosts_where_the_driver_has_executors() {
+        let mut s = three_up(0.0);
+        driver(&mut s, 9, "a");
+        driver(&mut s, 10, "b");
+        let say = |s: &mut CentralState, conn, hosts: &[&str]| {
+            s.handle(Event::Message { conn, msg: ToCentral::Executors { hosts: hosts.iter().map(|h| h.to_string()).collect() } })
+        };
+        assert!(say(&mut s, 9, &["h2", "h0"]).is_empty());
+        let out = s.handle(Event::Message { conn: 9, msg: ToCentral::SubmitLong { job: 1, tasks: 4, est_ms: 100.0, cpus: 1 } });
+        let on: BTreeSet<HostId> = placements(&out).iter().map(|x| x.0).collect();
+        assert_eq!(on, BTreeSet::from([0, 2]), "LWL over a's hosts only, though h1 holds the least work");
+        // b has not said: every host is a candidate, and LWL fills the idle one first.
+        let out = s.handle(Event::Message { conn: 10, msg: ToCentral::SubmitLong { job: 1, tasks: 1, est_ms: 100.0, cpus: 1 } });
+        assert_eq!(placements(&out).iter().map(|x| x.0).collect::<Vec<_>>(), vec![1]);
+        // a's executors move: its next tasks follow them.
+        say(&mut s, 9, &["h1"]);
+        let out = s.handle(Event::Message { conn: 9, msg: ToCentral::SubmitLong { job: 2, tasks: 2, est_ms: 100.0, cpus: 1 } });
+        assert_eq!(placements(&out).iter().map(|x| x.0).collect::<Vec<_>>(), vec![1, 1]);
+        // No executor left: nothing is placed, and the driver is told so (it places them itself).
+        say(&mut s, 9, &[]);
+        let out = s.handle(Event::Message { conn: 9, msg: ToCentral::SubmitLong { job: 3, tasks: 2, est_ms: 100.0, cpus: 1 } });
+        assert!(placements(&out).is_empty());
+        assert!(out.iter().any(|a| matches!(a, Action::ToPeer { conn: 9, msg: FromCentral::Unplaced { job: 3, tasks: 2 } })), "{out:?}");
+        // A reconnecting driver starts again from every host.
+        s.handle(Event::Disconnected { conn: 9 });
+        driver(&mut s, 9, "a");
+        let out = s.handle(Event::Message { conn: 9, msg: ToCentral::SubmitLong { job: 4, tasks: 3, est_ms: 1.0, cpus: 1 } });
+        assert_eq!(placements(&out).len(), 3);
+        // Only drivers say where their executors are.
+        let (node, _) = (77, s.handle(Event::Connected { conn: 77, peer: Peer { role: Role::Node, app: String::new() } }));
+        let out = say(&mut s, node, &["h0"]);
+        assert!(matches!(&out[..], [Action::ToPeer { msg: FromCentral::Error { what }, .. }] if what.contains("Executors")), "{out:?}");
     }
 
     #[test]

@@ -242,6 +242,9 @@ struct State {
     bitvector: Option<Bitvector>,
     /// The short load last reported to the central (`ShortLoad`), since its link came up.
     short_load_sent: Option<(u32, u32)>,
+    /// The hosts last reported to the central as having executors (`Executors`), since
+    /// its link came up.
+    executors_sent: Option<Vec<String>>,
     /// [`Client::surplus_returned`].
     surplus: Arc<AtomicU64>,
     /// Where the central link's first outcome goes ([`Client::central_first`]).
@@ -269,6 +272,7 @@ impl State {
             leases: HashMap::new(),
             bitvector: None,
             short_load_sent: None,
+            executors_sent: None,
             surplus,
             first_central: None,
         }
@@ -299,6 +303,7 @@ impl State {
                 self.tick(period);
                 next = Instant::now() + period;
             }
+            self.report_executors();
             self.report_short_load();
             self.writers.flush();
         }
@@ -311,6 +316,21 @@ impl State {
             h.link.stop();
         }
         self.writers.flush();
+    }
+
+    /// Tells the central the hosts where this application has executors and a node link
+    /// now, when they changed since the last report: it places long tasks only there.
+    fn report_executors(&mut self) {
+        if !self.central_up {
+            return;
+        }
+        // `hosts` is keyed by link id; the central wants names, in a stable order.
+        let mut on: Vec<String> = self.hosts.values().filter(|h| h.up).map(|h| h.name.clone()).collect();
+        on.sort();
+        if self.executors_sent.as_ref() != Some(&on) {
+            self.writers.send(CENTRAL, &ToCentral::Executors { hosts: on.clone() });
+            self.executors_sent = Some(on);
+        }
     }
 
     /// Tells the central this application's short tasks holding a slot and not yet
@@ -693,6 +713,7 @@ impl State {
                 self.writers.insert(CENTRAL, writer);
                 self.central_up = true;
                 self.short_load_sent = None;
+                self.executors_sent = None;
                 log::info!("eagle-client: central scheduler {} linked", self.cfg.central);
                 self.first_outcome(Ok(true));
                 self.emit(Event::CentralUp);

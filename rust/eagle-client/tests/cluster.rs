@@ -572,3 +572,32 @@ fn a_refusing_daemon_is_told_apart_from_one_that_is_down_and_never_gets_work() {
     let (_, views) = c.hosts();
     assert!(views.iter().any(|v| v.host == "bad" && !v.up && v.leases == 0), "{views:?}");
 }
+
+#[test]
+fn a_long_job_of_an_application_on_some_hosts_is_placed_by_the_central_only_there() {
+    // Three 2-slot hosts; the application has executors (a node link) on n1 only, as under
+    // dynamic allocation or `spark.cores.max` below the hosts' total. The client tells the
+    // central so, and every long task runs under the central's placement on n1. Without
+    // that, the central would place most of them on n0 and n2, whose nodes refuse an
+    // application not connected there, and they would end up placed locally.
+    let nodes: Vec<String> = (0..3).map(|_| node(2)).collect();
+    let central = central(&nodes);
+    central_linked(&central, 3);
+    let a = client("a", &central, 1);
+    a.add_host("n1", &nodes[1]);
+    let mut d = Driver::default();
+    hosts_up(&mut d, &a, 1);
+    d.until(&a, "the central link", false, |d| d.events.contains(&Event::CentralUp));
+    // The report goes out with the next turn of the client's loop; the submit follows it
+    // on the same ordered link, so the central reads the hosts first.
+    d.submit(&a, 1, 6, true);
+    d.until(&a, "the long job to run", false, |d| d.left[&1] == 0);
+    assert_eq!(d.ran_of(1).len(), 6, "every task once: {:?}", d.ran);
+    assert!(d.ran_of(1).iter().all(|r| r.1 == "n1" && r.2), "all under central placements on n1: {:?}", d.ran);
+    a.finished(1);
+    for n in &nodes {
+        eventually("no lease left", || (leased(n) == 0).then_some(()));
+    }
+    let st = central_status(&central);
+    assert!(st.nodes.iter().all(|n| n.long_tasks == 0 && n.work_ms == 0.0), "{st:?}");
+}

@@ -41,7 +41,9 @@
 //! `Unplaced{job,tasks}` for tasks no node could take. A driver also reports
 //! `ShortLoad{running,waiting}`, its short tasks running and not yet launched, whenever
 //! they change: a central started with `--short-partition adaptive` (or `slots`) sizes
-//! the short partition from the sum over its drivers.
+//! the short partition from the sum over its drivers. It sends `Executors{hosts}`, the
+//! hosts where it has executors and a node link, whenever that set changes: the central
+//! places its long tasks only there.
 
 use serde::{Deserialize, Serialize};
 
@@ -248,6 +250,13 @@ pub enum ToCentral {
     /// Driver only: the application's short tasks running now and waiting (not yet
     /// launched), sent when either changes. Read by `--short-partition adaptive|slots`.
     ShortLoad { running: u32, waiting: u32 },
+    /// Driver only: the hosts where the application has executors and its link to their
+    /// node is up, sent when the set changes (and when the central link comes up). The
+    /// central places the application's long tasks only on these hosts, so an application
+    /// with executors on some hosts (dynamic allocation, a lost executor, `spark.cores.max`
+    /// under the hosts' total) gets no placement a node must refuse. Until a driver sends
+    /// one, every host is a candidate.
+    Executors { hosts: Vec<String> },
 }
 
 /// One node as the central sees it.
