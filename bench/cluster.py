@@ -11,8 +11,12 @@ in arrival order; every job keeps its arrival time). Systems, each on a fresh te
   ``SYSTEM@PARTITION``, e.g. ``eagle-adaptive@slots``, for that one system alone, so that two
   partitions are measured beside the same baselines in one invocation): each host's
   ``eagle-node`` owns ``--cores`` slots; every worker advertises slots x 4 cores, and each
-  application takes one executor of ``slots`` cores on every host (the README's recipe). Jobs
-  carry the trace's class and estimate as hints.
+  application takes one executor of ``slots`` cores on every host (the README's recipe), or, with
+  ``SYSTEM/N`` (e.g. ``eagle-adaptive/4``, ``eagle-adaptive@slots/4``), on ``N`` of them: its
+  ``spark.cores.max`` is slots x N, the applications start one after another in the order of
+  ``APPS``, and the master (most free cores first) spreads them so that each host holds the
+  executors of N x 4 / hosts applications; each run records where every application's
+  executors were (``executor_hosts``). Jobs carry the trace's class and estimate as hints.
 * ``static`` — stock standalone, what operators do today: workers advertise their slots, and
   each application's ``spark.cores.max`` is its share of the work's task-seconds of all slots
   (at least 1), in executors of 1 core.
@@ -49,7 +53,9 @@ NODE_PORT = 7101                     # scripts/testbed.sh runs every eagle-node 
 def add_arguments(p):
     p.add_argument("--systems", default=",".join(SYSTEMS),
                    help=f"cluster: comma list of {','.join(SYSTEMS)} (default all); a cluster-mode "
-                        f"system may name its own short partition, e.g. eagle-adaptive@slots")
+                        f"system may name its own short partition, e.g. eagle-adaptive@slots, and any "
+                        f"but static the number of hosts each application has executors on, e.g. "
+                        f"eagle-adaptive/4 or eagle-adaptive@slots/4 (default every host)")
     p.add_argument("--short-partition", choices=PARTITIONS,
                    help="cluster: eagle-central's short-only partition for every cluster-mode system "
                         "(default fixed, the paper's)")
@@ -112,9 +118,10 @@ def static_cores(plans: dict, total: int) -> dict:
 
 
 def app_conf(system: str, tb: dict, run_dir: str, app: str, slots: int, cores_max: int | None,
-             eagle: dict | None = None) -> dict:
+             eagle: dict | None = None, on_hosts: int | None = None) -> dict:
     """One application's SparkConf under ``system``; ``eagle``: ``spark.scheduler.eagle.*`` keys
-    (``--eagle-conf``) of the cluster-mode systems."""
+    (``--eagle-conf``) of the cluster-mode systems; ``on_hosts``: the hosts it takes an executor
+    on (default every host; not for ``static``)."""
     from .harness import ROOT
     from .schedulers import spark_conf
     cluster = system in CLUSTER_SYSTEMS
@@ -123,7 +130,7 @@ def app_conf(system: str, tb: dict, run_dir: str, app: str, slots: int, cores_ma
     if system == "static":
         extra.update({"spark.executor.cores": "1", "spark.cores.max": str(cores_max)})
     else:
-        extra.update({"spark.executor.cores": str(slots), "spark.cores.max": str(slots * hosts)})
+        extra.update({"spark.executor.cores": str(slots), "spark.cores.max": str(slots * (on_hosts or hosts))})
     conf = spark_conf("eagle" if cluster else "fifo", tb, run_dir, ROOT, eagle=eagle if cluster else None, extra=extra)
     if cluster:
         if not tb.get("eagle_central"):
@@ -136,10 +143,19 @@ def app_conf(system: str, tb: dict, run_dir: str, app: str, slots: int, cores_ma
     return conf
 
 
-def parse_system(label: str) -> tuple:
-    """``SYSTEM`` or ``SYSTEM@PARTITION`` (a cluster-mode system under that short partition):
-    ``(system, partition or None)``; anything else is an error naming it."""
-    system, at, partition = label.partition("@")
+def parse_system(label: str, hosts: int | None = None) -> tuple:
+    """``SYSTEM[@PARTITION][/N]``: a system, a cluster-mode one under that short partition, each
+    application with executors on ``N`` hosts (not ``static``, whose split is its own; at most
+    ``hosts`` when given): ``(system, partition or None, N or None)``; anything else is an error
+    naming it."""
+    head, slash, n = label.partition("/")
+    on_hosts = None
+    if slash:
+        if not n.isdigit() or int(n) < 1 or (hosts is not None and int(n) > hosts):
+            raise SystemExit(f"cluster: {label!r}: after '/' comes the number of hosts each application "
+                             f"has executors on, 1 to {hosts or 'the hosts'}")
+        on_hosts = int(n)
+    system, at, partition = head.partition("@")
     if system not in SYSTEMS:
         raise SystemExit(f"cluster: unknown system {system!r} in {label!r} (known: {', '.join(SYSTEMS)})")
     if at and system not in CLUSTER_SYSTEMS:
@@ -147,11 +163,42 @@ def parse_system(label: str) -> tuple:
                          f"have a short partition")
     if at and partition not in PARTITIONS:
         raise SystemExit(f"cluster: {label!r}: the short partition is one of {', '.join(PARTITIONS)}")
-    return system, (partition if at else None)
+    if slash and system == "static":
+        raise SystemExit(f"cluster: {label!r}: the static split sizes its applications itself")
+    return system, (partition if at else None), on_hosts
 
 
-def executors_of(system: str, hosts: int, cores_max: int | None) -> int:
-    return cores_max if system == "static" else hosts
+def base_system(label: str) -> str:
+    """The system a label (``parse_system``) names, without partition or hosts."""
+    return label.partition("/")[0].partition("@")[0]
+
+
+def run_dir_name(label: str) -> str:
+    """The folder of a system's runs under ``runs/``: the label, ``/N`` written ``-on-N``, so that
+    ``eagle-adaptive/4`` is neither inside ``eagle-adaptive``'s folder nor removed with it."""
+    return label.replace("/", "-on-")
+
+
+def executors_of(system: str, hosts: int, cores_max: int | None, on_hosts: int | None = None) -> int:
+    return cores_max if system == "static" else (on_hosts or hosts)
+
+
+def executor_hosts(run_dir: str) -> list:
+    """The hosts an application's executors were on, from its event log (``events/``)."""
+    hosts = set()
+    for root, _, files in os.walk(os.path.join(run_dir, "events")):
+        for name in files:
+            try:
+                with open(os.path.join(root, name), errors="replace") as f:
+                    for line in f:
+                        if '"SparkListenerExecutorAdded"' in line:
+                            try:
+                                hosts.add(json.loads(line)["Executor Info"]["Host"])
+                            except (ValueError, KeyError, TypeError):
+                                pass
+            except OSError:
+                pass
+    return sorted(hosts)
 
 
 # ---------------------------------------------------------------- orchestration
@@ -162,7 +209,7 @@ def one_system(args, label: str, plans_by_tag: dict, out_dir: str, slots: int) -
     from . import harness, stats
     log = harness.log
     a = argparse.Namespace(**vars(args))
-    system, partition = parse_system(label)
+    system, partition, on_hosts = parse_system(label)
     partition = partition or getattr(args, "short_partition", None)
     cluster = system in CLUSTER_SYSTEMS
     a.cores = slots * len(APPS) if system != "static" else slots
@@ -182,7 +229,7 @@ def one_system(args, label: str, plans_by_tag: dict, out_dir: str, slots: int) -
         # Static split: the cores of the first plan's shares (the plans of one trace differ little).
         cores = static_cores(next(iter(plans_by_tag.values()))["apps"], hosts * slots) if system == "static" else {}
         sequence = plan_sequence(plans_by_tag, not getattr(args, "no_warmup", False))
-        base = os.path.join(out_dir, "runs", label)
+        base = os.path.join(out_dir, "runs", run_dir_name(label))
         shutil.rmtree(base, ignore_errors=True)
         os.makedirs(base)
         harness.wait_idle(args, harness.TESTBED_STATE)
@@ -200,10 +247,14 @@ def one_system(args, label: str, plans_by_tag: dict, out_dir: str, slots: int) -
                 span += jobs[-1]["arrival_s"] if jobs else 0.0
                 plans.append({"tag": tag, "path": path, "ready": os.path.join(base, f"{tag}.{app}.ready"),
                               "go": os.path.join(base, f"{tag}.go")})
+            if on_hosts and threads:
+                # One after another, so the master spreads them (see the module's doc).
+                _wait_ready(os.path.join(base, f"{sequence[0][0]}.{APPS[len(threads) - 1]}.ready"),
+                            lambda: APPS[len(threads) - 1] in results)
             cfg = {"workload": "cluster", "scheduler": label, "system": system, "app": app, "testbed": tb,
-                   "plans": plans, "executors": executors_of(system, hosts, cores.get(app)),
+                   "plans": plans, "executors": executors_of(system, hosts, cores.get(app), on_hosts),
                    "spark_conf": app_conf(system, tb, run_dir, app, slots, cores.get(app),
-                                          eagle=dict(getattr(args, "eagle_conf", []) or []))}
+                                          eagle=dict(getattr(args, "eagle_conf", []) or []), on_hosts=on_hosts)}
             th = threading.Thread(target=lambda r=run_dir, c=cfg, s=span: results.__setitem__(
                 c["app"], harness.run_driver(r, c, timeout=s * 8 + 600 + 300 * len(plans))), daemon=True)
             th.start()
@@ -225,6 +276,8 @@ def one_system(args, label: str, plans_by_tag: dict, out_dir: str, slots: int) -
         for th in threads:
             th.join()
         summaries = {app: _summary(os.path.join(base, app)) for app in APPS}
+        placed = {app: executor_hosts(os.path.join(base, app)) for app in APPS}
+        log(f"  {label}: executors on " + "; ".join(f"{a} {','.join(h)}" for a, h in placed.items()))
         counters = {app: (sm or {}).get("cluster") for app, sm in summaries.items()}
         fell_back = fallbacks(system, summaries)
         for tag, split in plans_by_tag.items():
@@ -243,7 +296,7 @@ def one_system(args, label: str, plans_by_tag: dict, out_dir: str, slots: int) -
                          "short": stats.summary(short), "long": stats.summary(long_),
                          "correct": ok and len(jobs) == meta["n_jobs"], "errors": errors,
                          "jobs": len(jobs), "load": meta.get("nominal_load"),
-                         "static_cores": cores or None, "cluster": counters,
+                         "static_cores": cores or None, "cluster": counters, "executor_hosts": placed,
                          "latencies": {"short": [round(x, 4) for x in short], "long": [round(x, 4) for x in long_]}})
             r = runs[-1]
             log(f"  {label} {tag}: short p50/p90/p99 = {_fmt(r['short'])} | long p50 = "
@@ -251,6 +304,13 @@ def one_system(args, label: str, plans_by_tag: dict, out_dir: str, slots: int) -
     finally:
         tbed.down()
     return runs
+
+
+def _wait_ready(path: str, failed, limit_s: float = 900.0):
+    """Until ``path`` exists, ``failed()`` holds, or ``limit_s`` passed."""
+    t = time.time()
+    while not os.path.exists(path) and not failed() and time.time() - t < limit_s:
+        time.sleep(0.2)
 
 
 def _summary(run_dir):
@@ -294,7 +354,7 @@ def summarise(runs: list, ratios: list, systems: list) -> list:
             if system in sy:
                 row[key] = _criteria(sy[system], sy)
         row["criteria_of"] = {s: _criteria(sy[s], sy) for s in systems
-                              if s.partition("@")[0] in ("eagle", "eagle-adaptive")}
+                              if base_system(s) in ("eagle", "eagle-adaptive")}
         out.append(row)
     return out
 
@@ -392,7 +452,7 @@ def main(args) -> int:
     log = harness.log
     systems = [s.strip() for s in args.systems.split(",") if s.strip()]
     for s in systems:
-        parse_system(s)
+        parse_system(s, args.workers)
     if len(set(systems)) != len(systems):
         raise SystemExit(f"cluster: a system is named twice in --systems {args.systems!r}")
     out_dir = os.path.join(args.out, "cluster")

@@ -1,5 +1,7 @@
 """bench/cluster.py's pure parts: how the replay is split between the four applications, the
 static split's cores, and each system's SparkConf."""
+import json
+
 import pytest
 
 from bench import cluster
@@ -95,8 +97,8 @@ def test_the_summary_checks_the_targets_and_the_report_draws_every_system(tmp_pa
 
 def test_a_system_may_name_its_own_short_partition_and_is_measured_as_its_own_system(tmp_path):
     from bench import report
-    assert cluster.parse_system("eagle-adaptive@slots") == ("eagle-adaptive", "slots")
-    assert cluster.parse_system("hawk") == ("hawk", None)
+    assert cluster.parse_system("eagle-adaptive@slots") == ("eagle-adaptive", "slots", None)
+    assert cluster.parse_system("hawk") == ("hawk", None, None)
     for bad, names in [("static@slots", "static@slots"), ("eagle@hosts", "fixed, adaptive, slots"),
                        ("eagel@slots", "eagel")]:
         with pytest.raises(SystemExit, match=names):
@@ -140,3 +142,42 @@ def test_the_warm_up_replays_the_first_plan_unmeasured_ahead_of_every_measured_o
     assert cluster.WARMUP not in plans, "the measured plans stay as they were"
     assert [t for t, _ in cluster.plan_sequence(plans, warmup=False)] == ["r1.2-s1", "r2-s1"]
     assert cluster.plan_sequence({}, warmup=True) == []
+
+
+def test_a_system_may_give_each_application_executors_on_some_hosts(tmp_path, monkeypatch):
+    from bench import report
+    monkeypatch.setattr("bench.schedulers.find_jar", lambda root: "/x/plugin.jar")
+    monkeypatch.setattr("bench.schedulers.find_bench_jar", lambda root: "/x/bench.jar")
+    assert cluster.parse_system("eagle-adaptive/4", 8) == ("eagle-adaptive", None, 4)
+    assert cluster.parse_system("eagle-adaptive@slots/4", 8) == ("eagle-adaptive", "slots", 4)
+    assert cluster.parse_system("oversubscribed/2") == ("oversubscribed", None, 2)
+    for bad, names in [("hawk/0", "1 to 8"), ("hawk/9", "1 to 8"), ("hawk/x", "hawk/x"), ("static/4", "static split"),
+                       ("eagel/4", "eagel")]:
+        with pytest.raises(SystemExit, match=names):
+            cluster.parse_system(bad, 8)
+    assert cluster.base_system("eagle-adaptive@slots/4") == "eagle-adaptive"
+    assert cluster.run_dir_name("eagle-adaptive/4") == "eagle-adaptive-on-4", "not a folder inside eagle-adaptive's"
+    tb = {"master": "spark://10.0.0.1:7077", "driver_host": "10.0.0.1", "hosts": 8, "cores": 8, "slots": 64,
+          "mode": "netns", "eagle_central": "10.0.0.1:7100", "eagle_secret": str(tmp_path / "secret")}
+    conf = cluster.app_conf("hawk", tb, str(tmp_path), "batch-0", 2, None, on_hosts=4)
+    assert (conf["spark.executor.cores"], conf["spark.cores.max"]) == ("2", "8"), "two slots' executors on 4 hosts"
+    conf = cluster.app_conf("hawk", tb, str(tmp_path), "batch-0", 2, None)
+    assert conf["spark.cores.max"] == "16", "every host by default"
+    assert cluster.executors_of("hawk", 8, None, 4) == 4 and cluster.executors_of("static", 8, 3, None) == 3
+    # Where the executors were, from the event log.
+    events = tmp_path / "app" / "events"
+    events.mkdir(parents=True)
+    added = lambda ex, host: json.dumps({"Event": "SparkListenerExecutorAdded", "Executor ID": ex,
+                                         "Executor Info": {"Host": host, "Total Cores": 2}})
+    (events / "app-1").write_text("\n".join([json.dumps({"Event": "SparkListenerApplicationStart"}),
+                                             added("0", "10.77.1.2"), added("1", "10.77.1.1"),
+                                             added("2", "10.77.1.2"), "{not json"]) + "\n")
+    assert cluster.executor_hosts(str(tmp_path / "app")) == ["10.77.1.1", "10.77.1.2"]
+    assert cluster.executor_hosts(str(tmp_path / "none")) == []
+    runs = [{"system": s, "scheduler": s, "ratio": 2.0, "seed": 1, "correct": True,
+             "short": {"count": 1, "p50": p99, "p90": p99, "p99": p99}, "long": {"count": 1, "p50": 4.0, "p90": 4.0, "p99": 4.0},
+             "latencies": {"short": [p99], "long": [4.0]}}
+            for s, p99 in [("eagle-adaptive/4", 1.0), ("static", 4.0), ("eagle-adaptive", 2.0), ("hawk", 3.0)]]
+    row = cluster.summarise(runs, [2.0], [r["system"] for r in runs])[0]
+    assert row["criteria_of"]["eagle-adaptive/4"]["short_p99_vs_static"] == pytest.approx(0.25)
+    assert report._scheds(runs) == ["eagle-adaptive", "eagle-adaptive/4", "hawk", "static"]
