@@ -353,20 +353,28 @@ def summarise(runs: list, ratios: list, systems: list) -> list:
         for system, key in (("eagle", "criteria"), ("eagle-adaptive", "criteria_adaptive")):
             if system in sy:
                 row[key] = _criteria(sy[system], sy)
-        row["criteria_of"] = {s: _criteria(sy[s], sy) for s in systems
+        row["criteria_of"] = {s: _criteria(sy[s], sy, hawk_of(s, sy)) for s in systems
                               if base_system(s) in ("eagle", "eagle-adaptive")}
         out.append(row)
     return out
 
 
-def _criteria(e: dict, sy: dict) -> dict:
+def hawk_of(label: str, sy: dict) -> str:
+    """The Hawk run an eagle ``label`` is held against: Hawk with executors on as many hosts
+    (``hawk/N`` for ``.../N``) when it ran, else plain ``hawk``."""
+    n = label.partition("/")[2]
+    return f"hawk/{n}" if n and f"hawk/{n}" in sy else "hawk"
+
+
+def _criteria(e: dict, sy: dict, hawk: str = "hawk") -> dict:
     from . import stats
     crit = {}
     if "static" in sy:
         crit["short_p99_vs_static"] = stats.ratio(e["short"]["p99"], sy["static"]["short"]["p99"])
         crit["long_p50_vs_static"] = stats.ratio(e["long"]["p50"], sy["static"]["long"]["p50"])
-    if "hawk" in sy:
-        crit["short_p99_vs_hawk"] = stats.ratio(e["short"]["p99"], sy["hawk"]["short"]["p99"])
+    if hawk in sy:
+        crit["short_p99_vs_hawk"] = stats.ratio(e["short"]["p99"], sy[hawk]["short"]["p99"])
+        crit["hawk"] = hawk
     lim = {"short_p99_vs_static": 0.5, "short_p99_vs_hawk": 0.7, "long_p50_vs_static": 1.10}
     crit["met"] = {f"{k} <= {v}": (None if crit.get(k) is None else crit[k] <= v) for k, v in lim.items()}
     return crit

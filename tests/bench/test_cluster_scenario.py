@@ -180,4 +180,10 @@ def test_a_system_may_give_each_application_executors_on_some_hosts(tmp_path, mo
             for s, p99 in [("eagle-adaptive/4", 1.0), ("static", 4.0), ("eagle-adaptive", 2.0), ("hawk", 3.0)]]
     row = cluster.summarise(runs, [2.0], [r["system"] for r in runs])[0]
     assert row["criteria_of"]["eagle-adaptive/4"]["short_p99_vs_static"] == pytest.approx(0.25)
-    assert report._scheds(runs) == ["eagle-adaptive", "eagle-adaptive/4", "hawk", "static"]
+    assert row["criteria_of"]["eagle-adaptive/4"]["hawk"] == "hawk", "no hawk/4 ran: plain hawk"
+    runs.append(dict(runs[-1], system="hawk/4", scheduler="hawk/4", short={"count": 1, "p50": 2.0, "p90": 2.0, "p99": 2.0}))
+    row = cluster.summarise(runs, [2.0], [r["system"] for r in runs])[0]
+    got = row["criteria_of"]["eagle-adaptive/4"]
+    assert got["hawk"] == "hawk/4" and got["short_p99_vs_hawk"] == pytest.approx(0.5), "Hawk on as many hosts"
+    assert row["criteria_of"]["eagle-adaptive"]["hawk"] == "hawk"
+    assert report._scheds(runs) == ["eagle-adaptive", "eagle-adaptive/4", "hawk", "hawk/4", "static"]

@@ -88,6 +88,9 @@ pub struct CentralState {
     /// The hosts each driver last said it has executors on (`Executors`); a driver that
     /// has not said may be placed on any host.
     executors: BTreeMap<ConnId, BTreeSet<String>>,
+    /// [`CentralState::reservation_order`] of the live hosts it was computed for; cleared
+    /// when a driver's hosts change.
+    order: Option<(Vec<NodeId>, Vec<NodeId>)>,
     peers: BTreeMap<ConnId, Role>,
 }
 
@@ -118,6 +121,7 @@ impl CentralState {
             now: 0.0,
             drivers: BTreeMap::new(),
             executors: BTreeMap::new(),
+            order: None,
             peers: BTreeMap::new(),
         };
         let mut out = Vec::new();
@@ -166,7 +170,9 @@ impl CentralState {
             Event::Disconnected { conn } => {
                 self.peers.remove(&conn);
                 self.drivers.remove(&conn);
-                self.executors.remove(&conn);
+                if self.executors.remove(&conn).is_some() {
+                    self.order = None;
+                }
                 if let Some(d) = &mut self.demand {
                     d.gone(self.now, conn);
                 }
@@ -296,6 +302,7 @@ impl CentralState {
                     return reply(out, FromCentral::Error { what: "Executors is a driver message".into() });
                 }
                 self.executors.insert(conn, hosts.into_iter().collect());
+                self.order = None;
             }
             ToCentral::ShortLoad { running, waiting } => {
                 if !self.drivers.contains_key(&conn) {
@@ -345,10 +352,19 @@ impl CentralState {
         FromCentral::Hosts { names: self.hosts.iter().map(|h| h.name.clone()).collect() }
     }
 
-    /// The connected hosts' partitions now: the lowest-index `k` are short-only, `k` by
-    /// the fixed share or, adaptive, by the short demand ([`crate::short_partition`]).
+    /// The connected hosts' partitions now: the first `k` of [`Self::reservation_order`]
+    /// are short-only (`slots`: keep slots, dealt in that order), `k` by the fixed share or,
+    /// adaptive, by the short demand ([`crate::short_partition`]).
     fn layout(&mut self) -> Partitions {
         let live: Vec<NodeId> = (0..self.hosts.len()).filter(|&i| self.hosts[i].up).map(|i| NodeId(i as u32)).collect();
+        let live = match &self.order {
+            Some((of, order)) if *of == live => order.clone(),
+            _ => {
+                let order = self.reservation_order(&live);
+                self.order = Some((live, order.clone()));
+                order
+            }
+        };
         let per_slot = self.mode == ShortPartition::Slots;
         let k = match &mut self.demand {
             None => return Partitions::dynamic_layout(&live, self.short_fraction),
@@ -369,6 +385,43 @@ impl CentralState {
         };
         self.short_only = k;
         Partitions::with_short_only(&live, k)
+    }
+
+    /// The order in which the short reservation takes the `live` hosts: index order (the
+    /// paper's: every job may run on every node), except that each next host is the one
+    /// where the most drivers not yet covered have executors (`Executors`), lowest index on
+    /// ties; once every driver with a live host is covered, coverage starts again. So the
+    /// fixed share's few hosts, and the first slots `--short-partition slots` keeps, are on
+    /// the hosts of as many applications as they can be, and an application with executors
+    /// on some hosts is not left without any short-only host or kept slot while another
+    /// application's hosts hold them all. With every driver on every host, or none having
+    /// said, the order is index order.
+    fn reservation_order(&self, live: &[NodeId]) -> Vec<NodeId> {
+        let name = |n: NodeId| self.hosts[n.0 as usize].name.as_str();
+        // Only drivers with a live host can be covered.
+        let sets: Vec<&BTreeSet<String>> =
+            self.executors.values().filter(|s| live.iter().any(|&n| s.contains(name(n)))).collect();
+        let mut left = live.to_vec();
+        let mut order = Vec::with_capacity(live.len());
+        let mut covered = vec![false; sets.len()];
+        while !left.is_empty() {
+            if covered.iter().all(|&c| c) {
+                covered.fill(false);
+            }
+            let gain = |n: NodeId| sets.iter().zip(&covered).filter(|(s, &c)| !c && s.contains(name(n))).count();
+            let mut best = 0;
+            for i in 1..left.len() {
+                if gain(left[i]) > gain(left[best]) {
+                    best = i;
+                }
+            }
+            let n = left.remove(best);
+            for (s, c) in sets.iter().zip(covered.iter_mut()) {
+                *c |= s.contains(name(n));
+            }
+            order.push(n);
+        }
+        order
     }
 
     /// `--short-partition slots`: keeps `want` slots for short work over the `live` hosts
@@ -590,6 +643,74 @@ mod tests {
         s.handle(Event::Disconnected { conn: 1 });
         s.set_now(30.0);
         assert_eq!(told(&s.handle(Event::Tick)), (2..6).map(|h| (h, 0)).collect());
+    }
+
+    #[test]
+    fn the_short_reservation_covers_the_hosts_of_every_application_on_some_hosts() {
+        // Eight 2-slot hosts; two pairs of applications, each pair on four hosts: a and b
+        // on h0-h3, c and d on h4-h7.
+        let hosts: Vec<(String, String)> = (0..8).map(|i| (format!("h{i}"), format!("10.0.0.{i}:7000"))).collect();
+        let up = |s: &mut CentralState| {
+            for h in 0..8 {
+                s.handle(Event::NodeUp { host: h });
+                sized(s, h, 2);
+            }
+        };
+        let on = |s: &mut CentralState, conn: ConnId, hosts: &[u32]| {
+            s.handle(Event::Message { conn, msg: ToCentral::Executors { hosts: hosts.iter().map(|h| format!("h{h}")).collect() } })
+        };
+        let apps = |s: &mut CentralState| {
+            for (conn, app, hosts) in [(1, "a", [0, 1, 2, 3]), (2, "b", [0, 1, 2, 3]), (3, "c", [4, 5, 6, 7]), (4, "d", [4, 5, 6, 7])] {
+                driver(s, conn, app);
+                on(s, conn, &hosts);
+            }
+        };
+        let kept = |s: &mut CentralState| -> Vec<u32> { s.status().nodes.iter().map(|n| n.short_slots).collect() };
+        let short_only = |s: &mut CentralState| -> Vec<String> { s.status().nodes.into_iter().filter(|n| !n.general).map(|n| n.name).collect() };
+
+        // `slots`: the floor of two slots, one on a host of each pair. Index order would put
+        // both on h0 and h1, where c and d have no executor.
+        let (s, _) = CentralState::new(&hosts, 0.1);
+        let mut s = s.with_short_partition(ShortPartition::Slots);
+        up(&mut s);
+        apps(&mut s);
+        s.handle(Event::Tick);
+        assert_eq!(kept(&mut s), [1, 0, 0, 0, 1, 0, 0, 0]);
+        // c and d move to h2 and h3: the kept slots follow, and each node is told. h2 holds
+        // all four, then h3 again.
+        let mut t = told(&on(&mut s, 3, &[2, 3]));
+        t.extend(told(&on(&mut s, 4, &[2, 3])));
+        assert_eq!(t, BTreeMap::from([(0, 0), (2, 1), (3, 1), (4, 0)]));
+        // c and d on h6 and h7, a and b on h1 and h6: h6 covers them all, then h1 a and b,
+        // h7 c and d.
+        on(&mut s, 1, &[1, 6]);
+        on(&mut s, 2, &[1, 6]);
+        on(&mut s, 3, &[6, 7]);
+        on(&mut s, 4, &[6, 7]);
+        s.handle(Event::Tick);
+        assert_eq!(kept(&mut s), [0, 1, 0, 0, 0, 0, 1, 0]);
+        // Every driver on every host, or gone: index order, the paper's.
+        for conn in 1..=2 {
+            on(&mut s, conn, &(0..8).collect::<Vec<_>>());
+        }
+        s.handle(Event::Disconnected { conn: 3 });
+        s.handle(Event::Disconnected { conn: 4 });
+        s.handle(Event::Tick);
+        assert_eq!(kept(&mut s), [1, 1, 0, 0, 0, 0, 0, 0]);
+
+        // `fixed`: its one short-only host is on the hosts of two of the four, and moves to
+        // the one host that all four share.
+        let (mut s, _) = CentralState::new(&hosts, 0.1);
+        up(&mut s);
+        apps(&mut s);
+        assert_eq!(short_only(&mut s), ["h0"]);
+        on(&mut s, 1, &[1, 3, 5]);
+        on(&mut s, 2, &[1, 3, 5]);
+        on(&mut s, 3, &[5, 7]);
+        on(&mut s, 4, &[5, 7]);
+        assert_eq!(short_only(&mut s), ["h5"]);
+        let out = s.handle(Event::Message { conn: 3, msg: ToCentral::SubmitLong { job: 1, tasks: 4, est_ms: 100.0, cpus: 1 } });
+        assert!(placements(&out).iter().all(|x| x.0 == 7), "c's long work on its other host: {out:?}");
     }
 
     #[test]
