@@ -35,11 +35,16 @@
 //! one slot on each of four hosts, every host still takes long work, and short jobs find
 //! queues on as many hosts as hold a kept slot. A host whose every slot is kept (a host of
 //! one slot) takes no long placement.
+//!
+//! "Lowest index first" holds while every application has executors on every host. When
+//! the drivers' hosts (`Executors`) differ, the hosts are taken in [`cover_order`], so that
+//! the reservation is on the hosts of every application it can reach.
 
 use crate::state::ConnId;
 use eagle_core::partition::short_only_count;
 use eagle_core::reservation::{AdaptiveParams, Reservation};
-use std::collections::BTreeMap;
+use eagle_core::types::NodeId;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// How the short-only partition is sized.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -191,6 +196,41 @@ pub fn short_slots_per_host(slots: &[u32], fraction: f64, short_slots: u32) -> V
         }
     }
     kept
+}
+
+/// The order in which the short reservation takes the `live` hosts (`(id, name)`, by id):
+/// index order (the paper's: every job may run on every node), except that each next host
+/// is the one where the most drivers not yet covered have executors (`drivers`: each
+/// driver's hosts, by name), lowest index on ties; once every driver with a live host is
+/// covered, coverage starts again. So the fixed share's few hosts, and the first slots
+/// `--short-partition slots` keeps, are on the hosts of as many applications as they can
+/// be, and an application with executors on some hosts is not left without any short-only
+/// host or kept slot while another application's hosts hold them all. With every driver on
+/// every host, or no driver, the order is index order. Costs hosts² × drivers.
+pub fn cover_order(live: &[(NodeId, &str)], drivers: &[&BTreeSet<String>]) -> Vec<NodeId> {
+    // Only drivers with a live host can be covered.
+    let sets: Vec<&BTreeSet<String>> = drivers.iter().copied().filter(|s| live.iter().any(|(_, h)| s.contains(*h))).collect();
+    let mut left = live.to_vec();
+    let mut order = Vec::with_capacity(live.len());
+    let mut covered = vec![false; sets.len()];
+    while !left.is_empty() {
+        if covered.iter().all(|&c| c) {
+            covered.fill(false);
+        }
+        let gain = |h: &str| sets.iter().zip(&covered).filter(|(s, &c)| !c && s.contains(h)).count();
+        let mut best = 0;
+        for i in 1..left.len() {
+            if gain(left[i].1) > gain(left[best].1) {
+                best = i;
+            }
+        }
+        let (n, h) = left.remove(best);
+        for (s, c) in sets.iter().zip(covered.iter_mut()) {
+            *c |= s.contains(h);
+        }
+        order.push(n);
+    }
+    order
 }
 
 #[cfg(test)]

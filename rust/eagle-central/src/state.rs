@@ -21,7 +21,7 @@
 //! work and its bit (its reservations died with the daemon).
 
 use crate::placement::{Candidate, HostPlacement, Placement};
-use crate::short_partition::{short_only_hosts, short_slots_per_host, Measure, ShortDemand, ShortPartition};
+use crate::short_partition::{cover_order, short_only_hosts, short_slots_per_host, Measure, ShortDemand, ShortPartition};
 use eagle_core::partition::Partitions;
 use eagle_core::sss::LongMap;
 use eagle_core::types::NodeId;
@@ -387,41 +387,11 @@ impl CentralState {
         Partitions::with_short_only(&live, k)
     }
 
-    /// The order in which the short reservation takes the `live` hosts: index order (the
-    /// paper's: every job may run on every node), except that each next host is the one
-    /// where the most drivers not yet covered have executors (`Executors`), lowest index on
-    /// ties; once every driver with a live host is covered, coverage starts again. So the
-    /// fixed share's few hosts, and the first slots `--short-partition slots` keeps, are on
-    /// the hosts of as many applications as they can be, and an application with executors
-    /// on some hosts is not left without any short-only host or kept slot while another
-    /// application's hosts hold them all. With every driver on every host, or none having
-    /// said, the order is index order.
+    /// [`cover_order`] of the `live` hosts by the drivers' executor hosts (`Executors`).
     fn reservation_order(&self, live: &[NodeId]) -> Vec<NodeId> {
-        let name = |n: NodeId| self.hosts[n.0 as usize].name.as_str();
-        // Only drivers with a live host can be covered.
-        let sets: Vec<&BTreeSet<String>> =
-            self.executors.values().filter(|s| live.iter().any(|&n| s.contains(name(n)))).collect();
-        let mut left = live.to_vec();
-        let mut order = Vec::with_capacity(live.len());
-        let mut covered = vec![false; sets.len()];
-        while !left.is_empty() {
-            if covered.iter().all(|&c| c) {
-                covered.fill(false);
-            }
-            let gain = |n: NodeId| sets.iter().zip(&covered).filter(|(s, &c)| !c && s.contains(name(n))).count();
-            let mut best = 0;
-            for i in 1..left.len() {
-                if gain(left[i]) > gain(left[best]) {
-                    best = i;
-                }
-            }
-            let n = left.remove(best);
-            for (s, c) in sets.iter().zip(covered.iter_mut()) {
-                *c |= s.contains(name(n));
-            }
-            order.push(n);
-        }
-        order
+        let named: Vec<(NodeId, &str)> = live.iter().map(|&n| (n, self.hosts[n.0 as usize].name.as_str())).collect();
+        let drivers: Vec<&BTreeSet<String>> = self.executors.values().collect();
+        cover_order(&named, &drivers)
     }
 
     /// `--short-partition slots`: keeps `want` slots for short work over the `live` hosts
