@@ -301,7 +301,19 @@ impl CentralState {
                 if !self.drivers.contains_key(&conn) {
                     return reply(out, FromCentral::Error { what: "Executors is a driver message".into() });
                 }
-                self.executors.insert(conn, hosts.into_iter().collect());
+                let hosts: BTreeSet<String> = hosts.into_iter().collect();
+                if !hosts.is_empty() && !self.hosts.iter().any(|h| hosts.contains(&h.name)) {
+                    // Names the central does not use (e.g. IP addresses against host names):
+                    // it cannot tell where the executors are, so it places as if not told.
+                    log::warn!(
+                        "driver '{}' has executors on {hosts:?}, none of them a host name of this central ({}); \
+                         its long tasks may go to any host, and nodes without it refuse them. Give the nodes \
+                         (--name / --nodes) the names Spark's executors report",
+                        self.drivers[&conn],
+                        self.hosts.iter().map(|h| h.name.as_str()).collect::<Vec<_>>().join(", ")
+                    );
+                }
+                self.executors.insert(conn, hosts);
                 self.order = None;
             }
             ToCentral::ShortLoad { running, waiting } => {
@@ -321,7 +333,7 @@ impl CentralState {
     /// Updates the work map and bitvector.
     fn place(&mut self, conn: ConnId, app: &str, job: u64, tasks: u32, est_ms: f64, cpus: u32) -> Vec<HostId> {
         let general = self.layout().big;
-        let on = self.executors.get(&conn);
+        let on = self.executors_of(conn);
         let candidates: Vec<Candidate> = general
             .iter()
             .filter(|n| on.is_none_or(|on| on.contains(&self.hosts[n.0 as usize].name)))
@@ -385,6 +397,12 @@ impl CentralState {
         };
         self.short_only = k;
         Partitions::with_short_only(&live, k)
+    }
+
+    /// The hosts where the driver of `conn` said it has executors, when it said and named
+    /// none (it has none) or some host of this central; `None`: any host.
+    fn executors_of(&self, conn: ConnId) -> Option<&BTreeSet<String>> {
+        self.executors.get(&conn).filter(|on| on.is_empty() || self.hosts.iter().any(|h| on.contains(&h.name)))
     }
 
     /// [`cover_order`] of the `live` hosts by the drivers' executor hosts (`Executors`).
@@ -496,6 +514,11 @@ mod tests {
         let out = s.handle(Event::Message { conn: 9, msg: ToCentral::SubmitLong { job: 3, tasks: 2, est_ms: 100.0, cpus: 1 } });
         assert!(placements(&out).is_empty());
         assert!(out.iter().any(|a| matches!(a, Action::ToPeer { conn: 9, msg: FromCentral::Unplaced { job: 3, tasks: 2 } })), "{out:?}");
+        // Names the central does not know (IP addresses against host names, say): it cannot
+        // tell where the executors are, and places as if it had not been told.
+        say(&mut s, 9, &["10.0.0.1", "10.0.0.2"]);
+        let out = s.handle(Event::Message { conn: 9, msg: ToCentral::SubmitLong { job: 5, tasks: 3, est_ms: 1.0, cpus: 1 } });
+        assert_eq!(placements(&out).len(), 3, "{out:?}");
         // A reconnecting driver starts again from every host.
         s.handle(Event::Disconnected { conn: 9 });
         driver(&mut s, 9, "a");
