@@ -1,0 +1,354 @@
+//! Tests of the central's state machine, driven by events: placement, the partitions, the
+//! drivers' reports, and the nodes coming and going.
+
+use super::*;
+use eagle_wire::NodeStatus;
+use std::collections::BTreeSet;
+
+fn driver(s: &mut CentralState, conn: ConnId, app: &str) -> Vec<Action> {
+    s.handle(Event::Connected { conn, peer: Peer { role: Role::Driver, app: app.into() } })
+}
+
+fn three_up(short_fraction: f64) -> CentralState {
+    let hosts: Vec<(String, String)> = (0..3).map(|i| (format!("h{i}"), format!("10.0.0.{i}:7000"))).collect();
+    let (mut s, dials) = CentralState::new(&hosts, short_fraction);
+    assert_eq!(dials.len(), 3, "one dial per --nodes entry");
+    for h in 0..3 {
+        s.handle(Event::NodeUp { host: h });
+    }
+    s
+}
+
+fn placements(out: &[Action]) -> Vec<(HostId, u64)> {
+    out.iter()
+        .filter_map(|a| match a {
+            Action::ToNode { host, msg: ToNode::Place { bitvector, .. } } => Some((*host, bitvector.stamp)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn long_tasks_go_only_to_hosts_where_the_driver_has_executors() {
+    let mut s = three_up(0.0);
+    driver(&mut s, 9, "a");
+    driver(&mut s, 10, "b");
+    let say = |s: &mut CentralState, conn, hosts: &[&str]| {
+        s.handle(Event::Message { conn, msg: ToCentral::Executors { hosts: hosts.iter().map(|h| h.to_string()).collect() } })
+    };
+    assert!(say(&mut s, 9, &["h2", "h0"]).is_empty());
+    let out = s.handle(Event::Message { conn: 9, msg: ToCentral::SubmitLong { job: 1, tasks: 4, est_ms: 100.0, cpus: 1 } });
+    let on: BTreeSet<HostId> = placements(&out).iter().map(|x| x.0).collect();
+    assert_eq!(on, BTreeSet::from([0, 2]), "LWL over a's hosts only, though h1 holds the least work");
+    // b has not said: every host is a candidate, and LWL fills the idle one first.
+    let out = s.handle(Event::Message { conn: 10, msg: ToCentral::SubmitLong { job: 1, tasks: 1, est_ms: 100.0, cpus: 1 } });
+    assert_eq!(placements(&out).iter().map(|x| x.0).collect::<Vec<_>>(), vec![1]);
+    // a's executors move: its next tasks follow them.
+    say(&mut s, 9, &["h1"]);
+    let out = s.handle(Event::Message { conn: 9, msg: ToCentral::SubmitLong { job: 2, tasks: 2, est_ms: 100.0, cpus: 1 } });
+    assert_eq!(placements(&out).iter().map(|x| x.0).collect::<Vec<_>>(), vec![1, 1]);
+    // No executor left: nothing is placed, and the driver is told so (it places them itself).
+    say(&mut s, 9, &[]);
+    let out = s.handle(Event::Message { conn: 9, msg: ToCentral::SubmitLong { job: 3, tasks: 2, est_ms: 100.0, cpus: 1 } });
+    assert!(placements(&out).is_empty());
+    assert!(out.iter().any(|a| matches!(a, Action::ToPeer { conn: 9, msg: FromCentral::Unplaced { job: 3, tasks: 2 } })), "{out:?}");
+    // Names the central does not know (IP addresses against host names, say): it cannot
+    // tell where the executors are, and places as if it had not been told.
+    say(&mut s, 9, &["10.0.0.1", "10.0.0.2"]);
+    let out = s.handle(Event::Message { conn: 9, msg: ToCentral::SubmitLong { job: 5, tasks: 3, est_ms: 1.0, cpus: 1 } });
+    assert_eq!(placements(&out).len(), 3, "{out:?}");
+    // A reconnecting driver starts again from every host.
+    s.handle(Event::Disconnected { conn: 9 });
+    driver(&mut s, 9, "a");
+    let out = s.handle(Event::Message { conn: 9, msg: ToCentral::SubmitLong { job: 4, tasks: 3, est_ms: 1.0, cpus: 1 } });
+    assert_eq!(placements(&out).len(), 3);
+    // Only drivers say where their executors are.
+    let (node, _) = (77, s.handle(Event::Connected { conn: 77, peer: Peer { role: Role::Node, app: String::new() } }));
+    let out = say(&mut s, node, &["h0"]);
+    assert!(matches!(&out[..], [Action::ToPeer { msg: FromCentral::Error { what }, .. }] if what.contains("Executors")), "{out:?}");
+}
+
+#[test]
+fn lwl_over_the_general_partition_with_the_bitvector_piggybacked() {
+    let mut s = three_up(0.34); // host 0 is short-only
+    assert!(matches!(&driver(&mut s, 9, "a")[..], [Action::ToPeer { msg: FromCentral::Hosts { names }, .. }] if names.len() == 3));
+    let out = s.handle(Event::Message { conn: 9, msg: ToCentral::SubmitLong { job: 1, tasks: 3, est_ms: 100.0, cpus: 1 } });
+    let p = placements(&out);
+    assert_eq!(p.iter().map(|x| x.0).collect::<Vec<_>>(), vec![1, 2, 2], "water-filling over hosts 1 and 2 only");
+    let Some(Action::ToNode { msg: ToNode::Place { bitvector, .. }, .. }) = out.first() else { panic!() };
+    assert!(!bitvector.bit(0) && bitvector.bit(1) && bitvector.bit(2), "the copy reflects this job's placements");
+    assert!(out.contains(&Action::ToPeer { conn: 9, msg: FromCentral::Placed { job: 1, hosts: vec![1, 2, 2] } }));
+    // Host 2 finishes both its tasks: it has the least work now.
+    for _ in 0..2 {
+        s.handle(Event::FromNode { host: 2, msg: FromNode::LongDone { app: "a".into(), job: 1, est_ms: 100.0, cpus: 1 } });
+    }
+    let out = s.handle(Event::Message { conn: 9, msg: ToCentral::SubmitLong { job: 2, tasks: 1, est_ms: 10.0, cpus: 1 } });
+    assert_eq!(placements(&out)[0], (2, 2), "least work left, and a fresher stamp");
+    let st = s.status();
+    assert_eq!(st.nodes.iter().map(|n| n.long_tasks).collect::<Vec<_>>(), vec![0, 1, 1]);
+    assert!(!st.nodes[0].general && st.nodes[1].general);
+}
+
+#[test]
+fn an_adaptive_short_partition_grows_with_the_drivers_short_load_and_shrinks_when_it_is_gone() {
+    let hosts: Vec<(String, String)> = (0..8).map(|i| (format!("h{i}"), format!("10.0.0.{i}:7000"))).collect();
+    let (s, _) = CentralState::new(&hosts, 0.1);
+    let mut s = s.with_short_partition(ShortPartition::Adaptive);
+    for h in 0..8 {
+        s.handle(Event::NodeUp { host: h });
+        sized(&mut s, h, 2);
+    }
+    driver(&mut s, 1, "interactive");
+    driver(&mut s, 2, "batch");
+    let long_hosts = |s: &mut CentralState, job: u64| -> BTreeSet<HostId> {
+        let out = s.handle(Event::Message { conn: 2, msg: ToCentral::SubmitLong { job, tasks: 16, est_ms: 1000.0, cpus: 1 } });
+        placements(&out).into_iter().map(|p| p.0).collect()
+    };
+    assert_eq!(long_hosts(&mut s, 1).first(), Some(&1), "no short load: the paper's one short-only host");
+    // The interactive application runs 2 short tasks and has 3 more waiting: 3 hosts.
+    s.set_now(1.0);
+    s.handle(Event::Message { conn: 1, msg: ToCentral::ShortLoad { running: 2, waiting: 3 } });
+    s.set_now(4.0);
+    assert_eq!(long_hosts(&mut s, 2).first(), Some(&3), "hosts 0-2 now take no long work");
+    let st = s.status();
+    // Second buckets of 0, 5, 5, 5 slots: mean 3.75 plus one deviation 2.17.
+    assert_eq!(st.short_slots, 6);
+    assert_eq!(st.nodes.iter().filter(|n| !n.general).count(), 3);
+    // The interactive driver goes away; after the idle time the floor is back.
+    s.handle(Event::Disconnected { conn: 1 });
+    s.set_now(30.0);
+    assert_eq!(long_hosts(&mut s, 3).first(), Some(&1));
+    assert_eq!(s.status().short_slots, 0);
+}
+
+/// The `ShortSlots` counts told in `out`, by host.
+fn told(out: &[Action]) -> BTreeMap<HostId, u32> {
+    out.iter()
+        .filter_map(|a| match a {
+            Action::ToNode { host, msg: ToNode::ShortSlots { slots } } => Some((*host, *slots)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn slots_keep_the_short_demand_on_every_host_and_each_node_is_told_its_count() {
+    let hosts: Vec<(String, String)> = (0..8).map(|i| (format!("h{i}"), format!("10.0.0.{i}:7000"))).collect();
+    let (s, _) = CentralState::new(&hosts, 0.1);
+    let mut s = s.with_short_partition(ShortPartition::Slots);
+    let mut last = BTreeMap::new();
+    for h in 0..8 {
+        last.extend(told(&s.handle(Event::NodeUp { host: h })));
+        let st = NodeStatus { policy: "eagle".into(), slots: 2, leased: 0, running: 0, holds_long: false, apps: Vec::new(), bitvector: None, short_slots: 0 };
+        last.extend(told(&s.handle(Event::FromNode { host: h, msg: FromNode::Status(st) })));
+    }
+    // The paper's share (one host of eight), as slots: one on each of hosts 0 and 1.
+    assert_eq!(last, (0..8).map(|h| (h, u32::from(h < 2))).collect(), "every node told, once sized");
+    driver(&mut s, 1, "interactive");
+    driver(&mut s, 2, "batch");
+    // Long work goes to every host, hosts 0 and 1 counted with one slot each; the
+    // bitvector leaves them out, since they queue short probes beside long work.
+    let out = s.handle(Event::Message { conn: 2, msg: ToCentral::SubmitLong { job: 1, tasks: 14, est_ms: 1000.0, cpus: 1 } });
+    let p = placements(&out);
+    let on = |h: HostId| p.iter().filter(|x| x.0 == h).count();
+    assert_eq!((on(0), on(1), on(2), on(7)), (1, 1, 2, 2), "{p:?}");
+    let Some(Action::ToNode { msg: ToNode::Place { bitvector, .. }, .. }) = out.iter().find(|a| matches!(a, Action::ToNode { msg: ToNode::Place { .. }, .. })) else { panic!() };
+    assert!(!bitvector.bit(0) && !bitvector.bit(1) && bitvector.bit(2) && bitvector.bit(7));
+    assert!(told(&out).is_empty(), "nothing changed");
+    // Five short tasks holding slots (the queue does not count here), a demand of 6
+    // with its deviation: one slot on each of six hosts.
+    s.set_now(1.0);
+    s.handle(Event::Message { conn: 1, msg: ToCentral::ShortLoad { running: 5, waiting: 30 } });
+    s.set_now(4.0);
+    let out = s.handle(Event::Tick);
+    assert_eq!(told(&out), (2..6).map(|h| (h, 1)).collect(), "hosts 2-5 keep a slot now");
+    let st = s.status();
+    assert_eq!(st.short_slots, 6);
+    assert_eq!(st.nodes.iter().map(|n| n.short_slots).collect::<Vec<_>>(), [1, 1, 1, 1, 1, 1, 0, 0]);
+    assert!(st.nodes.iter().all(|n| n.general), "every host still takes long work");
+    assert!(!st.bitvector.bit(2) && st.bitvector.bit(6));
+    // A host lost: the next host keeps its slot; back, it is told its count again.
+    assert_eq!(told(&s.handle(Event::NodeDown { host: 3 })), BTreeMap::from([(6, 1)]));
+    assert_eq!(told(&s.handle(Event::NodeUp { host: 3 })), BTreeMap::from([(3, 1), (6, 0)]));
+    // The demand goes: back to the floor after the idle time.
+    s.handle(Event::Disconnected { conn: 1 });
+    s.set_now(30.0);
+    assert_eq!(told(&s.handle(Event::Tick)), (2..6).map(|h| (h, 0)).collect());
+}
+
+#[test]
+fn the_short_reservation_covers_the_hosts_of_every_application_on_some_hosts() {
+    // Eight 2-slot hosts; two pairs of applications, each pair on four hosts: a and b
+    // on h0-h3, c and d on h4-h7.
+    let hosts: Vec<(String, String)> = (0..8).map(|i| (format!("h{i}"), format!("10.0.0.{i}:7000"))).collect();
+    let up = |s: &mut CentralState| {
+        for h in 0..8 {
+            s.handle(Event::NodeUp { host: h });
+            sized(s, h, 2);
+        }
+    };
+    let on = |s: &mut CentralState, conn: ConnId, hosts: &[u32]| {
+        s.handle(Event::Message { conn, msg: ToCentral::Executors { hosts: hosts.iter().map(|h| format!("h{h}")).collect() } })
+    };
+    let apps = |s: &mut CentralState| {
+        for (conn, app, hosts) in [(1, "a", [0, 1, 2, 3]), (2, "b", [0, 1, 2, 3]), (3, "c", [4, 5, 6, 7]), (4, "d", [4, 5, 6, 7])] {
+            driver(s, conn, app);
+            on(s, conn, &hosts);
+        }
+    };
+    let kept = |s: &mut CentralState| -> Vec<u32> { s.status().nodes.iter().map(|n| n.short_slots).collect() };
+    let short_only = |s: &mut CentralState| -> Vec<String> { s.status().nodes.into_iter().filter(|n| !n.general).map(|n| n.name).collect() };
+
+    // `slots`: the floor of two slots, one on a host of each pair. Index order would put
+    // both on h0 and h1, where c and d have no executor.
+    let (s, _) = CentralState::new(&hosts, 0.1);
+    let mut s = s.with_short_partition(ShortPartition::Slots);
+    up(&mut s);
+    apps(&mut s);
+    s.handle(Event::Tick);
+    assert_eq!(kept(&mut s), [1, 0, 0, 0, 1, 0, 0, 0]);
+    // c and d move to h2 and h3: the kept slots follow, and each node is told. h2 holds
+    // all four, then h3 again.
+    let mut t = told(&on(&mut s, 3, &[2, 3]));
+    t.extend(told(&on(&mut s, 4, &[2, 3])));
+    assert_eq!(t, BTreeMap::from([(0, 0), (2, 1), (3, 1), (4, 0)]));
+    // c and d on h6 and h7, a and b on h1 and h6: h6 covers them all, then h1 a and b,
+    // h7 c and d.
+    on(&mut s, 1, &[1, 6]);
+    on(&mut s, 2, &[1, 6]);
+    on(&mut s, 3, &[6, 7]);
+    on(&mut s, 4, &[6, 7]);
+    s.handle(Event::Tick);
+    assert_eq!(kept(&mut s), [0, 1, 0, 0, 0, 0, 1, 0]);
+    // Every driver on every host, or gone: index order, the paper's.
+    for conn in 1..=2 {
+        on(&mut s, conn, &(0..8).collect::<Vec<_>>());
+    }
+    s.handle(Event::Disconnected { conn: 3 });
+    s.handle(Event::Disconnected { conn: 4 });
+    s.handle(Event::Tick);
+    assert_eq!(kept(&mut s), [1, 1, 0, 0, 0, 0, 0, 0]);
+
+    // `fixed`: its one short-only host is on the hosts of two of the four, and moves to
+    // the one host that all four share.
+    let (mut s, _) = CentralState::new(&hosts, 0.1);
+    up(&mut s);
+    apps(&mut s);
+    assert_eq!(short_only(&mut s), ["h0"]);
+    on(&mut s, 1, &[1, 3, 5]);
+    on(&mut s, 2, &[1, 3, 5]);
+    on(&mut s, 3, &[5, 7]);
+    on(&mut s, 4, &[5, 7]);
+    assert_eq!(short_only(&mut s), ["h5"]);
+    let out = s.handle(Event::Message { conn: 3, msg: ToCentral::SubmitLong { job: 1, tasks: 4, est_ms: 100.0, cpus: 1 } });
+    assert!(placements(&out).iter().all(|x| x.0 == 7), "c's long work on its other host: {out:?}");
+}
+
+#[test]
+fn a_fixed_short_partition_ignores_short_load_and_only_drivers_may_report_it() {
+    let mut s = three_up(0.34);
+    driver(&mut s, 1, "a");
+    s.handle(Event::Message { conn: 1, msg: ToCentral::ShortLoad { running: 3, waiting: 30 } });
+    s.set_now(5.0);
+    let st = s.status();
+    assert_eq!(st.nodes.iter().filter(|n| !n.general).count(), 1, "the paper's share only");
+    assert_eq!(st.short_slots, 0);
+    s.handle(Event::Connected { conn: 2, peer: Peer { role: Role::Node, app: "n".into() } });
+    let out = s.handle(Event::Message { conn: 2, msg: ToCentral::ShortLoad { running: 1, waiting: 1 } });
+    assert!(matches!(&out[..], [Action::ToPeer { msg: FromCentral::Error { what }, .. }] if what.contains("ShortLoad")));
+}
+
+#[test]
+fn a_lost_host_drops_its_work_and_bit_and_gets_no_placements() {
+    let mut s = three_up(0.0);
+    driver(&mut s, 1, "a");
+    s.handle(Event::Message { conn: 1, msg: ToCentral::SubmitLong { job: 1, tasks: 3, est_ms: 5.0, cpus: 1 } });
+    s.handle(Event::NodeDown { host: 1 });
+    let st = s.status();
+    assert_eq!(st.nodes[1].long_tasks, 0);
+    assert!(!st.bitvector.bit(1));
+    let out = s.handle(Event::Message { conn: 1, msg: ToCentral::SubmitLong { job: 2, tasks: 4, est_ms: 5.0, cpus: 1 } });
+    assert!(placements(&out).iter().all(|p| p.0 != 1));
+}
+
+#[test]
+fn no_host_up_means_unplaced_and_refusals_are_forwarded() {
+    let (mut s, _) = CentralState::new(&[("h0".into(), "x:1".into())], 0.0);
+    driver(&mut s, 1, "a");
+    let out = s.handle(Event::Message { conn: 1, msg: ToCentral::SubmitLong { job: 4, tasks: 2, est_ms: 5.0, cpus: 1 } });
+    assert_eq!(out, vec![Action::ToPeer { conn: 1, msg: FromCentral::Unplaced { job: 4, tasks: 2 } }]);
+    s.handle(Event::NodeUp { host: 0 });
+    s.handle(Event::Message { conn: 1, msg: ToCentral::SubmitLong { job: 5, tasks: 1, est_ms: 5.0, cpus: 1 } });
+    let out = s.handle(Event::FromNode { host: 0, msg: FromNode::PlaceRefused { app: "a".into(), job: 5, est_ms: 5.0, cpus: 1 } });
+    assert_eq!(out, vec![Action::ToPeer { conn: 1, msg: FromCentral::Unplaced { job: 5, tasks: 1 } }]);
+    assert_eq!(s.status().nodes[0].long_tasks, 0);
+}
+
+#[test]
+fn registration_adds_a_host_once_and_tells_the_drivers() {
+    let (mut s, _) = CentralState::new(&[], 0.0);
+    driver(&mut s, 1, "a");
+    s.handle(Event::Connected { conn: 2, peer: Peer { role: Role::Node, app: "n1".into() } });
+    let out = s.handle(Event::Message { conn: 2, msg: ToCentral::Register { name: "n1".into(), addr: "127.0.0.1:9".into() } });
+    assert!(out.contains(&Action::Dial { host: 0, addr: "127.0.0.1:9".into() }));
+    assert!(out.contains(&Action::ToPeer { conn: 1, msg: FromCentral::Hosts { names: vec!["n1".into()] } }));
+    let out = s.handle(Event::Message { conn: 2, msg: ToCentral::Register { name: "n1".into(), addr: "127.0.0.1:9".into() } });
+    assert!(out.is_empty(), "known host: no second dial");
+    let out = s.handle(Event::Message { conn: 1, msg: ToCentral::Register { name: "n2".into(), addr: "y:1".into() } });
+    assert!(matches!(&out[..], [Action::ToPeer { msg: FromCentral::Error { .. }, .. }]), "drivers cannot register hosts");
+}
+
+fn sized(s: &mut CentralState, host: HostId, slots: u32) {
+    let st = NodeStatus { policy: "eagle".into(), slots, leased: 0, running: 0, holds_long: false, apps: Vec::new(), bitvector: None, short_slots: 0 };
+    s.handle(Event::FromNode { host, msg: FromNode::Status(st) });
+}
+
+#[test]
+fn a_node_coming_up_is_asked_its_size_and_wide_tasks_go_only_where_they_fit() {
+    let hosts: Vec<(String, String)> = (0..3).map(|i| (format!("h{i}"), format!("10.0.0.{i}:7000"))).collect();
+    let (mut s, _) = CentralState::new(&hosts, 0.0);
+    let out = s.handle(Event::NodeUp { host: 0 });
+    assert_eq!(out, vec![Action::ToNode { host: 0, msg: ToNode::Status }], "the size comes with the node's status");
+    s.handle(Event::NodeUp { host: 1 });
+    s.handle(Event::NodeUp { host: 2 });
+    sized(&mut s, 0, 1);
+    sized(&mut s, 1, 4);
+    sized(&mut s, 2, 2);
+    driver(&mut s, 1, "a");
+    let out = s.handle(Event::Message { conn: 1, msg: ToCentral::SubmitLong { job: 1, tasks: 3, est_ms: 10.0, cpus: 4 } });
+    assert_eq!(placements(&out).iter().map(|p| p.0).collect::<Vec<_>>(), vec![1, 1, 1], "only h1 has 4 slots");
+    assert!(out.iter().all(|a| !matches!(a, Action::ToNode { msg: ToNode::Place { cpus, .. }, .. } if *cpus != 4)), "placements carry the width");
+    // The work map counts slot-ms: 3 tasks x 10 ms x 4 slots.
+    assert_eq!(s.status().nodes[1].work_ms, 120.0);
+    s.handle(Event::FromNode { host: 1, msg: FromNode::LongDone { app: "a".into(), job: 1, est_ms: 10.0, cpus: 4 } });
+    assert_eq!(s.status().nodes[1].work_ms, 80.0);
+    let out = s.handle(Event::Message { conn: 1, msg: ToCentral::SubmitLong { job: 2, tasks: 1, est_ms: 10.0, cpus: 8 } });
+    assert_eq!(out, vec![Action::ToPeer { conn: 1, msg: FromCentral::Unplaced { job: 2, tasks: 1 } }], "no host has 8 slots");
+    let out = s.handle(Event::Message { conn: 1, msg: ToCentral::SubmitLong { job: 3, tasks: 1, est_ms: 10.0, cpus: 0 } });
+    assert!(matches!(&out[..], [Action::ToPeer { msg: FromCentral::Error { what }, .. }] if what.contains("cpus")), "{out:?}");
+}
+
+#[test]
+fn under_lotes_narrow_long_work_keeps_off_the_host_planned_for_wide_work() {
+    let hosts: Vec<(String, String)> = (0..2).map(|i| (format!("h{i}"), format!("10.0.0.{i}:7000"))).collect();
+    let (mut s, _) = CentralState::with_placement(&hosts, 0.0, Placement::Lotes, 3).unwrap();
+    for (h, slots) in [(0, 4), (1, 1)] {
+        s.handle(Event::NodeUp { host: h });
+        sized(&mut s, h, slots);
+    }
+    driver(&mut s, 1, "batch");
+    driver(&mut s, 2, "etl");
+    let wide = s.handle(Event::Message { conn: 1, msg: ToCentral::SubmitLong { job: 1, tasks: 2, est_ms: 60_000.0, cpus: 4 } });
+    assert!(placements(&wide).iter().all(|p| p.0 == 0));
+    let narrow = s.handle(Event::Message { conn: 2, msg: ToCentral::SubmitLong { job: 1, tasks: 4, est_ms: 60_000.0, cpus: 1 } });
+    assert_eq!(placements(&narrow).iter().map(|p| p.0).collect::<Vec<_>>(), vec![1; 4], "LoTES keeps h0 for the wide class");
+    // Plain LWL would have put narrow work on the big host (it has 4x the slots).
+    let (mut l, _) = CentralState::new(&hosts, 0.0);
+    for (h, slots) in [(0, 4), (1, 1)] {
+        l.handle(Event::NodeUp { host: h });
+        sized(&mut l, h, slots);
+    }
+    driver(&mut l, 2, "etl");
+    let out = l.handle(Event::Message { conn: 2, msg: ToCentral::SubmitLong { job: 1, tasks: 4, est_ms: 60_000.0, cpus: 1 } });
+    assert!(placements(&out).iter().any(|p| p.0 == 0));
+}
