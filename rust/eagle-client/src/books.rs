@@ -49,6 +49,8 @@ pub(crate) struct Job {
     pub(crate) unplaced: u32,
     /// Times the central was asked again; past [`CENTRAL_RETRIES`], local LWL takes them.
     pub(crate) central_tries: u32,
+    /// `State::executors_epoch` when the central was last asked to place tasks of this job.
+    pub(crate) asked_at: u64,
 }
 
 /// How many ticks the central is asked again for tasks it could not place before they

@@ -10,7 +10,7 @@
 //! ```
 //! A grant for a job with nothing left (or unknown) is returned at once (`NoTask`).
 
-use crate::books::{Host, Job, Lease, CENTRAL_RETRIES};
+use crate::books::{Host, Job, Lease};
 use crate::link::{self, Link, LinkEvent};
 use crate::placement::local_lwl;
 use crossbeam_channel::{after, select, unbounded, Receiver, Sender};
@@ -23,6 +23,7 @@ use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
+mod central;
 mod probing;
 
 /// How the client runs.
@@ -245,6 +246,9 @@ struct State {
     /// The hosts last reported to the central as having executors (`Executors`), since
     /// its link came up.
     executors_sent: Option<Vec<String>>,
+    /// How many times `Executors` was sent: a job's `SubmitLong` sent before the latest one
+    /// was placed against an older host list ([`Job::asked_at`]).
+    executors_epoch: u64,
     /// [`Client::surplus_returned`].
     surplus: Arc<AtomicU64>,
     /// Where the central link's first outcome goes ([`Client::central_first`]).
@@ -273,6 +277,7 @@ impl State {
             bitvector: None,
             short_load_sent: None,
             executors_sent: None,
+            executors_epoch: 0,
             surplus,
             first_central: None,
         }
@@ -318,37 +323,6 @@ impl State {
         self.writers.flush();
     }
 
-    /// Tells the central the hosts where this application has executors and a node link
-    /// now, when they changed since the last report: it places long tasks only there.
-    fn report_executors(&mut self) {
-        if !self.central_up {
-            return;
-        }
-        // `hosts` is keyed by link id; the central wants names, in a stable order.
-        let mut on: Vec<String> = self.hosts.values().filter(|h| h.up).map(|h| h.name.clone()).collect();
-        on.sort();
-        if self.executors_sent.as_ref() != Some(&on) {
-            self.writers.send(CENTRAL, &ToCentral::Executors { hosts: on.clone() });
-            self.executors_sent = Some(on);
-        }
-    }
-
-    /// Tells the central this application's short tasks holding a slot and not yet
-    /// launched, when either changed since the last report (the central's adaptive short
-    /// partition sizes itself from them).
-    fn report_short_load(&mut self) {
-        if !self.central_up {
-            return;
-        }
-        let short = |job: &u64| self.jobs.get(job).is_some_and(|j| !j.long);
-        let running = self.leases.values().filter(|l| short(&l.job)).count() as u32;
-        let waiting = self.jobs.values().filter(|j| !j.long).map(|j| j.left).sum();
-        if self.short_load_sent != Some((running, waiting)) {
-            self.short_load_sent = Some((running, waiting));
-            self.writers.send(CENTRAL, &ToCentral::ShortLoad { running, waiting });
-        }
-    }
-
     fn emit(&self, e: Event) {
         let _ = self.events.send(e);
     }
@@ -379,7 +353,7 @@ impl State {
             }
             Cmd::Submit { job, tasks, est_ms, long, cpus } => {
                 let est = if est_ms.is_finite() && est_ms >= 0.0 { est_ms } else { 0.0 };
-                let j = Job { left: tasks, est, long, cpus, local: false, reserved: 0, share: BTreeMap::new(), placed: BTreeMap::new(), probed: BTreeSet::new(), rejected: BTreeSet::new(), rejected_at: None, beside: BTreeSet::new(), unplaced: 0, central_tries: 0 };
+                let j = Job { left: tasks, est, long, cpus, local: false, reserved: 0, share: BTreeMap::new(), placed: BTreeMap::new(), probed: BTreeSet::new(), rejected: BTreeSet::new(), rejected_at: None, beside: BTreeSet::new(), unplaced: 0, central_tries: 0, asked_at: 0 };
                 self.jobs.insert(job, j);
                 if tasks == 0 {
                     return;
@@ -436,17 +410,6 @@ impl State {
                 let _ = tx.send((self.central_up, views));
             }
             Cmd::Stop => {}
-        }
-    }
-
-    /// Places `tasks` more long tasks of `job`: by the central when it is linked.
-    fn place_long(&mut self, job: u64, tasks: u32) {
-        if self.central_up {
-            let Some(j) = self.jobs.get_mut(&job) else { return };
-            j.reserved += tasks;
-            self.writers.send(CENTRAL, &ToCentral::SubmitLong { job, tasks, est_ms: j.est, cpus: j.cpus });
-        } else {
-            self.place_locally(job, tasks);
         }
     }
 
@@ -700,65 +663,6 @@ impl State {
         }
     }
 
-    /// The central link's first outcome, for [`Client::central_first`]; later ones are not sent.
-    fn first_outcome(&mut self, r: Result<bool, String>) {
-        if let Some(tx) = self.first_central.take() {
-            let _ = tx.try_send(r);
-        }
-    }
-
-    fn central_event(&mut self, e: LinkEvent<FromCentral>) {
-        match e {
-            LinkEvent::Up { writer, .. } => {
-                self.writers.insert(CENTRAL, writer);
-                self.central_up = true;
-                self.short_load_sent = None;
-                self.executors_sent = None;
-                log::info!("eagle-client: central scheduler {} linked", self.cfg.central);
-                self.first_outcome(Ok(true));
-                self.emit(Event::CentralUp);
-            }
-            LinkEvent::Down { why, refused, .. } => {
-                self.first_outcome(if refused { Err(why.clone()) } else { Ok(false) });
-                self.writers.remove(CENTRAL);
-                if std::mem::replace(&mut self.central_up, false) {
-                    log::warn!("eagle-client: central scheduler unreachable, long task sets placed locally: {why}");
-                    self.emit(Event::CentralDown);
-                }
-            }
-            LinkEvent::Msg { msg, .. } => match msg {
-                FromCentral::Hosts { names } => self.central_hosts = names,
-                FromCentral::Placed { job, hosts } => {
-                    // Which of this driver's hosts got the tasks (a host it has no link to
-                    // refuses them, and they come back as `Unplaced`).
-                    let links: Vec<u64> = hosts
-                        .iter()
-                        .filter_map(|&i| self.central_hosts.get(i as usize))
-                        .filter_map(|name| self.by_name.get(name).copied())
-                        .collect();
-                    if let Some(j) = self.jobs.get_mut(&job) {
-                        for link in links {
-                            *j.placed.entry(link).or_default() += 1;
-                        }
-                    }
-                }
-                FromCentral::Unplaced { job, tasks } => {
-                    if let Some(j) = self.jobs.get_mut(&job) {
-                        j.reserved = j.reserved.saturating_sub(tasks);
-                        if self.central_up && j.central_tries < CENTRAL_RETRIES {
-                            // Keep the central's partitions: ask it again at the next tick.
-                            j.unplaced += tasks;
-                        } else {
-                            self.place_locally(job, tasks);
-                        }
-                    }
-                }
-                FromCentral::Error { what } => log::warn!("eagle-client: central: {what}"),
-                _ => {}
-            },
-        }
-    }
-
     /// Keep-alives, and short jobs left without any probe (every host rejected them)
     /// try again from scratch; with [`ClientConfig::retry_rejected`], short jobs also probe
     /// again the hosts that rejected them a `period` or more ago.
@@ -769,19 +673,7 @@ impl State {
         if self.central_up {
             self.writers.send(CENTRAL, &ToCentral::Ping);
         }
-        let unplaced: Vec<u64> = self.jobs.iter().filter(|(_, j)| j.unplaced > 0).map(|(&id, _)| id).collect();
-        for job in unplaced {
-            let central_up = self.central_up;
-            let j = self.jobs.get_mut(&job).unwrap();
-            let n = std::mem::take(&mut j.unplaced);
-            if central_up && j.central_tries < CENTRAL_RETRIES {
-                j.central_tries += 1;
-                j.reserved += n;
-                self.writers.send(CENTRAL, &ToCentral::SubmitLong { job, tasks: n, est_ms: j.est, cpus: j.cpus });
-            } else {
-                self.place_locally(job, n);
-            }
-        }
+        self.retry_unplaced();
         let starved: Vec<u64> = self
             .jobs
             .iter()

@@ -184,6 +184,26 @@ fn a_long_job_the_central_could_not_place_yet_is_placed_by_the_central_again() {
     assert!(d.ran_of(1).iter().all(|r| r.2), "every task under a central placement: {:?}", d.ran_of(1));
 }
 
+/// A driver tells the central where it has executors (`Executors`). One that submits a long
+/// job as its first executor's host links up, with the central already linked, must not
+/// leave that job waiting: the central learns of the host before it places the job, or
+/// the tasks it could not place go back to it as soon as the host is up, not at the next
+/// tick (here far beyond the test's bound). Caught in CI, where the submit and the host's
+/// link were handled in one turn and the job was placed against an empty host list.
+#[test]
+fn a_long_job_submitted_as_the_first_host_links_up_is_placed_without_waiting_for_a_tick() {
+    let n = node(2);
+    let central = central(std::slice::from_ref(&n));
+    central_linked(&central, 1);
+    let c = client_with("app", &central, 2, 120_000);
+    let mut d = Driver::default();
+    d.until(&c, "the central link", false, |d| d.events.contains(&Event::CentralUp));
+    c.add_host("h0", &n);
+    d.submit(&c, 1, 2, true);
+    d.until(&c, "the long job to run", false, |d| d.left[&1] == 0);
+    assert!(d.ran_of(1).iter().all(|r| r.2), "every task under a central placement: {:?}", d.ran_of(1));
+}
+
 #[test]
 fn long_jobs_fall_back_to_local_lwl_while_the_central_is_down_and_go_back_to_it_after() {
     let (nodes, proxy, c, mut d) = central_cut_off(2);

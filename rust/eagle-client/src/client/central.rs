@@ -1,0 +1,145 @@
+//! The central scheduler's link (Eagle SoCC'16 §3.2): long task sets go to it
+//! (`SubmitLong`), with what it places against (this driver's executor hosts, its short
+//! load); tasks it could not place are asked again, then placed locally; while it is
+//! unreachable, local LWL takes them.
+
+use super::{State, CENTRAL};
+use crate::books::CENTRAL_RETRIES;
+use crate::link::LinkEvent;
+use crate::Event;
+use eagle_wire::{FromCentral, ToCentral};
+
+impl State {
+    /// Tells the central the hosts where this application has executors and a node link
+    /// now, when they changed since the last report: it places long tasks only there.
+    pub(super) fn report_executors(&mut self) {
+        if !self.central_up {
+            return;
+        }
+        // `hosts` is keyed by link id; the central wants names, in a stable order.
+        let mut on: Vec<String> = self.hosts.values().filter(|h| h.up).map(|h| h.name.clone()).collect();
+        on.sort();
+        if self.executors_sent.as_ref() != Some(&on) {
+            self.writers.send(CENTRAL, &ToCentral::Executors { hosts: on.clone() });
+            self.executors_sent = Some(on);
+            self.executors_epoch += 1;
+            // Tasks it could not place (e.g. against the empty list it had before the
+            // first host linked up) may fit now: ask again without waiting for the tick.
+            self.retry_unplaced();
+        }
+    }
+
+    /// Sends the long tasks the central could not place to it again, or, once it was asked
+    /// [`CENTRAL_RETRIES`] times or is down, places them locally.
+    pub(super) fn retry_unplaced(&mut self) {
+        let unplaced: Vec<u64> = self.jobs.iter().filter(|(_, j)| j.unplaced > 0).map(|(&id, _)| id).collect();
+        for job in unplaced {
+            let central_up = self.central_up;
+            let j = self.jobs.get_mut(&job).unwrap();
+            let n = std::mem::take(&mut j.unplaced);
+            if central_up && j.central_tries < CENTRAL_RETRIES {
+                j.central_tries += 1;
+                j.reserved += n;
+                j.asked_at = self.executors_epoch;
+                self.writers.send(CENTRAL, &ToCentral::SubmitLong { job, tasks: n, est_ms: j.est, cpus: j.cpus });
+            } else {
+                self.place_locally(job, n);
+            }
+        }
+    }
+
+    /// Tells the central this application's short tasks holding a slot and not yet
+    /// launched, when either changed since the last report (the central's adaptive short
+    /// partition sizes itself from them).
+    pub(super) fn report_short_load(&mut self) {
+        if !self.central_up {
+            return;
+        }
+        let short = |job: &u64| self.jobs.get(job).is_some_and(|j| !j.long);
+        let running = self.leases.values().filter(|l| short(&l.job)).count() as u32;
+        let waiting = self.jobs.values().filter(|j| !j.long).map(|j| j.left).sum();
+        if self.short_load_sent != Some((running, waiting)) {
+            self.short_load_sent = Some((running, waiting));
+            self.writers.send(CENTRAL, &ToCentral::ShortLoad { running, waiting });
+        }
+    }
+
+    /// Places `tasks` more long tasks of `job`: by the central when it is linked.
+    pub(super) fn place_long(&mut self, job: u64, tasks: u32) {
+        if self.central_up {
+            // The central places against the hosts it was told of: tell it first, so a
+            // host that linked up in this same turn is among them.
+            self.report_executors();
+            let Some(j) = self.jobs.get_mut(&job) else { return };
+            j.reserved += tasks;
+            j.asked_at = self.executors_epoch;
+            self.writers.send(CENTRAL, &ToCentral::SubmitLong { job, tasks, est_ms: j.est, cpus: j.cpus });
+        } else {
+            self.place_locally(job, tasks);
+        }
+    }
+
+    /// The central link's first outcome, for [`Client::central_first`]; later ones are not sent.
+    pub(super) fn first_outcome(&mut self, r: Result<bool, String>) {
+        if let Some(tx) = self.first_central.take() {
+            let _ = tx.try_send(r);
+        }
+    }
+
+    pub(super) fn central_event(&mut self, e: LinkEvent<FromCentral>) {
+        match e {
+            LinkEvent::Up { writer, .. } => {
+                self.writers.insert(CENTRAL, writer);
+                self.central_up = true;
+                self.short_load_sent = None;
+                self.executors_sent = None;
+                log::info!("eagle-client: central scheduler {} linked", self.cfg.central);
+                self.first_outcome(Ok(true));
+                self.emit(Event::CentralUp);
+            }
+            LinkEvent::Down { why, refused, .. } => {
+                self.first_outcome(if refused { Err(why.clone()) } else { Ok(false) });
+                self.writers.remove(CENTRAL);
+                if std::mem::replace(&mut self.central_up, false) {
+                    log::warn!("eagle-client: central scheduler unreachable, long task sets placed locally: {why}");
+                    self.emit(Event::CentralDown);
+                }
+            }
+            LinkEvent::Msg { msg, .. } => match msg {
+                FromCentral::Hosts { names } => self.central_hosts = names,
+                FromCentral::Placed { job, hosts } => {
+                    // Which of this driver's hosts got the tasks (a host it has no link to
+                    // refuses them, and they come back as `Unplaced`).
+                    let links: Vec<u64> = hosts
+                        .iter()
+                        .filter_map(|&i| self.central_hosts.get(i as usize))
+                        .filter_map(|name| self.by_name.get(name).copied())
+                        .collect();
+                    if let Some(j) = self.jobs.get_mut(&job) {
+                        for link in links {
+                            *j.placed.entry(link).or_default() += 1;
+                        }
+                    }
+                }
+                FromCentral::Unplaced { job, tasks } => {
+                    if let Some(j) = self.jobs.get_mut(&job) {
+                        j.reserved = j.reserved.saturating_sub(tasks);
+                        if self.central_up && j.central_tries < CENTRAL_RETRIES {
+                            // Keep the central's partitions: ask it again at the next tick,
+                            // or now if it was asked before it heard of this driver's
+                            // latest hosts (messages to it arrive in order).
+                            j.unplaced += tasks;
+                            if j.asked_at < self.executors_epoch {
+                                self.retry_unplaced();
+                            }
+                        } else {
+                            self.place_locally(job, tasks);
+                        }
+                    }
+                }
+                FromCentral::Error { what } => log::warn!("eagle-client: central: {what}"),
+                _ => {}
+            },
+        }
+    }
+}
