@@ -233,6 +233,18 @@ pub fn cover_order(live: &[(NodeId, &str)], drivers: &[&BTreeSet<String>]) -> Ve
     order
 }
 
+/// How many of the first hosts of `order` (by name) it takes to hold a host of every
+/// driver in `drivers` (each driver's hosts) that has a host in `order` at all: the
+/// shortest prefix a short partition must span so that every application with short work
+/// has a short-only host, or a kept slot, among its own. 0 with no such driver.
+pub fn cover_len(order: &[&str], drivers: &[&BTreeSet<String>]) -> usize {
+    drivers
+        .iter()
+        .filter_map(|on| order.iter().position(|h| on.contains(*h)))
+        .max()
+        .map_or(0, |last| last + 1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -21,8 +21,8 @@
 //! work and its bit (its reservations died with the daemon).
 
 use crate::placement::{Candidate, HostPlacement, Placement};
-use crate::short_partition::{cover_order, short_only_hosts, short_slots_per_host, Measure, ShortDemand, ShortPartition};
-use eagle_core::partition::Partitions;
+use crate::short_partition::{cover_len, cover_order, short_only_hosts, short_slots_per_host, Measure, ShortDemand, ShortPartition};
+use eagle_core::partition::{short_only_count, Partitions};
 use eagle_core::sss::LongMap;
 use eagle_core::types::NodeId;
 use eagle_wire::{Bitvector, CentralStatus, FromCentral, FromNode, NodeHealth, Peer, Role, ToCentral, ToNode};
@@ -88,9 +88,12 @@ pub struct CentralState {
     /// The hosts each driver last said it has executors on (`Executors`); a driver that
     /// has not said may be placed on any host.
     executors: BTreeMap<ConnId, BTreeSet<String>>,
-    /// [`CentralState::reservation_order`] of the live hosts it was computed for; cleared
-    /// when a driver's hosts change.
-    order: Option<(Vec<NodeId>, Vec<NodeId>)>,
+    /// Drivers that have reported short work (`ShortLoad` with a task running or waiting).
+    short_drivers: BTreeSet<ConnId>,
+    /// [`CentralState::reservation_order`] of the live hosts it was computed for, and how
+    /// many of its first hosts cover every driver with short work; cleared when a driver's
+    /// hosts change or a driver first reports short work.
+    order: Option<(Vec<NodeId>, (Vec<NodeId>, usize))>,
     peers: BTreeMap<ConnId, Role>,
 }
 
@@ -121,6 +124,7 @@ impl CentralState {
             now: 0.0,
             drivers: BTreeMap::new(),
             executors: BTreeMap::new(),
+            short_drivers: BTreeSet::new(),
             order: None,
             peers: BTreeMap::new(),
         };
@@ -170,7 +174,7 @@ impl CentralState {
             Event::Disconnected { conn } => {
                 self.peers.remove(&conn);
                 self.drivers.remove(&conn);
-                if self.executors.remove(&conn).is_some() {
+                if self.executors.remove(&conn).is_some() | self.short_drivers.remove(&conn) {
                     self.order = None;
                 }
                 if let Some(d) = &mut self.demand {
@@ -320,6 +324,9 @@ impl CentralState {
                 if !self.drivers.contains_key(&conn) {
                     return reply(out, FromCentral::Error { what: "ShortLoad is a driver message".into() });
                 }
+                if running + waiting > 0 && self.short_drivers.insert(conn) {
+                    self.order = None;
+                }
                 if let Some(d) = &mut self.demand {
                     d.report(self.now, conn, running, waiting);
                 }
@@ -369,7 +376,7 @@ impl CentralState {
     /// adaptive, by the short demand ([`crate::short_partition`]).
     fn layout(&mut self) -> Partitions {
         let live: Vec<NodeId> = (0..self.hosts.len()).filter(|&i| self.hosts[i].up).map(|i| NodeId(i as u32)).collect();
-        let live = match &self.order {
+        let (live, cover) = match &self.order {
             Some((of, order)) if *of == live => order.clone(),
             _ => {
                 let order = self.reservation_order(&live);
@@ -377,18 +384,20 @@ impl CentralState {
                 order
             }
         };
+        // The share's floor covers every application with short work, up to half the hosts.
+        let cover = if self.short_fraction > 0.0 { cover.min(live.len() / 2) } else { 0 };
         let per_slot = self.mode == ShortPartition::Slots;
         let k = match &mut self.demand {
-            None => return Partitions::dynamic_layout(&live, self.short_fraction),
+            None => return Partitions::with_short_only(&live, short_only_count(live.len(), self.short_fraction).max(cover)),
             Some(d) => {
                 // A node whose size is not known yet counts as one slot (`slots`: keeps none).
                 let unknown = if per_slot { 0 } else { 1 };
                 let slots: Vec<u32> = live.iter().map(|n| self.hosts[n.0 as usize].slots.unwrap_or(unknown)).collect();
                 let want = d.slots(self.now, slots.iter().map(|&s| s as u64).sum());
                 if per_slot {
-                    return self.keep_slots(&live, &slots, want);
+                    return self.keep_slots(&live, &slots, want.max(cover as u32));
                 }
-                let k = short_only_hosts(&slots, self.short_fraction, want);
+                let k = short_only_hosts(&slots, self.short_fraction, want).max(cover).min(live.len().saturating_sub(1));
                 if k != self.short_only {
                     log::info!("short partition: {k} of {} hosts (short demand {want} slots)", live.len());
                 }
@@ -405,11 +414,18 @@ impl CentralState {
         self.executors.get(&conn).filter(|on| on.is_empty() || self.hosts.iter().any(|h| on.contains(&h.name)))
     }
 
-    /// [`cover_order`] of the `live` hosts by the drivers' executor hosts (`Executors`).
-    fn reservation_order(&self, live: &[NodeId]) -> Vec<NodeId> {
+    /// [`cover_order`] of the `live` hosts by the executor hosts (`Executors`) of the
+    /// drivers with short work (of every driver until one has some), and [`cover_len`]: how
+    /// many of its first hosts hold an executor of every driver with short work.
+    fn reservation_order(&self, live: &[NodeId]) -> (Vec<NodeId>, usize) {
         let named: Vec<(NodeId, &str)> = live.iter().map(|&n| (n, self.hosts[n.0 as usize].name.as_str())).collect();
-        let drivers: Vec<&BTreeSet<String>> = self.executors.values().collect();
-        cover_order(&named, &drivers)
+        let short: Vec<&BTreeSet<String>> =
+            self.executors.iter().filter(|(c, _)| self.short_drivers.contains(c)).map(|(_, on)| on).collect();
+        let drivers: Vec<&BTreeSet<String>> = if short.is_empty() { self.executors.values().collect() } else { short.clone() };
+        let order = cover_order(&named, &drivers);
+        let names: Vec<&str> = order.iter().map(|n| self.hosts[n.0 as usize].name.as_str()).collect();
+        let cover = cover_len(&names, &short);
+        (order, cover)
     }
 
     /// `--short-partition slots`: keeps `want` slots for short work over the `live` hosts

@@ -244,6 +244,78 @@ fn the_short_reservation_covers_the_hosts_of_every_application_on_some_hosts() {
     assert!(placements(&out).iter().all(|x| x.0 == 7), "c's long work on its other host: {out:?}");
 }
 
+/// The short partition exists so that short work always finds a host free of long work
+/// (§3.1). With applications on some hosts, the paper's share (one host of eight) is on
+/// the hosts of one application pair only, and the other interactive application's short
+/// jobs queue behind long work everywhere they can run: on the testbed (`eagle-adaptive/4`,
+/// ratio 1.2, seed 1) every short job of 3 s or more was that application's, up to 31 s,
+/// while the other's took at most 1.4 s. So every application that has run short work keeps
+/// a short-only host (a kept slot under `slots`) among its own, up to half the hosts.
+#[test]
+fn every_application_with_short_work_keeps_a_short_only_host_among_its_own() {
+    let hosts: Vec<(String, String)> = (0..8).map(|i| (format!("h{i}"), format!("10.0.0.{i}:7000"))).collect();
+    let start = |mode: ShortPartition, apps: &[(ConnId, Vec<u32>)]| {
+        let (s, _) = CentralState::new(&hosts, 0.1);
+        let mut s = s.with_short_partition(mode);
+        for h in 0..8 {
+            s.handle(Event::NodeUp { host: h });
+            sized(&mut s, h, 2);
+        }
+        for (conn, on) in apps {
+            driver(&mut s, *conn, &format!("app{conn}"));
+            s.handle(Event::Message { conn: *conn, msg: ToCentral::Executors { hosts: on.iter().map(|h| format!("h{h}")).collect() } });
+        }
+        s
+    };
+    let short = |s: &mut CentralState, conn: ConnId| {
+        s.handle(Event::Message { conn, msg: ToCentral::ShortLoad { running: 1, waiting: 0 } });
+        s.handle(Event::Message { conn, msg: ToCentral::ShortLoad { running: 0, waiting: 0 } });
+    };
+    let short_only = |s: &mut CentralState| -> Vec<String> { s.status().nodes.into_iter().filter(|n| !n.general).map(|n| n.name).collect() };
+    let kept = |s: &mut CentralState| -> Vec<u32> {
+        s.handle(Event::Tick);
+        s.status().nodes.iter().map(|n| n.short_slots).collect()
+    };
+    let pairs = vec![(1, vec![0, 1, 2, 3]), (2, vec![0, 1, 2, 3]), (3, vec![4, 5, 6, 7]), (4, vec![4, 5, 6, 7])];
+
+    // fixed: the paper's one host until short work shows up; then one host of each
+    // application that ran some (1 and 3, the interactive ones), whatever their load.
+    let mut s = start(ShortPartition::Fixed, &pairs);
+    assert_eq!(short_only(&mut s), ["h0"]);
+    short(&mut s, 1);
+    assert_eq!(short_only(&mut s), ["h0"], "1's hosts hold the paper's host");
+    short(&mut s, 3);
+    assert_eq!(short_only(&mut s), ["h0", "h4"]);
+    let out = s.handle(Event::Message { conn: 4, msg: ToCentral::SubmitLong { job: 1, tasks: 6, est_ms: 100.0, cpus: 1 } });
+    assert!(placements(&out).iter().all(|x| (5..8).contains(&x.0)), "4's long work stays off h4: {out:?}");
+    // It goes: the paper's share again.
+    s.handle(Event::Disconnected { conn: 3 });
+    assert_eq!(short_only(&mut s), ["h0"]);
+
+    // Never more than half the hosts: six interactive applications on a host each.
+    let singles: Vec<(ConnId, Vec<u32>)> = (0..6).map(|i| (10 + i as ConnId, vec![i])).collect();
+    let mut s = start(ShortPartition::Fixed, &singles);
+    for conn in 10..16 {
+        short(&mut s, conn);
+    }
+    assert_eq!(short_only(&mut s).len(), 4);
+
+    // adaptive (whole hosts) and slots (kept slots): the same floor.
+    let mut s = start(ShortPartition::Adaptive, &pairs);
+    short(&mut s, 1);
+    short(&mut s, 3);
+    s.set_now(100.0);
+    assert_eq!(short_only(&mut s), ["h0", "h4"]);
+    let three = vec![(1, vec![0, 1]), (2, vec![2, 3]), (3, vec![4, 5]), (4, vec![6, 7])];
+    let mut s = start(ShortPartition::Slots, &three);
+    assert_eq!(kept(&mut s), [1, 0, 1, 0, 0, 0, 0, 0], "the floor: two slots, in cover order");
+    for conn in 1..=3 {
+        short(&mut s, conn);
+    }
+    s.set_now(100.0);
+    assert_eq!(kept(&mut s), [1, 0, 1, 0, 1, 0, 0, 0], "a slot on the hosts of each of 1, 2, 3");
+}
+
 #[test]
 fn a_fixed_short_partition_ignores_short_load_and_only_drivers_may_report_it() {
     let mut s = three_up(0.34);
