@@ -38,7 +38,11 @@
 //!
 //! "Lowest index first" holds while every application has executors on every host. When
 //! the drivers' hosts (`Executors`) differ, the hosts are taken in [`cover_order`], so that
-//! the reservation is on the hosts of every application it can reach.
+//! the reservation is on the hosts of every application it can reach. Under every mode the
+//! partition then spans at least [`cover_len`] hosts (a kept slot on each, under `slots`),
+//! up to half of them, so that every application that has run short work has a short-only
+//! host among its own: §3.1's guarantee that short work finds a host free of long work holds
+//! for each application, not only for the ones on the paper's few hosts.
 
 use crate::state::ConnId;
 use eagle_core::partition::short_only_count;

@@ -246,6 +246,9 @@ struct State {
     /// The hosts last reported to the central as having executors (`Executors`), since
     /// its link came up.
     executors_sent: Option<Vec<String>>,
+    /// A host's link came up or went, or the central's did, since the last report: the
+    /// hosts are compared with [`State::executors_sent`] at the turn's end (not every turn).
+    executors_stale: bool,
     /// How many times `Executors` was sent: a job's `SubmitLong` sent before the latest one
     /// was placed against an older host list ([`Job::asked_at`]).
     executors_epoch: u64,
@@ -277,6 +280,7 @@ impl State {
             bitvector: None,
             short_load_sent: None,
             executors_sent: None,
+            executors_stale: true,
             executors_epoch: 0,
             surplus,
             first_central: None,
@@ -511,6 +515,7 @@ impl State {
             LinkEvent::Up { link, writer } => {
                 let Some(h) = self.hosts.get_mut(&link) else { return };
                 h.up = true;
+                self.executors_stale = true;
                 let name = h.name.clone();
                 self.writers.insert(link, writer);
                 log::info!("eagle-client: node of {name} linked");
@@ -536,6 +541,7 @@ impl State {
     fn host_down(&mut self, link: u64) {
         let Some(h) = self.hosts.get_mut(&link) else { return };
         let was_up = std::mem::replace(&mut h.up, false);
+        self.executors_stale |= was_up;
         h.local_long_ms = 0.0;
         let name = h.name.clone();
         self.writers.remove(link);

@@ -13,9 +13,10 @@ impl State {
     /// Tells the central the hosts where this application has executors and a node link
     /// now, when they changed since the last report: it places long tasks only there.
     pub(super) fn report_executors(&mut self) {
-        if !self.central_up {
+        if !self.central_up || !self.executors_stale {
             return;
         }
+        self.executors_stale = false;
         // `hosts` is keyed by link id; the central wants names, in a stable order.
         let mut on: Vec<String> = self.hosts.values().filter(|h| h.up).map(|h| h.name.clone()).collect();
         on.sort();
@@ -93,6 +94,7 @@ impl State {
                 self.central_up = true;
                 self.short_load_sent = None;
                 self.executors_sent = None;
+                self.executors_stale = true;
                 log::info!("eagle-client: central scheduler {} linked", self.cfg.central);
                 self.first_outcome(Ok(true));
                 self.emit(Event::CentralUp);
