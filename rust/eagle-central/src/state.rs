@@ -388,7 +388,14 @@ impl CentralState {
         let cover = if self.short_fraction > 0.0 { cover.min(live.len() / 2) } else { 0 };
         let per_slot = self.mode == ShortPartition::Slots;
         let k = match &mut self.demand {
-            None => return Partitions::with_short_only(&live, short_only_count(live.len(), self.short_fraction).max(cover)),
+            None => {
+                let k = short_only_count(live.len(), self.short_fraction).max(cover);
+                if k != self.short_only {
+                    log::info!("short partition: {k} of {} hosts (the hosts of every application with short work take {cover})", live.len());
+                    self.short_only = k;
+                }
+                return Partitions::with_short_only(&live, k);
+            }
             Some(d) => {
                 // A node whose size is not known yet counts as one slot (`slots`: keeps none).
                 let unknown = if per_slot { 0 } else { 1 };
