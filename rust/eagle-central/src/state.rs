@@ -29,6 +29,11 @@ use eagle_wire::{Bitvector, CentralStatus, FromCentral, FromNode, NodeHealth, Pe
 use std::collections::{BTreeMap, BTreeSet};
 
 pub type ConnId = u64;
+
+/// How long a driver that reported short work keeps counting as having some once its
+/// reports say none (its short-only host is held for its next short job; the driver
+/// engine observes short work over the same 60 s). Then its host may take long work.
+pub const SHORT_IDLE_S: f64 = 60.0;
 /// A host's index in the host list (the bit of the bitvector).
 pub type HostId = u32;
 
@@ -88,8 +93,10 @@ pub struct CentralState {
     /// The hosts each driver last said it has executors on (`Executors`); a driver that
     /// has not said may be placed on any host.
     executors: BTreeMap<ConnId, BTreeSet<String>>,
-    /// Drivers that have reported short work (`ShortLoad` with a task running or waiting).
-    short_drivers: BTreeSet<ConnId>,
+    /// Drivers that have reported short work (`ShortLoad` with a task running or waiting):
+    /// `None` while their last report had some, else when it said none. A driver idle of
+    /// short work for [`SHORT_IDLE_S`] no longer counts.
+    short_drivers: BTreeMap<ConnId, Option<f64>>,
     /// [`CentralState::reservation_order`] of the live hosts it was computed for, and how
     /// many of its first hosts cover every driver with short work; cleared when a driver's
     /// hosts change or a driver first reports short work.
@@ -124,7 +131,7 @@ impl CentralState {
             now: 0.0,
             drivers: BTreeMap::new(),
             executors: BTreeMap::new(),
-            short_drivers: BTreeSet::new(),
+            short_drivers: BTreeMap::new(),
             order: None,
             peers: BTreeMap::new(),
         };
@@ -174,7 +181,7 @@ impl CentralState {
             Event::Disconnected { conn } => {
                 self.peers.remove(&conn);
                 self.drivers.remove(&conn);
-                if self.executors.remove(&conn).is_some() | self.short_drivers.remove(&conn) {
+                if self.executors.remove(&conn).is_some() | self.short_drivers.remove(&conn).is_some() {
                     self.order = None;
                 }
                 if let Some(d) = &mut self.demand {
@@ -324,8 +331,12 @@ impl CentralState {
                 if !self.drivers.contains_key(&conn) {
                     return reply(out, FromCentral::Error { what: "ShortLoad is a driver message".into() });
                 }
-                if running + waiting > 0 && self.short_drivers.insert(conn) {
-                    self.order = None;
+                if running + waiting > 0 {
+                    if self.short_drivers.insert(conn, None).is_none() {
+                        self.order = None;
+                    }
+                } else if let Some(idle @ None) = self.short_drivers.get_mut(&conn) {
+                    *idle = Some(self.now);
                 }
                 if let Some(d) = &mut self.demand {
                     d.report(self.now, conn, running, waiting);
@@ -376,6 +387,11 @@ impl CentralState {
     /// adaptive, by the short demand ([`crate::short_partition`]).
     fn layout(&mut self) -> Partitions {
         let live: Vec<NodeId> = (0..self.hosts.len()).filter(|&i| self.hosts[i].up).map(|i| NodeId(i as u32)).collect();
+        let (now, before) = (self.now, self.short_drivers.len());
+        self.short_drivers.retain(|_, idle| idle.is_none_or(|t| now - t < SHORT_IDLE_S));
+        if self.short_drivers.len() != before {
+            self.order = None;
+        }
         let (live, cover) = match &self.order {
             Some((of, order)) if *of == live => order.clone(),
             _ => {
@@ -427,7 +443,7 @@ impl CentralState {
     fn reservation_order(&self, live: &[NodeId]) -> (Vec<NodeId>, usize) {
         let named: Vec<(NodeId, &str)> = live.iter().map(|&n| (n, self.hosts[n.0 as usize].name.as_str())).collect();
         let short: Vec<&BTreeSet<String>> =
-            self.executors.iter().filter(|(c, _)| self.short_drivers.contains(c)).map(|(_, on)| on).collect();
+            self.executors.iter().filter(|(c, _)| self.short_drivers.contains_key(c)).map(|(_, on)| on).collect();
         let drivers: Vec<&BTreeSet<String>> = if short.is_empty() { self.executors.values().collect() } else { short.clone() };
         let order = cover_order(&named, &drivers);
         let names: Vec<&str> = order.iter().map(|n| self.hosts[n.0 as usize].name.as_str()).collect();

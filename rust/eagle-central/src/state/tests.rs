@@ -304,7 +304,8 @@ fn every_application_with_short_work_keeps_a_short_only_host_among_its_own() {
     let mut s = start(ShortPartition::Adaptive, &pairs);
     short(&mut s, 1);
     short(&mut s, 3);
-    s.set_now(100.0);
+    // Past the demand's 10 s window, within the minute a driver idle of short work counts.
+    s.set_now(30.0);
     assert_eq!(short_only(&mut s), ["h0", "h4"]);
     let three = vec![(1, vec![0, 1]), (2, vec![2, 3]), (3, vec![4, 5]), (4, vec![6, 7])];
     let mut s = start(ShortPartition::Slots, &three);
@@ -312,7 +313,7 @@ fn every_application_with_short_work_keeps_a_short_only_host_among_its_own() {
     for conn in 1..=3 {
         short(&mut s, conn);
     }
-    s.set_now(100.0);
+    s.set_now(30.0);
     assert_eq!(kept(&mut s), [1, 0, 1, 0, 1, 0, 0, 0], "a slot on the hosts of each of 1, 2, 3");
 }
 
@@ -423,4 +424,40 @@ fn under_lotes_narrow_long_work_keeps_off_the_host_planned_for_wide_work() {
     driver(&mut l, 2, "etl");
     let out = l.handle(Event::Message { conn: 2, msg: ToCentral::SubmitLong { job: 1, tasks: 4, est_ms: 60_000.0, cpus: 1 } });
     assert!(placements(&out).iter().any(|p| p.0 == 0));
+}
+
+#[test]
+fn an_application_idle_of_short_work_for_a_minute_no_longer_holds_a_short_only_host() {
+    let hosts: Vec<(String, String)> = (0..8).map(|i| (format!("h{i}"), format!("10.0.0.{i}:7000"))).collect();
+    let (s, _) = CentralState::new(&hosts, 0.1);
+    let mut s = s.with_short_partition(ShortPartition::Fixed);
+    for h in 0..8 {
+        s.handle(Event::NodeUp { host: h });
+        sized(&mut s, h, 2);
+    }
+    for (conn, on) in [(1, [0, 1, 2, 3]), (2, [0, 1, 2, 3]), (3, [4, 5, 6, 7]), (4, [4, 5, 6, 7])] {
+        driver(&mut s, conn, &format!("app{conn}"));
+        s.handle(Event::Message { conn, msg: ToCentral::Executors { hosts: on.iter().map(|h| format!("h{h}")).collect() } });
+    }
+    let load = |s: &mut CentralState, conn: ConnId, running: u32| {
+        s.handle(Event::Message { conn, msg: ToCentral::ShortLoad { running, waiting: 0 } });
+    };
+    let short_only = |s: &mut CentralState| -> Vec<String> { s.status().nodes.into_iter().filter(|n| !n.general).map(|n| n.name).collect() };
+    load(&mut s, 1, 1);
+    load(&mut s, 3, 1);
+    assert_eq!(short_only(&mut s), ["h0", "h4"]);
+    // 3's short work ends at 10 s; 1's goes on.
+    s.set_now(10.0);
+    load(&mut s, 3, 0);
+    s.set_now(69.0);
+    assert_eq!(short_only(&mut s), ["h0", "h4"], "idle for less than a minute: 3 still counts");
+    s.set_now(71.0);
+    assert_eq!(short_only(&mut s), ["h0"], "3 has had no short work for a minute");
+    let out = s.handle(Event::Message { conn: 4, msg: ToCentral::SubmitLong { job: 1, tasks: 4, est_ms: 100.0, cpus: 1 } });
+    assert!(placements(&out).iter().any(|x| x.0 == 4), "h4 takes long work again: {out:?}");
+    // Short work again: its host comes back at once, and stays while the work runs.
+    load(&mut s, 3, 2);
+    assert_eq!(short_only(&mut s), ["h0", "h4"]);
+    s.set_now(500.0);
+    assert_eq!(short_only(&mut s), ["h0", "h4"], "running short work never expires");
 }
