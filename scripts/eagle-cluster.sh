@@ -18,7 +18,7 @@
 #   --central H[:PORT]    the host of eagle-central [localhost:7100]
 #   --node-port P         [7101]
 #   --slots N             slots of every node [the host's cores: nproc, run on that host]
-#   --policy eagle|eagle-adaptive|hawk|sparrow [eagle]  --lease-ms MS [3000]  --short-fraction F [0.1]
+#   --policy eagle-adaptive|eagle|hawk|sparrow [eagle-adaptive]  --lease-ms MS [3000]  --short-fraction F [0.1]
 #   --short-partition fixed|adaptive|slots [fixed]  eagle-central's short partition: --short-fraction
 #                         of the hosts (the paper's), or at least that, grown to the short tasks
 #                         the drivers report (adaptive: whole hosts; slots: slots kept on every
@@ -112,7 +112,7 @@ esac
 
 # ---- options -----------------------------------------------------------------------------------
 ACTION="${1:-}"; [ $# -gt 0 ] && shift
-HOSTS="" CENTRAL="localhost:7100" NODE_PORT=7101 SLOTS=auto POLICY=eagle LEASE_MS=3000
+HOSTS="" CENTRAL="localhost:7100" NODE_PORT=7101 SLOTS=auto POLICY=eagle-adaptive LEASE_MS=3000
 SHORT_FRACTION=0.1 SHORT_PARTITION=fixed BIND="" STATE="$ROOT/target/eagle-cluster" SECRET="" BIN="" TIMEOUT=10 PLACEMENT=lwl
 while [ $# -gt 0 ]; do
   [ $# -ge 2 ] || die "option $1 needs a value"

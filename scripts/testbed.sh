@@ -26,7 +26,7 @@
 #                    worker's address, port 7101, named by that address) and eagle-central on the
 #                    bridge address (port 7100), all stopped by 'down'; with local-cluster, on
 #                    127.0.0.1 (nodes on 7101, 7102, ...). Binaries from scripts/eagle-cluster.sh build.
-#   --eagle-slots N [--cores]  --eagle-policy eagle|eagle-adaptive|hawk|sparrow [eagle]  --eagle-lease-ms MS [3000]
+#   --eagle-slots N [--cores]  --eagle-policy eagle-adaptive|eagle|hawk|sparrow [eagle-adaptive]  --eagle-lease-ms MS [3000]
 #   --eagle-slots-list N,...  node i's slots (hosts of different sizes; one entry per worker)
 #   --eagle-placement lwl|lotes [lwl]  eagle-central's placement of long tasks
 #   --eagle-short-partition fixed|adaptive|slots [fixed]  eagle-central's short partition: the
@@ -52,7 +52,7 @@ export SPARK_DAEMON_MEMORY="${SPARK_DAEMON_MEMORY:-256m}"
 
 WORKERS=4 CORES=2 MEMORY=1g NETWORK=fast RATE=100mbit STATE="$ROOT/target/bench/testbed"
 PREFIX=eb SUBNET=77 FORCE_LOCAL=0 CORES_LIST=""
-EAGLE=0 EAGLE_SLOTS="" EAGLE_POLICY=eagle EAGLE_LEASE_MS=3000 EAGLE_CENTRAL_PORT=7100 EAGLE_NODE_PORT=7101
+EAGLE=0 EAGLE_SLOTS="" EAGLE_POLICY=eagle-adaptive EAGLE_LEASE_MS=3000 EAGLE_CENTRAL_PORT=7100 EAGLE_NODE_PORT=7101
 EAGLE_SLOTS_LIST="" EAGLE_PLACEMENT=lwl EAGLE_SHORT_PARTITION=fixed
 CMD=()
 ACTION="${1:-}"

@@ -191,6 +191,9 @@ def leased(d):
 
 
 def test_two_applications_share_the_hosts_slots_at_task_level(daemons, shared_hosts, tmp_path):
+    # The daemons run without --policy: the default is the adaptive node policy, as the
+    # plugin's default is policy=adaptive.
+    assert {node_status(daemons, h)["policy"] for h in HOSTS} == {"eagle-adaptive"}
     go = tmp_path / "go"
     batch, batch_out = launch(daemons, shared_hosts, tmp_path, "batch", [{"class": "long", "ms": 2500, "tasks": 24}])
     inter, inter_out = launch(daemons, shared_hosts, tmp_path, "interactive",

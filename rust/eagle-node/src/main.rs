@@ -28,10 +28,10 @@ struct Args {
     /// A grant must be answered, and every peer heard from, within this many ms.
     #[arg(long, default_value_t = 3000, value_parser = clap::value_parser!(u64).range(10..))]
     lease_ms: u64,
-    /// Queue policy: eagle (the paper's SBP + SRPT + SSS), eagle-adaptive (short probes start
-    /// on a free slot beside long work; SRPT over long work), hawk (FIFO + work stealing) or
-    /// sparrow (FIFO probes).
-    #[arg(long, default_value = "eagle", value_parser = Policy::parse)]
+    /// Queue policy: eagle-adaptive (the default: short probes start on a free slot beside
+    /// long work; SRPT over long work), eagle (the paper's SBP + SRPT + SSS, as published),
+    /// hawk (FIFO + work stealing) or sparrow (FIFO probes).
+    #[arg(long, default_value = "eagle-adaptive", value_parser = Policy::parse)]
     policy: Policy,
     /// Name in the central's host list (default: the advertised address).
     #[arg(long)]
