@@ -1,6 +1,6 @@
 //! The client thread and its handle. One thread owns every decision and every write
 //! half ([`eagle_wire::net::Writers`]); the driver's calls and the link threads'
-//! reports reach it as [`Cmd`]s over one `crossbeam-channel`, so they are applied in
+//! reports reach it as `Cmd`s over one `crossbeam-channel`, so they are applied in
 //! one order. What the driver must act on comes back as [`Event`]s.
 //!
 //! A job's life here (Eagle §3.2, late binding):

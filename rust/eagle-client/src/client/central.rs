@@ -80,7 +80,7 @@ impl State {
         }
     }
 
-    /// The central link's first outcome, for [`Client::central_first`]; later ones are not sent.
+    /// The central link's first outcome, for [`Client::central_first`](crate::Client::central_first); later ones are not sent.
     pub(super) fn first_outcome(&mut self, r: Result<bool, String>) {
         if let Some(tx) = self.first_central.take() {
             let _ = tx.try_send(r);
