@@ -91,13 +91,7 @@ fn lwl_over_the_general_partition_with_the_bitvector_piggybacked() {
 
 #[test]
 fn an_adaptive_short_partition_grows_with_the_drivers_short_load_and_shrinks_when_it_is_gone() {
-    let hosts: Vec<(String, String)> = (0..8).map(|i| (format!("h{i}"), format!("10.0.0.{i}:7000"))).collect();
-    let (s, _) = CentralState::new(&hosts, 0.1);
-    let mut s = s.with_short_partition(ShortPartition::Adaptive);
-    for h in 0..8 {
-        s.handle(Event::NodeUp { host: h });
-        sized(&mut s, h, 2);
-    }
+    let mut s = eight_up(ShortPartition::Adaptive);
     driver(&mut s, 1, "interactive");
     driver(&mut s, 2, "batch");
     let long_hosts = |s: &mut CentralState, job: u64| -> BTreeSet<HostId> {
@@ -253,17 +247,10 @@ fn the_short_reservation_covers_the_hosts_of_every_application_on_some_hosts() {
 /// a short-only host (a kept slot under `slots`) among its own, up to half the hosts.
 #[test]
 fn every_application_with_short_work_keeps_a_short_only_host_among_its_own() {
-    let hosts: Vec<(String, String)> = (0..8).map(|i| (format!("h{i}"), format!("10.0.0.{i}:7000"))).collect();
     let start = |mode: ShortPartition, apps: &[(ConnId, Vec<u32>)]| {
-        let (s, _) = CentralState::new(&hosts, 0.1);
-        let mut s = s.with_short_partition(mode);
-        for h in 0..8 {
-            s.handle(Event::NodeUp { host: h });
-            sized(&mut s, h, 2);
-        }
+        let mut s = eight_up(mode);
         for (conn, on) in apps {
-            driver(&mut s, *conn, &format!("app{conn}"));
-            s.handle(Event::Message { conn: *conn, msg: ToCentral::Executors { hosts: on.iter().map(|h| format!("h{h}")).collect() } });
+            driver_on(&mut s, *conn, on);
         }
         s
     };
@@ -428,16 +415,9 @@ fn under_lotes_narrow_long_work_keeps_off_the_host_planned_for_wide_work() {
 
 #[test]
 fn an_application_idle_of_short_work_for_a_minute_no_longer_holds_a_short_only_host() {
-    let hosts: Vec<(String, String)> = (0..8).map(|i| (format!("h{i}"), format!("10.0.0.{i}:7000"))).collect();
-    let (s, _) = CentralState::new(&hosts, 0.1);
-    let mut s = s.with_short_partition(ShortPartition::Fixed);
-    for h in 0..8 {
-        s.handle(Event::NodeUp { host: h });
-        sized(&mut s, h, 2);
-    }
+    let mut s = eight_up(ShortPartition::Fixed);
     for (conn, on) in [(1, [0, 1, 2, 3]), (2, [0, 1, 2, 3]), (3, [4, 5, 6, 7]), (4, [4, 5, 6, 7])] {
-        driver(&mut s, conn, &format!("app{conn}"));
-        s.handle(Event::Message { conn, msg: ToCentral::Executors { hosts: on.iter().map(|h| format!("h{h}")).collect() } });
+        driver_on(&mut s, conn, &on);
     }
     let load = |s: &mut CentralState, conn: ConnId, running: u32| {
         s.handle(Event::Message { conn, msg: ToCentral::ShortLoad { running, waiting: 0 } });
@@ -460,4 +440,22 @@ fn an_application_idle_of_short_work_for_a_minute_no_longer_holds_a_short_only_h
     assert_eq!(short_only(&mut s), ["h0", "h4"]);
     s.set_now(500.0);
     assert_eq!(short_only(&mut s), ["h0", "h4"], "running short work never expires");
+}
+
+/// Eight hosts `h0`..`h7` of 2 slots, all up, a 10 % share kept for short work under `mode`.
+fn eight_up(mode: ShortPartition) -> CentralState {
+    let hosts: Vec<(String, String)> = (0..8).map(|i| (format!("h{i}"), format!("10.0.0.{i}:7000"))).collect();
+    let (s, _) = CentralState::new(&hosts, 0.1);
+    let mut s = s.with_short_partition(mode);
+    for h in 0..8 {
+        s.handle(Event::NodeUp { host: h });
+        sized(&mut s, h, 2);
+    }
+    s
+}
+
+/// Driver `conn` (application `app{conn}`) connects, with executors on hosts `on`.
+fn driver_on(s: &mut CentralState, conn: ConnId, on: &[u32]) {
+    driver(s, conn, &format!("app{conn}"));
+    s.handle(Event::Message { conn, msg: ToCentral::Executors { hosts: on.iter().map(|h| format!("h{h}")).collect() } });
 }
