@@ -83,6 +83,11 @@ private[eagle] final class ClusterMode(
 
   def taskEnded(tid: Long): Unit = engine.call("taskEnded")(_.taskEnded(_, tid))
 
+  /** Grants waiting for an offer round that can use them (0 when the engine is gone). */
+  def heldGrants: Long = engine.observe("clusterStatus")(_.clusterStatus(_))
+    .collect { case v if v.length > ClusterMode.HeldGrants => v(ClusterMode.HeldGrants) }
+    .getOrElse(0L)
+
   /** The run summary's `cluster` section. */
   def json: JValue = {
     val v = engine.observe("clusterStatus")(_.clusterStatus(_)).getOrElse(Array.empty[Long])
@@ -95,4 +100,8 @@ private[eagle] final class ClusterMode(
     running = false
     waiter.interrupt()
   }
+}
+
+private[eagle] object ClusterMode {
+  private val HeldGrants = Native.ClusterStatusNames.indexOf("heldGrants")
 }

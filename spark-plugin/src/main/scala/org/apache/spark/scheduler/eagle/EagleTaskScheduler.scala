@@ -421,7 +421,11 @@ private[spark] class EagleTaskScheduler(
         s"planned $planned launched ${result.map(_.size).sum} declined $declined " +
         s"waiting ${tsmByJob.map { case (j, t) => s"$j:${t.waitingTasks}" }.mkString(",")}")
     }
-    if (freeSlots > 0 && tsmByJob.valuesIterator.exists(t => t.waitingTasks + t.speculatableWaiting > 0)) {
+    // Cluster mode: a slot is used only under a grant, and every grant that arrives asks for a
+    // round of its own (ClusterMode's waiter). Free cores with no grant held wait for a grant;
+    // another round would launch nothing (it asked for one after nearly every round before).
+    if (freeSlots > 0 && tsmByJob.valuesIterator.exists(t => t.waitingTasks + t.speculatableWaiting > 0) &&
+        cluster.forall(_.heldGrants > 0)) {
       needRevive = true
       summary.reviveRequested()
     }
