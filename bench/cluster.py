@@ -43,6 +43,8 @@ import shutil
 import threading
 import time
 
+from . import eventlog
+
 SYSTEMS = ("eagle", "eagle-adaptive", "hawk", "sparrow", "static", "oversubscribed")
 CLUSTER_SYSTEMS = ("eagle", "eagle-adaptive", "hawk", "sparrow")
 PARTITIONS = ("fixed", "adaptive", "slots")
@@ -279,6 +281,7 @@ def one_system(args, label: str, plans_by_tag: dict, out_dir: str, slots: int) -
         placed = {app: executor_hosts(os.path.join(base, app)) for app in APPS}
         log(f"  {label}: executors on " + "; ".join(f"{a} {','.join(h)}" for a, h in placed.items()))
         counters = {app: (sm or {}).get("cluster") for app, sm in summaries.items()}
+        go_ms = plan_starts(base, [t for t, _ in sequence])
         fell_back = fallbacks(system, summaries)
         for tag, split in plans_by_tag.items():
             jobs, ok, errors = [], not fell_back, list(fell_back)
@@ -297,6 +300,7 @@ def one_system(args, label: str, plans_by_tag: dict, out_dir: str, slots: int) -
                          "correct": ok and len(jobs) == meta["n_jobs"], "errors": errors,
                          "jobs": len(jobs), "load": meta.get("nominal_load"),
                          "static_cores": cores or None, "cluster": counters, "executor_hosts": placed,
+                         "anatomy": anatomy(base, go_ms, tag),
                          "latencies": {"short": [round(x, 4) for x in short], "long": [round(x, 4) for x in long_]}})
             r = runs[-1]
             log(f"  {label} {tag}: short p50/p90/p99 = {_fmt(r['short'])} | long p50 = "
@@ -304,6 +308,33 @@ def one_system(args, label: str, plans_by_tag: dict, out_dir: str, slots: int) -
     finally:
         tbed.down()
     return runs
+
+
+def plan_starts(base: str, tags: list) -> dict:
+    """When each plan started replaying (its ``TAG.go`` file's time), in epoch ms."""
+    out = {}
+    for tag in tags:
+        try:
+            with open(os.path.join(base, f"{tag}.go")) as f:
+                out[tag] = float(f.read()) * 1000
+        except (OSError, ValueError):
+            pass
+    return out
+
+
+def anatomy(base: str, go_ms: dict, tag: str) -> dict:
+    """Each application's task anatomy (``eventlog.task_anatomy``) over plan ``tag``: the tasks
+    launched from its start to the next plan's."""
+    if tag not in go_ms:
+        return {}
+    since = go_ms[tag]
+    until = min((t for t in go_ms.values() if t > since), default=float("inf"))
+    out = {}
+    for app in APPS:
+        log_files = eventlog.find_log(os.path.join(base, app, "events"))
+        if log_files:
+            out[app] = eventlog.task_anatomy(log_files, since, until)
+    return out
 
 
 def _wait_ready(path: str, failed, limit_s: float = 900.0):

@@ -91,3 +91,50 @@ def parse(path) -> dict:
         "jobs": jobs,
         "hosts": sorted(hosts),
     }
+
+
+def task_anatomy(path, since_ms: float = 0.0, until_ms: float = float("inf")) -> dict:
+    """Where a task's slot time goes, over the tasks launched in [``since_ms``, ``until_ms``):
+    ``{"tasks", "hold_ms", "run_ms", "deserialize_ms", "deserialize_cpu_ms", "cpu_ms",
+    "gc_s", "pairs_per_stage", "first": {...}, "rest": {...}}``, means in ms.
+
+    ``hold`` is launch to finish as the driver saw it, ``run`` the executor's run time, and
+    ``deserialize`` its deserialize time (wall; ``deserialize_cpu`` the CPU of it): a
+    deserialize far above its CPU is a task waiting for the CPU or for a broadcast fetch.
+    ``first`` are the first task of each (stage, executor) pair, which fetches the stage's
+    task binary and broadcasts, ``rest`` the others (each ``{"tasks", "deserialize_ms",
+    "other_ms"}``, ``other`` = hold - run - deserialize: launch and result transit)."""
+    rows = []
+    for ev in events(path):
+        if ev.get("Event") != "SparkListenerTaskEnd":
+            continue
+        info, m = ev.get("Task Info") or {}, ev.get("Task Metrics") or {}
+        launch, finish = info.get("Launch Time"), info.get("Finish Time")
+        if launch is None or finish is None or not since_ms <= launch < until_ms:
+            continue
+        rows.append((launch, (ev.get("Stage ID"), ev.get("Stage Attempt ID")), info.get("Executor ID"),
+                     finish - launch, m.get("Executor Run Time", 0), m.get("Executor Deserialize Time", 0),
+                     m.get("Executor Deserialize CPU Time", 0) / 1e6, m.get("Executor CPU Time", 0) / 1e6,
+                     m.get("JVM GC Time", 0)))
+    if not rows:
+        return {"tasks": 0}
+    rows.sort(key=lambda r: r[0])
+
+    def mean(xs):
+        xs = list(xs)
+        return round(sum(xs) / len(xs), 2) if xs else None
+
+    seen, first, rest = set(), [], []
+    for r in rows:
+        (rest if (r[1], r[2]) in seen else first).append(r)
+        seen.add((r[1], r[2]))
+
+    def part(rs):
+        return {"tasks": len(rs), "deserialize_ms": mean(r[5] for r in rs),
+                "other_ms": mean(r[3] - r[4] - r[5] for r in rs)}
+
+    return {"tasks": len(rows), "hold_ms": mean(r[3] for r in rows), "run_ms": mean(r[4] for r in rows),
+            "deserialize_ms": mean(r[5] for r in rows), "deserialize_cpu_ms": mean(r[6] for r in rows),
+            "cpu_ms": mean(r[7] for r in rows), "gc_s": round(sum(r[8] for r in rows) / 1000, 2),
+            "pairs_per_stage": round(len(first) / len({r[1] for r in rows}), 2),
+            "first": part(first), "rest": part(rest)}

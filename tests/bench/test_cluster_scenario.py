@@ -187,3 +187,29 @@ def test_a_system_may_give_each_application_executors_on_some_hosts(tmp_path, mo
     assert got["hawk"] == "hawk/4" and got["short_p99_vs_hawk"] == pytest.approx(0.5), "Hawk on as many hosts"
     assert row["criteria_of"]["eagle-adaptive"]["hawk"] == "hawk"
     assert report._scheds(runs) == ["eagle-adaptive", "eagle-adaptive/4", "hawk", "hawk/4", "static"]
+
+
+def test_the_task_anatomy_splits_each_stage_executor_pairs_first_task_from_the_rest(tmp_path):
+    from bench import eventlog
+
+    def task(stage, ex, launch, hold, run, deser):
+        return {"Event": "SparkListenerTaskEnd", "Stage ID": stage, "Stage Attempt ID": 0,
+                "Task Info": {"Launch Time": launch, "Finish Time": launch + hold, "Executor ID": ex},
+                "Task Metrics": {"Executor Run Time": run, "Executor Deserialize Time": deser,
+                                 "Executor Deserialize CPU Time": 2_000_000, "Executor CPU Time": 1_000_000,
+                                 "JVM GC Time": 500}}
+    rows = [task(1, "a", 1000, 400, 100, 250),   # stage 1's first on a
+            task(1, "a", 1100, 160, 100, 20),    # then the rest
+            task(1, "b", 1200, 300, 100, 150),   # stage 1's first on b
+            task(2, "a", 1300, 140, 100, 10),    # stage 2's first on a
+            task(3, "a", 900, 100, 50, 5),       # launched before the plan started
+            task(3, "a", 5000, 100, 50, 5)]      # after the next plan started
+    p = tmp_path / "events_1"
+    p.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    a = eventlog.task_anatomy([str(p)], since_ms=1000, until_ms=5000)
+    assert a["tasks"] == 4
+    assert a["first"] == {"tasks": 3, "deserialize_ms": 136.67, "other_ms": 43.33}
+    assert a["rest"] == {"tasks": 1, "deserialize_ms": 20.0, "other_ms": 40.0}
+    assert a["hold_ms"] == 250.0 and a["run_ms"] == 100.0 and a["deserialize_cpu_ms"] == 2.0
+    assert a["pairs_per_stage"] == 1.5 and a["gc_s"] == 2.0
+    assert eventlog.task_anatomy([str(p)], since_ms=10_000) == {"tasks": 0}
