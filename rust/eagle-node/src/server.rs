@@ -5,14 +5,16 @@
 //! the replies, and ticks the state every quarter lease so that unanswered leases
 //! and silent peers expire. With `--central`, a registration thread announces the
 //! node to the central scheduler (which then connects back) and keeps that link alive.
-//! Under Hawk, each [`Action::Steal`] runs on a short-lived thread that asks random
-//! `--peers` in turn and hands the stolen probes back to the scheduler.
+//! Under Hawk, a steal thread carries out each [`Action::Steal`]: it asks random `--peers`
+//! in turn, over links it keeps open between steals, and hands the stolen probes back to
+//! the scheduler.
 
 use crate::state::{Action, Event, Ms, NodeState, Settings};
 use crossbeam_channel::{select, unbounded, Sender};
 use eagle_core::rng::Rng;
 use eagle_wire::net::{serve, Inbound, Writers};
-use eagle_wire::{connect, write_frame, FrameReader, FromCentral, FromNode, Role, StolenProbe, ToCentral, ToNode};
+use eagle_wire::{connect, write_frame, FrameError, FrameReader, FromCentral, FromNode, Role, StolenProbe, ToCentral, ToNode};
+use std::collections::HashMap;
 use std::io::{self, BufReader, BufWriter, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
 use std::sync::atomic::AtomicU64;
@@ -63,7 +65,8 @@ pub fn spawn(opts: Options) -> io::Result<NodeHandle> {
     let settings = opts.settings.clone();
     let advertise = opts.advertise.clone().unwrap_or_else(|| addr.to_string());
     let name = opts.name.clone().unwrap_or_else(|| advertise.clone());
-    let thief = Thief { peers: Arc::new(opts.peers.clone()), secret: secret.clone(), name: name.clone() };
+    let (stx, srx) = unbounded::<Vec<StolenProbe>>();
+    let thief = Thief::start(opts.peers.clone(), secret.clone(), name.clone(), stx)?;
     log::info!("eagle-node listening on {addr}: {} slots, policy {}, lease {} ms", settings.slots, settings.policy.name(), settings.lease_ms);
     let scheduler = thread::Builder::new().name("node-scheduler".into()).spawn(move || {
         let mut state = NodeState::new(settings.clone());
@@ -72,7 +75,6 @@ pub fn spawn(opts: Options) -> io::Result<NodeHandle> {
         let tick = Duration::from_millis((settings.lease_ms / 4).clamp(1, 250));
         let mut next_tick = Instant::now() + tick;
         let now = || origin.elapsed().as_millis() as Ms;
-        let (stx, srx) = unbounded::<Vec<StolenProbe>>();
         let mut rng = Rng::new(seed());
         loop {
             let timeout = next_tick.saturating_duration_since(Instant::now());
@@ -83,7 +85,7 @@ pub fn spawn(opts: Options) -> io::Result<NodeHandle> {
                 },
                 recv(srx) -> probes => {
                     let probes = probes.unwrap_or_default();
-                    apply(&mut writers, state.handle(now(), Event::StealDone { probes }), &thief, &stx, &mut rng);
+                    apply(&mut writers, state.handle(now(), Event::StealDone { probes }), &thief, &mut rng);
                     None
                 },
                 default(timeout) => None,
@@ -103,10 +105,10 @@ pub fn spawn(opts: Options) -> io::Result<NodeHandle> {
                         Event::Disconnected { conn }
                     }
                 };
-                apply(&mut writers, state.handle(now(), event), &thief, &stx, &mut rng);
+                apply(&mut writers, state.handle(now(), event), &thief, &mut rng);
             }
             if Instant::now() >= next_tick {
-                apply(&mut writers, state.handle(now(), Event::Tick), &thief, &stx, &mut rng);
+                apply(&mut writers, state.handle(now(), Event::Tick), &thief, &mut rng);
                 next_tick = Instant::now() + tick;
             }
             writers.flush();
@@ -124,63 +126,142 @@ fn seed() -> u64 {
     t.as_nanos() as u64 ^ ((std::process::id() as u64) << 32)
 }
 
-/// What a steal needs: the peers, and how to authenticate to them.
+/// Hawk, thief side: one thread runs this node's steals, one at a time (the state asks
+/// for the next only after `StealDone`), over authenticated links to the peers that it
+/// keeps from one steal to the next. An idle node steals at every tick, asking up to
+/// `attempts` peers in turn; a connection and a handshake per attempt (as before
+/// 2026-11-28) cost the testbed's Hawk daemons 42.6 CPU-s in one run of `scripts/bench
+/// cluster`, against 4.3 for Eagle's, on a machine where that CPU is the applications'.
 struct Thief {
     peers: Arc<Vec<String>>,
-    secret: Arc<[u8]>,
-    name: String,
+    requests: Sender<StealRequest>,
+}
+
+struct StealRequest {
+    victims: Vec<String>,
+    apps: Vec<String>,
+    limit: u32,
 }
 
 impl Thief {
-    /// Hawk: asks up to `attempts` random peers in turn; sends what the first giving
-    /// peer gave (or nothing) to `tx`.
-    fn steal(&self, apps: Vec<String>, limit: u32, attempts: u32, tx: Sender<Vec<StolenProbe>>, rng: &mut Rng) {
+    /// Starts the steal thread; what each steal got (possibly nothing) goes to `done`.
+    fn start(peers: Vec<String>, secret: Arc<[u8]>, name: String, done: Sender<Vec<StolenProbe>>) -> io::Result<Thief> {
+        let (requests, rx) = unbounded::<StealRequest>();
+        thread::Builder::new().name("node-steal".into()).spawn(move || {
+            let mut links = PeerLinks { secret, name, open: HashMap::new() };
+            for req in rx {
+                let mut got = Vec::new();
+                for v in &req.victims {
+                    match links.steal(v, req.limit, &req.apps) {
+                        Ok(p) if !p.is_empty() => {
+                            log::debug!("stole {} probes from {v}", p.len());
+                            got = p;
+                            break;
+                        }
+                        Ok(_) => {}
+                        Err(e) => log::debug!("steal from {v}: {e}"),
+                    }
+                }
+                if done.send(got).is_err() {
+                    return;
+                }
+            }
+        })?;
+        Ok(Thief { peers: Arc::new(peers), requests })
+    }
+
+    /// Hawk: asks up to `attempts` random peers in turn; the first giving peer's probes
+    /// (or nothing) come back as a `StealDone`.
+    fn steal(&self, apps: Vec<String>, limit: u32, attempts: u32, rng: &mut Rng) {
         let victims: Vec<String> = if self.peers.is_empty() {
             Vec::new()
         } else {
             (0..attempts).map(|_| self.peers[rng.below(self.peers.len())].clone()).collect()
         };
-        let (secret, name) = (self.secret.clone(), self.name.clone());
-        let spawned = thread::Builder::new().name("node-steal".into()).spawn(move || {
-            let mut got = Vec::new();
-            for v in victims {
-                match steal_from(&v, &secret, &name, limit, &apps) {
-                    Ok(p) if !p.is_empty() => {
-                        log::debug!("stole {} probes from {v}", p.len());
-                        got = p;
-                        break;
-                    }
-                    Ok(_) => {}
-                    Err(e) => log::debug!("steal from {v}: {e}"),
-                }
-            }
-            let _ = tx.send(got);
-        });
-        if spawned.is_err() {
-            log::error!("cannot start a steal thread");
+        if self.requests.send(StealRequest { victims, apps, limit }).is_err() {
+            log::error!("the steal thread is gone");
         }
     }
 }
 
-fn steal_from(peer: &str, secret: &[u8], name: &str, limit: u32, apps: &[String]) -> Result<Vec<StolenProbe>, String> {
-    let addr = peer.to_socket_addrs().map_err(|e| e.to_string())?.next().ok_or("no address")?;
-    let s = TcpStream::connect_timeout(&addr, Duration::from_millis(500)).map_err(|e| e.to_string())?;
-    let _ = s.set_nodelay(true);
-    let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
-    connect(&mut &s, secret, Role::Node, name).map_err(|e| e.to_string())?;
-    write_frame(&mut &s, &ToNode::Steal { limit, apps: apps.to_vec() }).map_err(|e| e.to_string())?;
-    let mut r = FrameReader::new(BufReader::new(&s));
-    let got = loop {
-        match r.read::<FromNode>().map_err(|e| e.to_string())? {
-            FromNode::Stolen { probes } => break probes,
-            _ => continue,
-        }
-    };
-    let _ = s.shutdown(std::net::Shutdown::Both);
-    Ok(got)
+/// The steal thread's links, by peer address.
+struct PeerLinks {
+    secret: Arc<[u8]>,
+    name: String,
+    open: HashMap<String, PeerLink>,
 }
 
-fn apply(writers: &mut Writers, actions: Vec<Action>, thief: &Thief, stx: &Sender<Vec<StolenProbe>>, rng: &mut Rng) {
+impl PeerLinks {
+    /// One `Steal` to `peer`, over its open link if there is one. A link the peer has
+    /// closed meanwhile (a victim drops a peer silent for a lease) is dialled again once;
+    /// any other failure (a timeout: the answer may still come) drops the link.
+    fn steal(&mut self, peer: &str, limit: u32, apps: &[String]) -> Result<Vec<StolenProbe>, String> {
+        if let Some(mut link) = self.open.remove(peer) {
+            match link.steal(limit, apps) {
+                Ok(p) => {
+                    self.open.insert(peer.to_string(), link);
+                    return Ok(p);
+                }
+                Err(e) if e.closed => log::debug!("link to {peer} closed ({}): dialling again", e.what),
+                Err(e) => return Err(e.what),
+            }
+        }
+        let mut link = PeerLink::dial(peer, &self.secret, &self.name)?;
+        let got = link.steal(limit, apps).map_err(|e| e.what)?;
+        self.open.insert(peer.to_string(), link);
+        Ok(got)
+    }
+}
+
+struct PeerLink {
+    stream: TcpStream,
+    reader: FrameReader<BufReader<TcpStream>>,
+}
+
+/// A failed steal; `closed`: the peer had closed the link before it read the request.
+struct StealError {
+    what: String,
+    closed: bool,
+}
+
+impl PeerLink {
+    fn dial(peer: &str, secret: &[u8], name: &str) -> Result<PeerLink, String> {
+        let addr = peer.to_socket_addrs().map_err(|e| e.to_string())?.next().ok_or("no address")?;
+        let stream = TcpStream::connect_timeout(&addr, Duration::from_millis(500)).map_err(|e| e.to_string())?;
+        let _ = stream.set_nodelay(true);
+        let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
+        connect(&mut &stream, secret, Role::Node, name).map_err(|e| e.to_string())?;
+        let reader = FrameReader::new(BufReader::new(stream.try_clone().map_err(|e| e.to_string())?));
+        Ok(PeerLink { stream, reader })
+    }
+
+    fn steal(&mut self, limit: u32, apps: &[String]) -> Result<Vec<StolenProbe>, StealError> {
+        let fail = |e: FrameError| StealError { closed: closed(&e), what: e.to_string() };
+        write_frame(&mut &self.stream, &ToNode::Steal { limit, apps: apps.to_vec() }).map_err(fail)?;
+        loop {
+            match self.reader.read::<FromNode>().map_err(fail)? {
+                FromNode::Stolen { probes } => return Ok(probes),
+                _ => continue,
+            }
+        }
+    }
+}
+
+/// Whether a frame error says the peer had closed the connection (as opposed to a
+/// timeout or a bad frame).
+fn closed(e: &FrameError) -> bool {
+    match e {
+        FrameError::Closed => true,
+        FrameError::Truncated { got: 0, .. } => true,
+        FrameError::Io(e) => matches!(
+            e.kind(),
+            io::ErrorKind::BrokenPipe | io::ErrorKind::ConnectionReset | io::ErrorKind::ConnectionAborted | io::ErrorKind::UnexpectedEof
+        ),
+        _ => false,
+    }
+}
+
+fn apply(writers: &mut Writers, actions: Vec<Action>, thief: &Thief, rng: &mut Rng) {
     for a in actions {
         match a {
             Action::Send { conn, msg } => {
@@ -190,7 +271,7 @@ fn apply(writers: &mut Writers, actions: Vec<Action>, thief: &Thief, stx: &Sende
                 log::info!("closing connection {conn}: {reason}");
                 writers.close(conn);
             }
-            Action::Steal { apps, limit, attempts } => thief.steal(apps, limit, attempts, stx.clone(), rng),
+            Action::Steal { apps, limit, attempts } => thief.steal(apps, limit, attempts, rng),
         }
     }
 }
