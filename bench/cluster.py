@@ -17,6 +17,9 @@ in arrival order; every job keeps its arrival time). Systems, each on a fresh te
   ``APPS``, and the master (most free cores first) spreads them so that each host holds the
   executors of N x 4 / hosts applications; each run records where every application's
   executors were (``executor_hosts``). Jobs carry the trace's class and estimate as hints.
+  ``SYSTEM+KEY=VALUE`` (after the rest, repeatable: ``eagle-adaptive/4+minProbes=2``) gives that
+  one system its own ``spark.scheduler.eagle.*`` keys on top of ``--eagle-conf``, so that a key is
+  measured against the same baselines in one invocation.
 * ``static`` — stock standalone, what operators do today: workers advertise their slots, and
   each application's ``spark.cores.max`` is its share of the work's task-seconds of all slots
   (at least 1), in executors of 1 core.
@@ -57,7 +60,8 @@ def add_arguments(p):
                    help=f"cluster: comma list of {','.join(SYSTEMS)} (default all); a cluster-mode "
                         f"system may name its own short partition, e.g. eagle-adaptive@slots, and any "
                         f"but static the number of hosts each application has executors on, e.g. "
-                        f"eagle-adaptive/4 or eagle-adaptive@slots/4 (default every host)")
+                        f"eagle-adaptive/4 or eagle-adaptive@slots/4 (default every host), and a cluster-mode one its "
+                        f"own spark.scheduler.eagle.* keys after '+', e.g. eagle-adaptive/4+minProbes=2")
     p.add_argument("--short-partition", choices=PARTITIONS,
                    help="cluster: eagle-central's short-only partition for every cluster-mode system "
                         "(default fixed, the paper's)")
@@ -145,11 +149,39 @@ def app_conf(system: str, tb: dict, run_dir: str, app: str, slots: int, cores_ma
     return conf
 
 
+def split_conf(label: str) -> tuple:
+    """``LABEL[+KEY=VALUE...]``: the label without its own keys, and those keys
+    (``spark.scheduler.eagle.*``, the prefix left out as in ``--eagle-conf``); a malformed key is
+    an error naming the label."""
+    from .run import eagle_conf_item
+    head, *items = label.split("+")
+    conf = {}
+    for item in items:
+        try:
+            key, value = eagle_conf_item(item)
+        except Exception:
+            raise SystemExit(f"cluster: {label!r}: after '+' comes KEY=VALUE (a spark.scheduler.eagle.* key), "
+                             f"got {item!r}")
+        conf[key] = value
+    return head, conf
+
+
+def eagle_keys(args, label: str) -> dict:
+    """The ``spark.scheduler.eagle.*`` keys of the system ``label`` names: ``--eagle-conf``'s, then
+    its own (``split_conf``)."""
+    return {**dict(getattr(args, "eagle_conf", []) or []), **split_conf(label)[1]}
+
+
 def parse_system(label: str, hosts: int | None = None) -> tuple:
-    """``SYSTEM[@PARTITION][/N]``: a system, a cluster-mode one under that short partition, each
-    application with executors on ``N`` hosts (not ``static``, whose split is its own; at most
-    ``hosts`` when given): ``(system, partition or None, N or None)``; anything else is an error
-    naming it."""
+    """``SYSTEM[@PARTITION][/N][+KEY=VALUE...]``: a system, a cluster-mode one under that short
+    partition, each application with executors on ``N`` hosts (not ``static``, whose split is its
+    own; at most ``hosts`` when given), and for a cluster-mode one its own keys (``split_conf``):
+    ``(system, partition or None, N or None)``; anything else is an error naming it."""
+    label_conf = label
+    label, conf = split_conf(label)
+    if conf and label.partition("/")[0].partition("@")[0] not in CLUSTER_SYSTEMS:
+        raise SystemExit(f"cluster: {label_conf!r}: only the cluster-mode systems ({', '.join(CLUSTER_SYSTEMS)}) "
+                         f"take spark.scheduler.eagle.* keys")
     head, slash, n = label.partition("/")
     on_hosts = None
     if slash:
@@ -171,8 +203,8 @@ def parse_system(label: str, hosts: int | None = None) -> tuple:
 
 
 def base_system(label: str) -> str:
-    """The system a label (``parse_system``) names, without partition or hosts."""
-    return label.partition("/")[0].partition("@")[0]
+    """The system a label (``parse_system``) names, without partition, hosts or keys."""
+    return split_conf(label)[0].partition("/")[0].partition("@")[0]
 
 
 def run_dir_name(label: str) -> str:
@@ -256,7 +288,7 @@ def one_system(args, label: str, plans_by_tag: dict, out_dir: str, slots: int) -
             cfg = {"workload": "cluster", "scheduler": label, "system": system, "app": app, "testbed": tb,
                    "plans": plans, "executors": executors_of(system, hosts, cores.get(app), on_hosts),
                    "spark_conf": app_conf(system, tb, run_dir, app, slots, cores.get(app),
-                                          eagle=dict(getattr(args, "eagle_conf", []) or []), on_hosts=on_hosts)}
+                                          eagle=eagle_keys(args, label), on_hosts=on_hosts)}
             th = threading.Thread(target=lambda r=run_dir, c=cfg, s=span: results.__setitem__(
                 c["app"], harness.run_driver(r, c, timeout=s * 8 + 600 + 300 * len(plans))), daemon=True)
             th.start()
@@ -393,7 +425,7 @@ def summarise(runs: list, ratios: list, systems: list) -> list:
 def hawk_of(label: str, sy: dict) -> str:
     """The Hawk run an eagle ``label`` is held against: Hawk with executors on as many hosts
     (``hawk/N`` for ``.../N``) when it ran, else plain ``hawk``."""
-    n = label.partition("/")[2]
+    n = split_conf(label)[0].partition("/")[2]
     return f"hawk/{n}" if n and f"hawk/{n}" in sy else "hawk"
 
 

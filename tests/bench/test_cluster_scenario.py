@@ -189,6 +189,30 @@ def test_a_system_may_give_each_application_executors_on_some_hosts(tmp_path, mo
     assert report._scheds(runs) == ["eagle-adaptive", "eagle-adaptive/4", "hawk", "hawk/4", "static"]
 
 
+def test_a_system_may_carry_its_own_eagle_keys_against_the_same_baselines():
+    import argparse
+    label = "eagle-adaptive/4+minProbes=2+spark.scheduler.eagle.probeRatio=1"
+    assert cluster.parse_system(label, 8) == ("eagle-adaptive", None, 4)
+    assert cluster.base_system(label) == "eagle-adaptive"
+    args = argparse.Namespace(eagle_conf=[("minProbes", "20"), ("dds.enabled", "false")])
+    assert cluster.eagle_keys(args, label) == {"minProbes": "2", "probeRatio": "1", "dds.enabled": "false"}, \
+        "its own keys over --eagle-conf's"
+    assert cluster.eagle_keys(args, "eagle-adaptive/4") == {"minProbes": "20", "dds.enabled": "false"}
+    for bad, names in [("static+minProbes=2", "cluster-mode systems"), ("eagle-adaptive+minProbes", "KEY=VALUE"),
+                       ("hawk/4+=2", "KEY=VALUE"), ("oversubscribed/2+minProbes=2", "cluster-mode systems")]:
+        with pytest.raises(SystemExit, match=names):
+            cluster.parse_system(bad, 8)
+    runs = [{"system": s, "scheduler": s, "ratio": 2.0, "seed": 1, "correct": True,
+             "short": {"count": 1, "p50": p99, "p90": p99, "p99": p99}, "long": {"count": 1, "p50": 4.0, "p90": 4.0, "p99": 4.0},
+             "latencies": {"short": [p99], "long": [4.0]}}
+            for s, p99 in [(label, 1.0), ("eagle-adaptive/4", 2.0), ("static", 4.0), ("hawk/4", 4.0), ("hawk", 8.0)]]
+    row = cluster.summarise(runs, [2.0], [r["system"] for r in runs])[0]
+    got = row["criteria_of"][label]
+    assert got["hawk"] == "hawk/4" and got["short_p99_vs_hawk"] == pytest.approx(0.25), "held against hawk/4"
+    assert row["criteria_of"]["eagle-adaptive/4"]["short_p99_vs_static"] == pytest.approx(0.5)
+    assert cluster.run_dir_name(label) != cluster.run_dir_name("eagle-adaptive/4")
+
+
 def test_the_task_anatomy_splits_each_stage_executor_pairs_first_task_from_the_rest(tmp_path):
     from bench import eventlog
 
