@@ -153,7 +153,7 @@ def split_conf(label: str) -> tuple:
     """``LABEL[+KEY=VALUE...]``: the label without its own keys, and those keys
     (``spark.scheduler.eagle.*``, the prefix left out as in ``--eagle-conf``); a malformed key is
     an error naming the label."""
-    from .run import eagle_conf_item
+    from .schedulers import eagle_conf_item
     head, *items = label.split("+")
     conf = {}
     for item in items:

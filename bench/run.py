@@ -19,23 +19,9 @@ from . import harness, stats, trace
 from .harness import (ROOT, Testbed, log, resolve_trace, run_driver, spark_home, testbed_json,
                       wait_idle, write_results)
 from .progress import Steps
-from .schedulers import SCHEDULERS, find_bench_jar, find_jar, spark_conf
+from .schedulers import SCHEDULERS, eagle_conf_item, find_bench_jar, find_jar, spark_conf
 
 # ---------------------------------------------------------------- options
-
-EAGLE_PREFIX = "spark.scheduler.eagle."
-
-
-def eagle_conf_item(text: str) -> tuple:
-    """``KEY=VALUE`` of ``--eagle-conf``: the key relative to ``spark.scheduler.eagle.``."""
-    key, sep, value = text.partition("=")
-    key = key.strip()
-    if key.startswith(EAGLE_PREFIX):
-        key = key[len(EAGLE_PREFIX):]
-    if not sep or not key or not value.strip():
-        raise argparse.ArgumentTypeError(f"--eagle-conf wants KEY=VALUE, got {text!r}")
-    return key, value.strip()
-
 
 def parse_args(argv):
     p = argparse.ArgumentParser(prog="scripts/bench", description=__doc__,

@@ -17,8 +17,11 @@ nothing, as its cluster manager only claims ``spark-eagle:`` URLs.
 """
 from __future__ import annotations
 
+import argparse
 import glob
 import os
+
+EAGLE_PREFIX = "spark.scheduler.eagle."
 
 SCHEDULERS = ("fifo", "fair", "eagle")
 POOL = {"short": "interactive", "long": "batch"}
@@ -114,7 +117,7 @@ def spark_conf(scheduler: str, testbed: dict, run_dir: str, root: str,
         conf["spark.master"] = "spark-eagle:" + master
         conf["spark.scheduler.eagle.summary.path"] = os.path.join(run_dir, "eagle-summary.json")
         for k, v in (eagle or {}).items():
-            conf["spark.scheduler.eagle." + k] = str(v)
+            conf[EAGLE_PREFIX + k] = str(v)
     for k, v in (extra or {}).items():
         conf[k] = str(v)
     return conf
@@ -133,3 +136,15 @@ def job_properties(scheduler: str, cls: str, estimate_ms: int | None = None,
             props["spark.scheduler.eagle.job.estimatedTaskMs"] = str(int(estimate_ms))
     props["bench.class"] = cls
     return props
+
+
+
+def eagle_conf_item(text: str) -> tuple:
+    """``KEY=VALUE`` of ``--eagle-conf``: the key relative to ``spark.scheduler.eagle.``."""
+    key, sep, value = text.partition("=")
+    key = key.strip()
+    if key.startswith(EAGLE_PREFIX):
+        key = key[len(EAGLE_PREFIX):]
+    if not sep or not key or not value.strip():
+        raise argparse.ArgumentTypeError(f"--eagle-conf wants KEY=VALUE, got {text!r}")
+    return key, value.strip()
