@@ -35,8 +35,11 @@ pub struct ClientConfig {
     pub central: String,
     /// The shared secret of the daemons.
     pub secret: Vec<u8>,
-    /// K, the minimum number of probes of a short job (`spark.scheduler.eagle.probeRatio`'s K).
+    /// K, the minimum number of probes of a short job (`spark.scheduler.eagle.minProbes`).
     pub min_probes: u32,
+    /// Probes per task of a short job (`spark.scheduler.eagle.probeRatio`; the paper's 2):
+    /// a job of `t` tasks probes `max(K, probe_ratio · t)` hosts.
+    pub probe_ratio: u32,
     /// Keep-alive period towards every daemon: under a third of the nodes' lease time.
     pub ping_ms: u64,
     /// Seed of the probe sampling.

@@ -147,7 +147,13 @@ pub fn client(app: &str, central: &str, min_probes: u32) -> Client {
 /// A client whose tick (keep-alives, and re-probing jobs left without any probe) comes
 /// every `ping_ms`.
 pub fn client_with(app: &str, central: &str, min_probes: u32, ping_ms: u64) -> Client {
-    Client::start(ClientConfig { app: app.into(), central: central.into(), secret: SECRET.to_vec(), min_probes, ping_ms, seed: 1, retry_rejected: true })
+    client_probing(app, central, min_probes, 2, ping_ms)
+}
+
+/// [`client_with`] whose short jobs probe `max(min_probes, probe_ratio · t)` hosts.
+pub fn client_probing(app: &str, central: &str, min_probes: u32, probe_ratio: u32, ping_ms: u64) -> Client {
+    let cfg = ClientConfig { app: app.into(), central: central.into(), secret: SECRET.to_vec(), min_probes, probe_ratio, ping_ms, seed: 1, retry_rejected: true };
+    Client::start(cfg)
 }
 
 /// A driver's bookkeeping over a client: tasks left per job, what ran where.

@@ -48,8 +48,10 @@ pub struct ClusterParams {
     pub secret: Vec<u8>,
     /// This application's id (unique among the applications sharing the daemons).
     pub app: String,
-    /// K, the minimum number of probes of a short task set.
+    /// K, the minimum number of probes of a short task set (`minProbes`).
     pub min_probes: u32,
+    /// Probes per task of a short task set (`probeRatio`).
+    pub probe_ratio: u32,
     /// Keep-alive period towards every daemon (under a third of the nodes' lease time).
     pub ping_ms: u64,
     pub seed: u64,
@@ -215,6 +217,7 @@ impl ClusterSide {
             central: p.central.trim().to_string(),
             secret: p.secret.clone(),
             min_probes: p.min_probes,
+            probe_ratio: p.probe_ratio,
             ping_ms: p.ping_ms,
             seed: p.seed,
             retry_rejected: p.retry_rejected,
@@ -594,8 +597,8 @@ pub fn start(
     Ok(())
 }
 
-/// The client's settings from `clusterStart`'s arguments and the driver's own: K and the
-/// seed, and the retry of rejections, on unless the driver runs the paper's policy.
+/// The client's settings from `clusterStart`'s arguments and the driver's own: K, the
+/// probe ratio and the seed, and the retry of rejections, on unless the driver runs the paper's policy.
 fn params(
     st: &State,
     central: String,
@@ -617,6 +620,7 @@ fn params(
         secret,
         app,
         min_probes: st.driver.config().min_probes,
+        probe_ratio: st.driver.config().probe_ratio,
         ping_ms,
         seed: st.seed,
         retry_rejected: st.driver.config().policy != eagle_core::PolicyKind::Paper,
@@ -728,5 +732,16 @@ mod tests {
         };
         assert!(!params_of(0.0).retry_rejected, "policy=paper");
         assert!(params_of(1.0).retry_rejected, "policy=adaptive");
+    }
+
+    /// `minProbes` and `probeRatio` reach the client (the ratio was a constant 2 in cluster
+    /// mode before 2026-11-28, whatever the key said).
+    #[test]
+    fn the_probe_keys_reach_the_client() {
+        let mut v = crate::state::tests::good();
+        (v[2], v[3]) = (3.0, 1.0);
+        let st = State::new(&v).unwrap();
+        let p = params(&st, "127.0.0.1:7100".into(), 7101, b"s".to_vec(), "app".into(), 900).unwrap();
+        assert_eq!((p.min_probes, p.probe_ratio), (3, 1));
     }
 }

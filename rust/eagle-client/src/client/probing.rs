@@ -1,5 +1,5 @@
 //! Short task sets' probes (Eagle SoCC'16 §3.1-§3.2): Sticky Batch Probing to
-//! `max(K, 2t)` hosts, rescheduling after a rejection (Succinct State Sharing), and
+//! `max(K, r·t)` hosts (the paper's r = 2, `probeRatio`), rescheduling after a rejection (Succinct State Sharing), and
 //! probing again where a slot granted once beside long work frees.
 
 use super::State;
@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 impl State {
-    /// Probes up hosts for `job` until it holds `max(K, 2t)` probes (or every
+    /// Probes up hosts for `job` until it holds `max(K, r·t)` probes (or every
     /// usable host has one). Hosts that rejected it are not probed again; after a
     /// rejection, hosts the freshest bitvector marks as holding long work are left out
     /// while others remain (§3.1: the first probes go uniformly at random, even with a
@@ -20,7 +20,7 @@ impl State {
         if !j.rejected.is_empty() {
             fresh = rescheduling_targets(&fresh, &self.flagged_hosts());
         }
-        let want = eagle_core::probe::probe_count(j.left, 2, self.cfg.min_probes).saturating_sub(j.probed.len());
+        let want = eagle_core::probe::probe_count(j.left, self.cfg.probe_ratio, self.cfg.min_probes).saturating_sub(j.probed.len());
         let picked: Vec<u64> = distinct(&mut self.rng, fresh.len(), want).into_iter().map(|i| fresh[i]).collect();
         let (tasks, est, cpus) = (j.left, j.est, j.cpus);
         for h in picked {

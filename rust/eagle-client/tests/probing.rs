@@ -1,0 +1,57 @@
+//! How many hosts a short job probes: `max(K, r·t)` (Eagle SoCC'16 §3.2, K = `minProbes`,
+//! r = `probeRatio`), against real daemons on 127.0.0.1. No timing is asserted.
+
+#[allow(dead_code)] // each test crate uses part of the shared support
+mod support;
+
+use eagle_central::placement::Placement;
+use eagle_central::short_partition::ShortPartition;
+use eagle_client::Event;
+use std::time::Duration;
+use support::*;
+
+/// The nodes holding a probe of the application `app`.
+fn hosts_with_probes(nodes: &[String]) -> usize {
+    nodes
+        .iter()
+        .filter(|a| {
+            let st = eagle_wire::client::node_status(a, SECRET, Duration::from_secs(10)).unwrap();
+            st.apps.iter().any(|q| q.app == "app" && q.probes > 0)
+        })
+        .count()
+}
+
+/// Five one-slot Sparrow nodes (FIFO: a probe waits where it lands) whose slots a long job
+/// holds, so that a short job's probes stay queued and can be counted. K = 1: a job of 2
+/// tasks probes `r·2` hosts. Before 2026-11-28 the client probed `2t` whatever `probeRatio`
+/// said.
+#[test]
+fn a_short_job_probes_max_k_and_the_ratio_times_its_tasks_hosts() {
+    for (ratio, want) in [(1, 2), (2, 4)] {
+        let nodes: Vec<String> = (0..5).map(|_| node_with(eagle_node::Policy::Sparrow, 1, 60_000)).collect();
+        // No fixed short share: the long job takes every host.
+        let central = central_sized(&nodes, Placement::Lwl, ShortPartition::Adaptive);
+        central_linked(&central, nodes.len());
+        let c = client_probing("app", &central, 1, ratio, 200);
+        for (i, a) in nodes.iter().enumerate() {
+            c.add_host(&format!("h{i}"), a);
+        }
+        let mut d = Driver::default();
+        d.until(&c, "every host and the central", false, |d| {
+            d.events.iter().filter(|e| matches!(e, Event::HostUp(_))).count() == 5 && d.events.contains(&Event::CentralUp)
+        });
+        d.submit(&c, 1, 5, true);
+        d.until(&c, "the long tasks to hold every slot", true, |d| d.running.len() == 5);
+        d.submit(&c, 2, 2, false);
+        eventually(&format!("{want} hosts to hold a probe (ratio {ratio})"), || (hosts_with_probes(&nodes) == want).then_some(()));
+        std::thread::sleep(Duration::from_millis(500));
+        assert_eq!(hosts_with_probes(&nodes), want, "ratio {ratio}: no more probes came");
+        for g in std::mem::take(&mut d.running) {
+            c.task_end(&g);
+        }
+        d.until(&c, "the short tasks to run", false, |d| d.left[&2] == 0);
+        for a in &nodes {
+            eventually("no lease left", || (leased(a) == 0).then_some(()));
+        }
+    }
+}
