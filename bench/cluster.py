@@ -179,9 +179,6 @@ def parse_system(label: str, hosts: int | None = None) -> tuple:
     ``(system, partition or None, N or None)``; anything else is an error naming it."""
     label_conf = label
     label, conf = split_conf(label)
-    if conf and label.partition("/")[0].partition("@")[0] not in CLUSTER_SYSTEMS:
-        raise SystemExit(f"cluster: {label_conf!r}: only the cluster-mode systems ({', '.join(CLUSTER_SYSTEMS)}) "
-                         f"take spark.scheduler.eagle.* keys")
     head, slash, n = label.partition("/")
     on_hosts = None
     if slash:
@@ -199,6 +196,9 @@ def parse_system(label: str, hosts: int | None = None) -> tuple:
         raise SystemExit(f"cluster: {label!r}: the short partition is one of {', '.join(PARTITIONS)}")
     if slash and system == "static":
         raise SystemExit(f"cluster: {label!r}: the static split sizes its applications itself")
+    if conf and system not in CLUSTER_SYSTEMS:
+        raise SystemExit(f"cluster: {label_conf!r}: only the cluster-mode systems ({', '.join(CLUSTER_SYSTEMS)}) "
+                         f"take spark.scheduler.eagle.* keys")
     return system, (partition if at else None), on_hosts
 
 

@@ -199,7 +199,8 @@ def test_a_system_may_carry_its_own_eagle_keys_against_the_same_baselines():
         "its own keys over --eagle-conf's"
     assert cluster.eagle_keys(args, "eagle-adaptive/4") == {"minProbes": "20", "dds.enabled": "false"}
     for bad, names in [("static+minProbes=2", "cluster-mode systems"), ("eagle-adaptive+minProbes", "KEY=VALUE"),
-                       ("hawk/4+=2", "KEY=VALUE"), ("oversubscribed/2+minProbes=2", "cluster-mode systems")]:
+                       ("hawk/4+=2", "KEY=VALUE"), ("oversubscribed/2+minProbes=2", "cluster-mode systems"),
+                       ("eagel/4+minProbes=2", "unknown system 'eagel'")]:
         with pytest.raises(SystemExit, match=names):
             cluster.parse_system(bad, 8)
     runs = [{"system": s, "scheduler": s, "ratio": 2.0, "seed": 1, "correct": True,
