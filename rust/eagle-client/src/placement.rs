@@ -1,9 +1,9 @@
 //! The driver's placement decisions, pure (no I/O; the random source is passed in).
 //!
-//! * [`probe_targets`]: Eagle's probing of a short job (§3.2): `max(K, 2t)` probes
-//!   ([`eagle_core::probe::probe_count`]), each to a different host, drawn uniformly
-//!   from the hosts that are up. A node keeps one sticky probe per job, so a second
-//!   probe to the same host would add nothing.
+//! * [`distinct`]: Eagle's probing of a short job (§3.2): its `max(K, r·t)` probes
+//!   ([`eagle_core::probe::probe_count`], r = `probeRatio`) each go to a different host,
+//!   drawn uniformly from the hosts that are up. A node keeps one sticky probe per job, so a
+//!   second probe to the same host would add nothing.
 //! * [`rescheduling_targets`]: Succinct State Sharing's re-scheduling (§3.1): a job whose
 //!   probe was rejected probes again only hosts that the freshest bitvector shows free of
 //!   long work.
@@ -12,15 +12,8 @@
 //!   has there ([`eagle_core::lwl::water_fill`]), as the central does over all hosts.
 
 use eagle_core::lwl::water_fill;
-use eagle_core::probe::probe_count;
 use eagle_core::rng::Rng;
 use eagle_core::types::NodeId;
-
-/// The hosts (indexes into `up`) to probe for a short job of `tasks` tasks, with
-/// probe minimum `k`: `min(max(k, 2·tasks), up)` distinct hosts, uniformly drawn.
-pub fn probe_targets(rng: &mut Rng, up: usize, tasks: u32, k: u32) -> Vec<usize> {
-    distinct(rng, up, probe_count(tasks, 2, k))
-}
 
 /// The hosts a job probes again after a rejection (§3.1): of `fresh` (the hosts it may
 /// still probe, in order), those not marked as holding long work in the freshest bitvector
@@ -67,15 +60,14 @@ mod tests {
     use std::collections::BTreeSet;
 
     #[test]
-    fn probes_go_to_max_k_2t_distinct_hosts_capped_by_the_hosts_up() {
+    fn probes_go_to_distinct_hosts_capped_by_the_hosts_up() {
         let mut rng = Rng::new(7);
-        let t = probe_targets(&mut rng, 50, 3, 4);
-        assert_eq!(t.len(), 6, "2t > K");
+        let t = distinct(&mut rng, 50, 6);
+        assert_eq!(t.len(), 6);
         assert_eq!(t.iter().collect::<BTreeSet<_>>().len(), 6, "distinct");
-        assert_eq!(probe_targets(&mut rng, 50, 1, 4).len(), 4, "K > 2t");
-        let all = probe_targets(&mut rng, 3, 10, 4);
+        let all = distinct(&mut rng, 3, 10);
         assert_eq!(all.iter().copied().collect::<BTreeSet<_>>(), (0..3).collect(), "every host when fewer than asked");
-        assert!(probe_targets(&mut rng, 0, 10, 4).is_empty());
+        assert!(distinct(&mut rng, 0, 10).is_empty());
     }
 
     #[test]
@@ -83,7 +75,7 @@ mod tests {
         let mut rng = Rng::new(3);
         let mut hits = [0u32; 5];
         for _ in 0..5000 {
-            for h in probe_targets(&mut rng, 5, 1, 2) {
+            for h in distinct(&mut rng, 5, 2) {
                 hits[h] += 1;
             }
         }
