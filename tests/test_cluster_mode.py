@@ -299,6 +299,7 @@ def test_a_driver_the_central_refuses_falls_back_to_stock_scheduling_naming_why(
     ("spark.scheduler.eagle.cluster.central", "nohostport", "cluster.central"),
     ("spark.scheduler.eagle.cluster.nodePort", "0", "cluster.nodePort"),
     ("spark.scheduler.eagle.cluster.secretFile", "/nonexistent/secret", "cluster.secretFile"),
+    ("spark.scheduler.eagle.cluster.warmGrants", "maybe", "cluster.warmGrants"),
 ])
 def test_bad_cluster_keys_fail_the_start_naming_the_key(key, value, needle):
     conf = {"spark.scheduler.eagle.cluster.central": "127.0.0.1:7100",

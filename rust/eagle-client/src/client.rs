@@ -58,6 +58,9 @@ pub struct Grant {
     pub job: u64,
     /// A central placement (long job) rather than a probe's.
     pub long: bool,
+    /// The node keeps the job's probe after this grant (Sticky Batch Probing, §3.3): when
+    /// the task ends, the slot is offered to the job again before its queue moves on.
+    pub kept: bool,
 }
 
 /// What the driver is told.
@@ -552,7 +555,7 @@ impl State {
         for k in gone {
             let l = self.leases.remove(&k).unwrap();
             if !l.running {
-                self.emit(Event::Revoked(Grant { host: name.clone(), lease: k.1, job: l.job, long: l.long }));
+                self.emit(Event::Revoked(Grant { host: name.clone(), lease: k.1, job: l.job, long: l.long, kept: false }));
             }
         }
         let mut lost = Vec::new();
@@ -618,7 +621,7 @@ impl State {
                     }
                 }
                 self.leases.insert((link, lease), Lease { job, long, local_ms, running: false, once });
-                self.emit(Event::Grant(Grant { host: name, lease, job, long }));
+                self.emit(Event::Grant(Grant { host: name, lease, job, long, kept }));
                 if !long && !kept {
                     // The grant used the probe up (hawk and sparrow grant once per probe).
                     let j = self.jobs.get_mut(&job).unwrap();
@@ -664,7 +667,7 @@ impl State {
                     if let Some(h) = self.hosts.get_mut(&link) {
                         h.release_local(l.local_ms);
                     }
-                    self.emit(Event::Revoked(Grant { host: name, lease, job: l.job, long: l.long }));
+                    self.emit(Event::Revoked(Grant { host: name, lease, job: l.job, long: l.long, kept: false }));
                 }
             }
             FromNode::Error { what } => log::warn!("eagle-client: node of {name}: {what}"),

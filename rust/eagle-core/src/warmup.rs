@@ -112,6 +112,17 @@ impl Sides {
     }
 }
 
+/// How far a task set has warmed an executor ([`WarmupCost::warmth`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Warmth {
+    /// No task of the task set has started there (or every one that did was declined).
+    Cold,
+    /// Tasks of it run there and none has ended: the next one there is cold too.
+    Warming,
+    /// A task of it has ended there.
+    Warm,
+}
+
 /// Running estimate of the warm-up cost per cold start, in seconds (0 until a task set
 /// has ended with both a cold and a warm completion): the median of the last [`WINDOW`] task sets'
 /// samples, so that the typical task set's warm-up counts, not a few long stages' (whose
@@ -201,6 +212,19 @@ impl WarmupCost {
         }
         let cold = self.live.get(&job)?.mean(0)?;
         Some((cold - self.cost()).max(MIN_WARM_SHARE * cold))
+    }
+
+    /// How warm `job` is on `node`: a task of it has ended there (warm), or one runs there
+    /// and none has ended (warming), or neither (cold).
+    pub fn warmth(&self, job: u32, node: u32) -> Warmth {
+        let Some(s) = self.live.get(&job) else { return Warmth::Cold };
+        if s.ended_on(node) > 0 {
+            return Warmth::Warm;
+        }
+        match s.running.binary_search_by_key(&node, |e| e.0) {
+            Ok(i) if s.running[i].1.iter().any(|n| *n > 0) => Warmth::Warming,
+            _ => Warmth::Cold,
+        }
     }
 
     /// How many of the task set's tasks have ended cold, successfully.
@@ -296,6 +320,21 @@ pub fn worth_warming_slot(since: f64, running: u32, est: f64, warmup: f64, other
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_executor_is_cold_until_a_task_starts_warming_until_one_ends_then_warm() {
+        let mut w = WarmupCost::default();
+        assert_eq!(w.warmth(7, 1), Warmth::Cold, "unknown task set");
+        w.task_launched(7, 1);
+        assert_eq!(w.warmth(7, 1), Warmth::Warming);
+        assert_eq!(w.warmth(7, 2), Warmth::Cold);
+        w.launch_declined(7, 1);
+        assert_eq!(w.warmth(7, 1), Warmth::Cold, "the launch did not happen");
+        w.task_launched(7, 1);
+        w.task_ended(7, 1, Some(1.0));
+        assert_eq!(w.warmth(7, 1), Warmth::Warm);
+        assert_eq!(w.warmth(8, 1), Warmth::Cold, "another task set");
+    }
 
     #[test]
     fn the_first_completion_on_each_executor_is_the_cold_side() {

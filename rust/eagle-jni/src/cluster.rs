@@ -57,6 +57,9 @@ pub struct ClusterParams {
     pub seed: u64,
     /// [`eagle_client::ClientConfig::retry_rejected`]: on unless the driver runs the paper's policy.
     pub retry_rejected: bool,
+    /// `cluster.warmGrants`: hand back a grant that the warm-executors rule says a job's own
+    /// slots drain sooner ([`eagle_core::Driver::worth_grant`]).
+    pub warm_grants: bool,
 }
 
 impl ClusterParams {
@@ -167,6 +170,9 @@ pub struct ClusterCounters {
     pub launched: u64,
     /// Grants given back unused (`NoTask`).
     pub returned: u64,
+    /// Of those, grants of a host where the job was cold or warming, handed back by the
+    /// warm-executors rule (`cluster.warmGrants`).
+    pub cold_returned: u64,
     /// Grants voided by their node (link lost, lease expired) before use.
     pub revoked: u64,
     pub task_ends: u64,
@@ -180,6 +186,7 @@ pub struct ClusterSide {
     inbox: Arc<Inbox>,
     pump: Option<thread::JoinHandle<()>>,
     node_port: u16,
+    warm_grants: bool,
     host_of: HashMap<NodeId, String>,
     executors_on: HashMap<String, u32>,
     up: HashSet<String>,
@@ -251,6 +258,7 @@ impl ClusterSide {
             inbox,
             pump: Some(pump),
             node_port: p.node_port,
+            warm_grants: p.warm_grants,
             host_of: HashMap::new(),
             executors_on: HashMap::new(),
             up: HashSet::new(),
@@ -426,8 +434,19 @@ impl ClusterSide {
 
     /// `free` engine slots are free on executor `node`: the task sets whose grants on its host it
     /// may serve, one entry per launch (never one of `exclude`, never more than a task set
-    /// has launchable tasks this round). Grants it cannot use are marked to go back.
-    pub fn offer(&mut self, node: NodeId, free: u32, exclude: &[JobId], out: &mut Vec<JobId>) {
+    /// has launchable tasks this round). Grants it cannot use are marked to go back. With
+    /// `cluster.warmGrants`, a short grant of a host where its job holds no slot goes back
+    /// at once (late binding's "no task", so its node serves the next entry of its queue
+    /// now) when `worth(job, waiting, running)` says no, `running` counting the job's
+    /// slots under kept probes ([`eagle_core::Driver::worth_grant`]).
+    pub fn offer(
+        &mut self,
+        node: NodeId,
+        free: u32,
+        exclude: &[JobId],
+        worth: impl Fn(JobId, u32, u32) -> bool,
+        out: &mut Vec<JobId>,
+    ) {
         self.drain();
         let Some(host) = self.host_of.get(&node).cloned() else {
             return;
@@ -439,16 +458,49 @@ impl ClusterSide {
         for (_, g, _) in &self.assigned {
             *taken.entry(JobId(g.job as u32)).or_default() += 1;
         }
+        // The slots each job holds under a kept probe (Sticky Batch Probing): its node offers
+        // them to it again as its tasks end, so they drain its waiting tasks warm.
+        // Jobs holding a slot of this host are never asked: a "no task" drops the job's probe
+        // on the host, the kept one with it.
+        let mut sticky: HashMap<JobId, u32> = HashMap::new();
+        let mut here: HashSet<JobId> = HashSet::new();
+        if self.warm_grants {
+            let holding = self.running.values().map(|(_, g)| g).chain(self.assigned.iter().map(|(_, g, _)| g));
+            for g in holding {
+                if g.kept {
+                    *sticky.entry(JobId(g.job as u32)).or_default() += 1;
+                }
+                if g.host == host {
+                    here.insert(JobId(g.job as u32));
+                }
+            }
+        }
         let mut left = free;
+        let mut cold = Vec::new();
         let mut i = 0;
         while i < held.len() {
             let job = JobId(held[i].grant.job as u32);
             let (units, width) = self.pending.get(&job).map_or((0, 1), |(u, s)| (*u, s.width));
             let room = (units / width).saturating_sub(taken.get(&job).copied().unwrap_or(0));
-            if left >= width && room > 0 && !exclude.contains(&job) {
+            let usable = left >= width && room > 0 && !exclude.contains(&job);
+            // Long grants are the central's placements (LWL over the hosts): not ruled here.
+            if usable
+                && self.warm_grants
+                && !held[i].grant.long
+                && !here.contains(&job)
+                && !worth(job, room, sticky.get(&job).copied().unwrap_or(0))
+            {
+                cold.push(held.swap_remove(i).grant);
+                continue;
+            }
+            if usable {
                 // One task under the grant: `width` plan entries (engine slots) of the offer.
                 let h = held.swap_remove(i);
                 *taken.entry(job).or_default() += 1;
+                if h.grant.kept {
+                    *sticky.entry(job).or_default() += 1;
+                }
+                here.insert(job);
                 left -= width;
                 out.extend(std::iter::repeat_n(job, width as usize));
                 self.assigned.push((node, h.grant, width));
@@ -460,6 +512,10 @@ impl ClusterSide {
                 held[i].refused = true;
             }
             i += 1;
+        }
+        self.counters.cold_returned += cold.len() as u64;
+        for g in cold {
+            self.give_back(&g);
         }
     }
 
@@ -559,7 +615,7 @@ impl Drop for ClusterSide {
 
 /// Names of the `clusterStatus(handle): Array[Long]` slots, in order (empty outside cluster
 /// mode).
-pub const CLUSTER_STATUS_NAMES: [&str; 12] = [
+pub const CLUSTER_STATUS_NAMES: [&str; 13] = [
     "centralUp",
     "hostsUp",
     "heldGrants",
@@ -572,6 +628,7 @@ pub const CLUSTER_STATUS_NAMES: [&str; 12] = [
     "hostDowns",
     "centralDowns",
     "surplusReturned",
+    "coldReturned",
 ];
 
 fn side(st: &mut State) -> Result<&mut ClusterSide, String> {
@@ -588,11 +645,12 @@ pub fn start(
     secret: Vec<u8>,
     app: String,
     ping_ms: i64,
+    warm_grants: bool,
 ) -> Result<(), String> {
     if st.cluster.is_some() {
         return Err("cluster mode is already started".into());
     }
-    let p = params(st, central, node_port, secret, app, ping_ms)?;
+    let p = params(st, central, node_port, secret, app, ping_ms, warm_grants)?;
     st.cluster = Some(ClusterSide::start(p)?);
     Ok(())
 }
@@ -606,6 +664,7 @@ fn params(
     secret: Vec<u8>,
     app: String,
     ping_ms: i64,
+    warm_grants: bool,
 ) -> Result<ClusterParams, String> {
     let node_port = u16::try_from(node_port).map_err(|_| {
         format!("spark.scheduler.eagle.cluster.nodePort must be in [1, 65535], got {node_port}")
@@ -624,6 +683,7 @@ fn params(
         ping_ms,
         seed: st.seed,
         retry_rejected: st.driver.config().policy != eagle_core::PolicyKind::Paper,
+        warm_grants,
     };
     Ok(p)
 }
@@ -682,6 +742,9 @@ pub fn round_end(st: &mut State, tids: &[i64], nodes: &[i32], jobs: &[i32]) -> R
         ));
     }
     c.round_end(&launched);
+    for &(_, node, job) in &launched {
+        st.driver.cluster_launched(job, node);
+    }
     Ok(())
 }
 
@@ -713,6 +776,7 @@ pub fn status(st: &mut State) -> Vec<i64> {
         k.host_downs,
         k.central_downs,
         c.client().surplus_returned(),
+        k.cold_returned,
     ];
     v.iter().map(|&x| x.min(i64::MAX as u64) as i64).collect()
 }
@@ -728,7 +792,7 @@ mod tests {
             let mut v = crate::state::tests::good();
             v[11] = policy;
             let st = State::new(&v).unwrap();
-            params(&st, "127.0.0.1:7100".into(), 7101, b"s".to_vec(), "app".into(), 900).unwrap()
+            params(&st, "127.0.0.1:7100".into(), 7101, b"s".to_vec(), "app".into(), 900, true).unwrap()
         };
         assert!(!params_of(0.0).retry_rejected, "policy=paper");
         assert!(params_of(1.0).retry_rejected, "policy=adaptive");
@@ -741,7 +805,7 @@ mod tests {
         let mut v = crate::state::tests::good();
         (v[2], v[3]) = (3.0, 1.0);
         let st = State::new(&v).unwrap();
-        let p = params(&st, "127.0.0.1:7100".into(), 7101, b"s".to_vec(), "app".into(), 900).unwrap();
+        let p = params(&st, "127.0.0.1:7100".into(), 7101, b"s".to_vec(), "app".into(), 900, true).unwrap();
         assert_eq!((p.min_probes, p.probe_ratio), (3, 1));
     }
 }

@@ -393,7 +393,10 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_offer<'l>(
         let plan: Vec<i32> = with_state(h, |st| {
             st.plan.clear();
             match st.cluster.as_mut() {
-                Some(c) => c.offer(node, free, &exclude, &mut st.plan),
+                Some(c) => {
+                    let d = &st.driver;
+                    c.offer(node, free, &exclude, |job, waiting, running| d.worth_grant(job, node, waiting, running), &mut st.plan)
+                }
                 None => st.driver.offer_into(state::ms_to_s(now_ms), node, free, &exclude, &mut st.plan),
             }
             Ok(st.plan.iter().map(|j| j.0 as i32).collect())
@@ -446,7 +449,7 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_taskFinished
             st.hold()?;
             if st.cluster.is_some() {
                 // The lease ends by task id (`taskEnded`); the engine only learns.
-                st.driver.task_observed(state::ms_to_s(now_ms), job, duration);
+                st.driver.task_observed(state::ms_to_s(now_ms), node, job, duration);
             } else {
                 st.driver.task_finished(state::ms_to_s(now_ms), node, job, duration);
             }

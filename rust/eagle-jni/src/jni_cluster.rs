@@ -9,7 +9,7 @@ use crate::jni_api::{
 };
 use crate::state;
 use jni::objects::{JByteArray, JIntArray, JLongArray, JObject};
-use jni::sys::{jint, jlong};
+use jni::sys::{jboolean, jint, jlong};
 use jni::{Env, EnvUnowned};
 use std::time::Duration;
 
@@ -19,8 +19,8 @@ fn utf8(env: &Env<'_>, a: &JByteArray<'_>, what: &str) -> Res<String> {
 }
 
 /// `clusterStart(handle, central: Array[Byte], nodePort, secret: Array[Byte], app:
-/// Array[Byte], pingMs): Unit` — cluster mode on: the driver links to `central` and, per
-/// executor host, to `host:nodePort`; strings are UTF-8.
+/// Array[Byte], pingMs, warmGrants: Boolean): Unit` — cluster mode on: the driver links to
+/// `central` and, per executor host, to `host:nodePort`; strings are UTF-8.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_clusterStart<'l>(
     mut env: EnvUnowned<'l>,
@@ -31,6 +31,7 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_clusterStart
     secret: JByteArray<'l>,
     app: JByteArray<'l>,
     ping_ms: jlong,
+    warm_grants: jboolean,
 ) {
     env.with_env(|env| -> Res<()> {
         let central = utf8(env, &central, "cluster.central")?;
@@ -38,7 +39,7 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_clusterStart
         let app = utf8(env, &app, "the application id")?;
         with_state(h, |st| {
             Ok(cluster::start(
-                st, central, node_port, secret, app, ping_ms,
+                st, central, node_port, secret, app, ping_ms, warm_grants,
             )?)
         })
     })

@@ -14,13 +14,17 @@ fn node(slots: u32) -> (String, u16) {
 }
 
 fn node_with(policy: eagle_node::Policy, slots: u32) -> (String, u16) {
+    node_on(policy, slots, "127.0.0.1:0")
+}
+
+fn node_on(policy: eagle_node::Policy, slots: u32, listen: &str) -> (String, u16) {
     let h = eagle_node::spawn(eagle_node::Options {
         settings: eagle_node::Settings {
             policy,
             slots,
             lease_ms: 3_000,
         },
-        listen: "127.0.0.1:0".into(),
+        listen: listen.into(),
         secret: SECRET.to_vec(),
         central: None,
         name: None,
@@ -67,6 +71,7 @@ fn side(app: &str, central: &str, node_port: u16) -> ClusterSide {
         ping_ms: 200,
         seed: 7,
         retry_rejected: true,
+        warm_grants: true,
     })
     .unwrap()
 }
@@ -98,6 +103,8 @@ struct FakeSpark {
     next_tid: i64,
     launched: u32,
     grants_seen: u64,
+    /// Task sets the warm-executors rule says no to (`worth` false), short grants only.
+    cold: Vec<JobId>,
 }
 
 const EXEC: NodeId = NodeId(0);
@@ -112,6 +119,7 @@ impl FakeSpark {
             next_tid: 0,
             launched: 0,
             grants_seen: 0,
+            cold: Vec::new(),
         }
     }
 
@@ -144,7 +152,8 @@ impl FakeSpark {
         }
         let free = self.slots - self.cores_used();
         let mut plan = Vec::new();
-        self.c.offer(EXEC, free, exclude, &mut plan);
+        let cold = self.cold.clone();
+        self.c.offer(EXEC, free, exclude, |job, _, _| !cold.contains(&job), &mut plan);
         // The plugin's allowance: a launch takes `width` planned slots of its job.
         let mut allowance: Vec<(JobId, u32)> = Vec::new();
         for job in plan {
@@ -315,6 +324,7 @@ fn bad_settings_are_refused_naming_the_key() {
         ping_ms: 200,
         seed: 1,
         retry_rejected: true,
+        warm_grants: true,
     };
     for (p, key) in [
         (
@@ -370,6 +380,7 @@ fn a_central_that_refuses_the_driver_fails_the_start_naming_it() {
         ping_ms: 200,
         seed: 1,
         retry_rejected: true,
+        warm_grants: true,
     };
     let e = ClusterSide::start(p.clone()).err().expect("refused");
     assert!(e.contains(&format!("spark.scheduler.eagle.cluster.central={refusing}")), "{e}");
@@ -444,4 +455,64 @@ fn a_task_wider_than_every_host_never_launches_and_holds_no_slot() {
         a.finish_one();
         a.launched == 2
     });
+}
+
+/// `cluster.warmGrants`: with the job holding a slot under a kept probe, a grant of a host
+/// where it holds none goes back at once, and the job drains on its kept slots. Two hosts
+/// (127.0.0.1 and 127.0.0.2, one port), one executor each; `worth` says no whenever the
+/// job holds a kept slot, so every task runs on the host that granted first, and nothing
+/// is lost, launched twice or left leased.
+#[test]
+fn a_grant_where_the_job_is_cold_goes_back_and_its_kept_slots_drain_it() {
+    let (addr_a, port) = node(2);
+    let (addr_b, _) = node_on(eagle_node::Policy::Eagle, 2, &format!("127.0.0.2:{port}"));
+    let central = central(&[&addr_a, &addr_b]);
+    let mut c = side("a", &central, port);
+    let execs = [NodeId(0), NodeId(1)];
+    c.executor_added(execs[0], "127.0.0.1");
+    c.executor_added(execs[1], "127.0.0.2");
+    eventually("both nodes linked", || {
+        c.drain();
+        c.hosts_up() == 2
+    });
+    let job = JobId(0);
+    let mut waiting = 6u32;
+    c.submit(job, waiting, 0.05, false, Shape::ONE);
+    let (mut running, mut on, mut tid, mut seen, mut step) = (Vec::<(i64, usize)>::new(), [0u32; 2], 0i64, 0u64, 0u64);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while waiting > 0 || !running.is_empty() {
+        assert!(Instant::now() < deadline, "{} tasks left to launch, {} running", waiting, running.len());
+        if let Some(n) = c.inbox().wait(seen, Duration::from_millis(20)) {
+            seen = n;
+        }
+        c.set_pending(job, waiting);
+        let mut launched = Vec::new();
+        for (k, &e) in execs.iter().enumerate() {
+            let free = 2 - running.iter().filter(|r| r.1 == k).count() as u32;
+            let mut plan = Vec::new();
+            c.offer(e, free, &[], |_, _, kept| kept == 0, &mut plan);
+            for j in plan {
+                if waiting == 0 {
+                    c.decline(e, j);
+                    continue;
+                }
+                waiting -= 1;
+                launched.push((tid, e, j));
+                running.push((tid, k));
+                on[k] += 1;
+                tid += 1;
+            }
+        }
+        c.round_end(&launched);
+        step += 1;
+        if step.is_multiple_of(2) && !running.is_empty() {
+            let (t, _) = running.remove(0);
+            c.task_ended(t);
+        }
+    }
+    assert_eq!(on[0] + on[1], 6, "every task once: {on:?}");
+    assert!(on[0].max(on[1]) >= 4, "the job stayed on the host that granted first, nearly: {on:?}");
+    assert!(c.counters.cold_returned >= 1, "the other host's grant went back: {:?}", c.counters);
+    c.remove_job(job);
+    eventually("no lease left on either node", || leased(&addr_a) == 0 && leased(&addr_b) == 0);
 }

@@ -16,6 +16,7 @@ pub use crate::estimate::EstimateSource;
 use crate::estimate::{self, History, RunningMean, TypicalTask};
 
 mod estimates;
+mod grants;
 use estimates::Meta;
 use crate::reservation::AdaptiveParams;
 use crate::types::*;
@@ -533,11 +534,15 @@ impl Driver {
         self.learn_from_task(now, job, duration);
     }
 
-    /// Cluster mode (issue 13): a task of `job` ended on a slot that the hosts' `eagle-node`
-    /// daemons own, so the engine placed nothing and frees nothing. Only what the task teaches
-    /// is kept: the job's running mean and class, the learned cutoff, the history.
-    pub fn task_observed(&mut self, now: Time, job: JobId, duration: Option<f64>) {
+    /// Cluster mode (issue 13): a task of `job` ended on executor `node`, in a slot that the
+    /// hosts' `eagle-node` daemons own, so the engine placed nothing and frees nothing. Only
+    /// what the task teaches is kept: the job's running mean and class, the learned cutoff,
+    /// the history, and the warm-up ([`Driver::worth_grant`]).
+    pub fn task_observed(&mut self, now: Time, node: NodeId, job: JobId, duration: Option<f64>) {
         self.out.clear();
+        if self.tracks_warmup(job) {
+            self.warmup.task_ended(job.0, node.0, duration);
+        }
         self.learn_from_task(now, job, duration);
     }
 

@@ -143,7 +143,8 @@ private[eagle] case class EagleConf(
     "eirene.ccdm.maxBytes" -> ccdmMaxBytes,
     "cluster.central" -> cluster.map(_.central).orNull,
     "cluster.nodePort" -> cluster.map(_.nodePort).getOrElse(null),
-    "cluster.pingMs" -> cluster.map(_.pingMs).getOrElse(null))
+    "cluster.pingMs" -> cluster.map(_.pingMs).getOrElse(null),
+    "cluster.warmGrants" -> cluster.map(_.warmGrants).getOrElse(null))
 }
 
 /**
@@ -151,8 +152,10 @@ private[eagle] case class EagleConf(
  * comes from `cluster.secretFile` (trailing whitespace ignored, as the daemons read it),
  * else `cluster.secret`, else `spark.authenticate.secret`.
  */
-private[eagle] case class ClusterConf(central: String, nodePort: Int, secret: Array[Byte], pingMs: Long) {
-  override def toString: String = s"ClusterConf($central, nodePort=$nodePort, pingMs=$pingMs)"
+private[eagle] case class ClusterConf(
+    central: String, nodePort: Int, secret: Array[Byte], pingMs: Long, warmGrants: Boolean = true) {
+  override def toString: String =
+    s"ClusterConf($central, nodePort=$nodePort, pingMs=$pingMs, warmGrants=$warmGrants)"
 }
 
 private[eagle] object EagleConf {
@@ -294,7 +297,12 @@ private[eagle] object EagleConf {
     Key("cluster.pingMs", "900",
       "Cluster mode: keep-alive period towards every daemon (ms, integer in [10, 60000]); keep it " +
         "under a third of the daemons' --lease-ms (default 3000). Short jobs also probe again, at this " +
-        "period, the hosts that rejected them (not under policy=paper)."))
+        "period, the hosts that rejected them (not under policy=paper)."),
+    Key("cluster.warmGrants", "true",
+      "Cluster mode, policy=adaptive: a short task set hands back a slot granted on a host where it " +
+        "has not warmed an executor yet when its own running tasks' slots would drain its waiting " +
+        "tasks sooner than a new executor's warm-up pays for (the warm-executors rule); false takes " +
+        "every grant."))
 
   private val known: Set[String] = Keys.map(k => Prefix + k.name).toSet
 
@@ -415,7 +423,7 @@ private[eagle] object EagleConf {
         Try(org.apache.spark.network.util.JavaUtils.byteStringAsBytes(v)).toOption.filter(_ > 0)
           .getOrElse(bad("eirene.ccdm.maxBytes", v, "a size > 0 such as 128m"))
       },
-      cluster = clusterConf(conf, raw, long))
+      cluster = clusterConf(conf, raw, long, bool))
   }
 
   /** The executor side of CCDM: a SparkPlugin (see EireneCcdmPlugin). */
@@ -436,8 +444,10 @@ private[eagle] object EagleConf {
   private def clusterConf(
       conf: SparkConf,
       raw: String => Option[String],
-      long: (String, Long, Long) => Long): Option[ClusterConf] = {
-    val others = Seq("cluster.nodePort", "cluster.secretFile", "cluster.secret", "cluster.pingMs").filter(k => raw(k).isDefined)
+      long: (String, Long, Long) => Long,
+      bool: (String, Boolean) => Boolean): Option[ClusterConf] = {
+    val others = Seq("cluster.nodePort", "cluster.secretFile", "cluster.secret", "cluster.pingMs", "cluster.warmGrants")
+      .filter(k => raw(k).isDefined)
     val central = raw("cluster.central") match {
       case None =>
         if (others.nonEmpty) bad(others.head, raw(others.head).get, s"nothing unless ${Prefix}cluster.central is set")
@@ -468,7 +478,7 @@ private[eagle] object EagleConf {
               "or spark.authenticate.secret")
         }
     }
-    Some(ClusterConf(central, nodePort, secret, pingMs))
+    Some(ClusterConf(central, nodePort, secret, pingMs, bool("cluster.warmGrants", true)))
   }
 
   /**

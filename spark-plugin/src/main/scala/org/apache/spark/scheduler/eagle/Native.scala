@@ -211,7 +211,7 @@ private[eagle] class Native {
    */
   @native def clusterStart(
       handle: Long, central: Array[Byte], nodePort: Int, secret: Array[Byte], app: Array[Byte],
-      pingMs: Long): Unit
+      pingMs: Long, warmGrants: Boolean): Unit
 
   /** Cluster mode: executor `node` (from `addNode`) runs on `host` (UTF-8). */
   @native def executorHost(handle: Long, node: Int, host: Array[Byte]): Unit
@@ -273,7 +273,8 @@ private[eagle] object Native {
   /** Layout of `clusterStatus(handle)`; mirrors `CLUSTER_STATUS_NAMES` in rust/eagle-jni/src/cluster.rs. */
   val ClusterStatusNames: Seq[String] = Seq(
     "centralUp", "hostsUp", "heldGrants", "runningLeases", "grants", "launched", "returned",
-    "revoked", "taskEnds", "hostDowns", "centralDowns", "surplusReturned")
+    "revoked", "taskEnds", "hostDowns", "centralDowns", "surplusReturned",
+    "coldReturned")
 
   val EstimateSources: Seq[String] = Seq("hint", "history", "runningMean", "default")
 
