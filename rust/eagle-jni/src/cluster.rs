@@ -28,11 +28,13 @@
 use crate::state::State;
 use eagle_client::{Client, ClientConfig, Event, Grant};
 use eagle_core::{Class, JobId, NodeId};
-use parking_lot::{Condvar, Mutex};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
+
+mod inbox;
+pub use inbox::Inbox;
 
 /// A grant no offer round used within this time goes back to its node (late binding: a
 /// slot is never held for a task set that cannot take it; the node's lease is longer).
@@ -91,54 +93,6 @@ impl ClusterParams {
             return Err("cluster mode needs an application id".into());
         }
         Ok(())
-    }
-}
-
-/// The client's events, moved by the pump thread; [`Inbox::wait`] wakes on each grant.
-#[derive(Default)]
-pub struct Inbox {
-    q: Mutex<InboxState>,
-    cv: Condvar,
-}
-
-#[derive(Default)]
-struct InboxState {
-    events: Vec<Event>,
-    /// Grants pushed so far.
-    grants: u64,
-    closed: bool,
-}
-
-impl Inbox {
-    fn push(&self, e: Event) {
-        let mut q = self.q.lock();
-        if matches!(e, Event::Grant(_)) {
-            q.grants += 1;
-        }
-        q.events.push(e);
-        self.cv.notify_all();
-    }
-
-    fn close(&self) {
-        self.q.lock().closed = true;
-        self.cv.notify_all();
-    }
-
-    fn drain(&self) -> Vec<Event> {
-        std::mem::take(&mut self.q.lock().events)
-    }
-
-    /// Waits up to `timeout` for a grant after the `seen`-th; returns the number of grants
-    /// pushed so far, or `None` once the client is gone.
-    pub fn wait(&self, seen: u64, timeout: Duration) -> Option<u64> {
-        let deadline = Instant::now() + timeout;
-        let mut q = self.q.lock();
-        while !q.closed && q.grants <= seen {
-            if self.cv.wait_until(&mut q, deadline).timed_out() {
-                break;
-            }
-        }
-        (!q.closed).then_some(q.grants)
     }
 }
 
