@@ -40,9 +40,9 @@ impl Driver {
     /// Cluster mode: whether a slot granted on executor `node` is worth a task of `job`,
     /// which has `waiting` tasks it could still launch and `running` tasks running or
     /// assigned under grants whose node keeps its probe. Always true with `running` 0,
-    /// under the paper's policy, for an unknown job, and until a warm-up is measured. The cost of a warm-up to the others counts every other
-    /// live task set of this application over its executors' slots (the driver sees no
-    /// other application's).
+    /// under the paper's policy, for an unknown job, and until a warm-up is measured. The
+    /// cost of a warm-up to the others counts every other live task set of this
+    /// application over its executors' slots (the driver sees no other application's).
     pub fn worth_grant(&self, job: JobId, node: NodeId, waiting: u32, running: u32) -> bool {
         let warmup = self.warmup.cost();
         if !self.tracks_warmup(job) || warmup <= 0.0 || running == 0 {
