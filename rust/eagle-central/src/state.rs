@@ -217,7 +217,7 @@ impl CentralState {
                 FromNode::PlaceRefused { app, job, est_ms, cpus } => {
                     self.long_over(host, &app, job, est_ms, cpus);
                     if let Some((&conn, _)) = self.drivers.iter().find(|(_, a)| **a == app) {
-                        out.push(Action::ToPeer { conn, msg: FromCentral::Unplaced { job, tasks: 1 } });
+                        out.push(Action::ToPeer { conn, msg: FromCentral::Unplaced { job, tasks: 1, host: Some(host as u32) } });
                     }
                 }
                 FromNode::Error { what } => log::warn!("node {} reports: {what}", self.hosts[host as usize].name),
@@ -281,7 +281,7 @@ impl CentralState {
                 }
                 let placed = self.place(conn, &app, job, tasks, est_ms, cpus);
                 if placed.is_empty() && tasks > 0 {
-                    return reply(out, FromCentral::Unplaced { job, tasks });
+                    return reply(out, FromCentral::Unplaced { job, tasks, host: None });
                 }
                 self.stamp += 1;
                 let bitvector = self.bitvector();

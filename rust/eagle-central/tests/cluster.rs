@@ -237,7 +237,7 @@ fn run_cluster(policy: Policy) {
             match d.poll() {
                 Some(In::Node(n, m)) => assert!(d.on_node(n, m).is_none(), "long work is never rejected"),
                 Some(In::Central(FromCentral::Placed { hosts, .. })) => placed.extend(hosts),
-                Some(In::Central(FromCentral::Unplaced { job, tasks })) => panic!("job {job}: {tasks} tasks unplaced"),
+                Some(In::Central(FromCentral::Unplaced { job, tasks, host: None })) => panic!("job {job}: {tasks} tasks unplaced"),
                 _ => {}
             }
         }

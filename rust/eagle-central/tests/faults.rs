@@ -219,7 +219,7 @@ fn a_killed_central_fails_placements_fast_placed_work_finishes_and_it_serves_aga
     d.wait_for("four long tasks running, all six placed", |d, ev| {
         match ev {
             Ev::Central { msg: FromCentral::Placed { hosts, .. }, .. } => placed += hosts.len(),
-            Ev::Central { msg: FromCentral::Unplaced { job, tasks }, .. } => placed -= resubmit(d, job, tasks),
+            Ev::Central { msg: FromCentral::Unplaced { job, tasks, .. }, .. } => placed -= resubmit(d, job, tasks),
             Ev::Node { node, msg: FromNode::Grant { lease, job, long: true, .. }, .. } => t.on_grant(d, node, lease, job),
             _ => {}
         }
@@ -263,7 +263,7 @@ fn a_killed_central_fails_placements_fast_placed_work_finishes_and_it_serves_aga
                 placed += hosts.len();
                 Some(())
             }
-            Ev::Central { msg: FromCentral::Unplaced { job, tasks }, .. } => {
+            Ev::Central { msg: FromCentral::Unplaced { job, tasks, .. }, .. } => {
                 placed -= resubmit(d, job, tasks);
                 Some(())
             }

@@ -67,6 +67,17 @@ impl Job {
         n
     }
 
+    /// `n` of the central's placements on `host` are no longer queued there (granted, or
+    /// refused by its node).
+    pub(crate) fn unqueue_placed(&mut self, host: u64, n: u32) {
+        if let Some(q) = self.placed.get_mut(&host) {
+            *q = q.saturating_sub(n);
+            if *q == 0 {
+                self.placed.remove(&host);
+            }
+        }
+    }
+
     /// The central's placements on `host` will not be granted (its link dropped, and the
     /// node dropped this application's reservations with it): returns how many.
     pub(crate) fn lose_placed(&mut self, host: u64) -> u32 {

@@ -612,12 +612,7 @@ impl State {
                         local_ms = j.est;
                     }
                     if long {
-                        if let Some(n) = j.placed.get_mut(&link) {
-                            *n -= 1;
-                            if *n == 0 {
-                                j.placed.remove(&link);
-                            }
-                        }
+                        j.unqueue_placed(link, 1);
                     }
                 }
                 self.leases.insert((link, lease), Lease { job, long, local_ms, running: false, once });

@@ -38,7 +38,8 @@
 //! ## Driver ↔ central
 //! `SubmitLong{job,tasks,est}` → `Placed{job,hosts}` (indexes into the `Hosts` list
 //! sent right after the handshake, the same indexes as the bitvector's bits), or
-//! `Unplaced{job,tasks}` for tasks no node could take. A driver also reports
+//! `Unplaced{job,tasks[,host]}` for tasks no node could take (`host`: the node there
+//! refused a task placed on it). A driver also reports
 //! `ShortLoad{running,waiting}`, its short tasks running and not yet launched, whenever
 //! they change: a central started with `--short-partition adaptive` (or `slots`) sizes
 //! the short partition from the sum over its drivers. It sends `Executors{hosts}`, the
@@ -299,7 +300,15 @@ pub enum FromCentral {
     /// Where the job's tasks went, one host index per task.
     Placed { job: u64, hosts: Vec<u32> },
     /// `tasks` tasks of `job` found no node (none connected, or a node refused them).
-    Unplaced { job: u64, tasks: u32 },
+    /// `host` is the index of the host whose node refused a task the central had
+    /// `Placed` there, so the driver stops counting it as queued there; left out when
+    /// the tasks were never placed.
+    Unplaced {
+        job: u64,
+        tasks: u32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        host: Option<u32>,
+    },
     /// The answer to `Status`.
     Status(CentralStatus),
     /// A request that could not be honoured (the connection stays open).

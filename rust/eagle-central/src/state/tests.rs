@@ -51,7 +51,7 @@ fn long_tasks_go_only_to_hosts_where_the_driver_has_executors() {
     say(&mut s, 9, &[]);
     let out = s.handle(Event::Message { conn: 9, msg: ToCentral::SubmitLong { job: 3, tasks: 2, est_ms: 100.0, cpus: 1 } });
     assert!(placements(&out).is_empty());
-    assert!(out.iter().any(|a| matches!(a, Action::ToPeer { conn: 9, msg: FromCentral::Unplaced { job: 3, tasks: 2 } })), "{out:?}");
+    assert!(out.iter().any(|a| matches!(a, Action::ToPeer { conn: 9, msg: FromCentral::Unplaced { job: 3, tasks: 2, host: None } })), "{out:?}");
     // Names the central does not know (IP addresses against host names, say): it cannot
     // tell where the executors are, and places as if it had not been told.
     say(&mut s, 9, &["10.0.0.1", "10.0.0.2"]);
@@ -336,11 +336,12 @@ fn no_host_up_means_unplaced_and_refusals_are_forwarded() {
     let (mut s, _) = CentralState::new(&[("h0".into(), "x:1".into())], 0.0);
     driver(&mut s, 1, "a");
     let out = s.handle(Event::Message { conn: 1, msg: ToCentral::SubmitLong { job: 4, tasks: 2, est_ms: 5.0, cpus: 1 } });
-    assert_eq!(out, vec![Action::ToPeer { conn: 1, msg: FromCentral::Unplaced { job: 4, tasks: 2 } }]);
+    assert_eq!(out, vec![Action::ToPeer { conn: 1, msg: FromCentral::Unplaced { job: 4, tasks: 2, host: None } }]);
     s.handle(Event::NodeUp { host: 0 });
     s.handle(Event::Message { conn: 1, msg: ToCentral::SubmitLong { job: 5, tasks: 1, est_ms: 5.0, cpus: 1 } });
     let out = s.handle(Event::FromNode { host: 0, msg: FromNode::PlaceRefused { app: "a".into(), job: 5, est_ms: 5.0, cpus: 1 } });
-    assert_eq!(out, vec![Action::ToPeer { conn: 1, msg: FromCentral::Unplaced { job: 5, tasks: 1 } }]);
+    // The refusal names the host, so the driver stops counting the task as queued there.
+    assert_eq!(out, vec![Action::ToPeer { conn: 1, msg: FromCentral::Unplaced { job: 5, tasks: 1, host: Some(0) } }]);
     assert_eq!(s.status().nodes[0].long_tasks, 0);
 }
 
@@ -383,7 +384,7 @@ fn a_node_coming_up_is_asked_its_size_and_wide_tasks_go_only_where_they_fit() {
     s.handle(Event::FromNode { host: 1, msg: FromNode::LongDone { app: "a".into(), job: 1, est_ms: 10.0, cpus: 4 } });
     assert_eq!(s.status().nodes[1].work_ms, 80.0);
     let out = s.handle(Event::Message { conn: 1, msg: ToCentral::SubmitLong { job: 2, tasks: 1, est_ms: 10.0, cpus: 8 } });
-    assert_eq!(out, vec![Action::ToPeer { conn: 1, msg: FromCentral::Unplaced { job: 2, tasks: 1 } }], "no host has 8 slots");
+    assert_eq!(out, vec![Action::ToPeer { conn: 1, msg: FromCentral::Unplaced { job: 2, tasks: 1, host: None } }], "no host has 8 slots");
     let out = s.handle(Event::Message { conn: 1, msg: ToCentral::SubmitLong { job: 3, tasks: 1, est_ms: 10.0, cpus: 0 } });
     assert!(matches!(&out[..], [Action::ToPeer { msg: FromCentral::Error { what }, .. }] if what.contains("cpus")), "{out:?}");
 }

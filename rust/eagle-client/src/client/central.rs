@@ -123,8 +123,17 @@ impl State {
                         }
                     }
                 }
-                FromCentral::Unplaced { job, tasks } => {
+                FromCentral::Unplaced { job, tasks, host } => {
+                    // A task the central had placed there and the node refused is no longer
+                    // queued there: were it still counted, that host's link dropping would
+                    // place it once more.
+                    let refused_at = host
+                        .and_then(|i| self.central_hosts.get(i as usize))
+                        .and_then(|name| self.by_name.get(name).copied());
                     if let Some(j) = self.jobs.get_mut(&job) {
+                        if let Some(link) = refused_at {
+                            j.unqueue_placed(link, tasks);
+                        }
                         j.reserved = j.reserved.saturating_sub(tasks);
                         if self.central_up && j.central_tries < CENTRAL_RETRIES {
                             // Keep the central's partitions: ask it again at the next tick,

@@ -1,0 +1,87 @@
+//! A long task the central placed on a host whose node then refused it (`PlaceRefused`,
+//! answered to the driver as `Unplaced` naming that host) is no longer counted as queued
+//! there. Before 2026-11-28 the driver kept counting it: when its link to that host later
+//! dropped, it asked the central to place that task once more, and the spare reservation
+//! came back as a grant with nothing to launch.
+//!
+//! The central here is a stand-in that scripts its answers, so the refusal is certain;
+//! the nodes are real `eagle-node`s. No timing is asserted.
+
+#[allow(dead_code)] // each test crate uses part of the shared support
+mod support;
+
+use eagle_client::Event;
+use eagle_wire::{FromCentral, Role, ToCentral};
+use parking_lot::Mutex;
+use std::net::TcpListener;
+use std::sync::Arc;
+use std::time::Duration;
+use support::*;
+
+/// The `SubmitLong` requests a stand-in central received: (job, tasks).
+type Asked = Arc<Mutex<Vec<(u64, u32)>>>;
+
+/// A central on 127.0.0.1 whose host list is `names`. The first `SubmitLong` of a job is
+/// placed one task per host in turn, and the task on host 1 is then refused there
+/// (`Unplaced` naming host 1); every later one is placed on host 0.
+fn stand_in_central(names: &[&str]) -> (String, Asked) {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = l.local_addr().unwrap().to_string();
+    let asked: Asked = Arc::default();
+    let (seen, names) = (asked.clone(), names.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+    std::thread::spawn(move || {
+        for mut s in l.incoming().flatten() {
+            if eagle_wire::accept(&mut s, SECRET, Role::Central, &[Role::Driver]).is_err() {
+                continue;
+            }
+            let mut w = s.try_clone().unwrap();
+            let mut send = |m: &FromCentral| eagle_wire::write_frame(&mut w, m).is_ok();
+            if !send(&FromCentral::Hosts { names: names.clone() }) {
+                continue;
+            }
+            while let Ok(m) = eagle_wire::read_frame::<_, ToCentral>(&mut s) {
+                let ok = match m {
+                    ToCentral::SubmitLong { job, tasks, .. } => {
+                        let first = seen.lock().iter().all(|a| a.0 != job);
+                        seen.lock().push((job, tasks));
+                        if first && tasks >= 2 {
+                            let hosts = (0..tasks).map(|i| i % 2).collect();
+                            send(&FromCentral::Placed { job, hosts }) && send(&FromCentral::Unplaced { job, tasks: 1, host: Some(1) })
+                        } else {
+                            send(&FromCentral::Placed { job, hosts: vec![0; tasks as usize] })
+                        }
+                    }
+                    ToCentral::Ping => send(&FromCentral::Pong),
+                    _ => true,
+                };
+                if !ok {
+                    break;
+                }
+            }
+        }
+    });
+    (addr, asked)
+}
+
+#[test]
+fn a_placement_the_node_refused_is_not_placed_again_when_that_hosts_link_drops() {
+    let (n0, n1) = (node(2), node(2));
+    let proxy = Proxy::new(&n1);
+    let (central, asked) = stand_in_central(&["h0", "h1"]);
+    let c = client_with("app", &central, 2, 100);
+    c.add_host("h0", &n0);
+    c.add_host("h1", &proxy.addr);
+    let mut d = Driver::default();
+    d.until(&c, "both hosts and the central", false, |d| {
+        d.events.contains(&Event::CentralUp) && d.events.iter().filter(|e| matches!(e, Event::HostUp(_))).count() == 2
+    });
+    d.submit(&c, 1, 2, true);
+    // Two tasks placed (one on each host), the one on h1 refused and asked for again.
+    eventually("the refused task asked for again", || (asked.lock().iter().map(|a| a.1).sum::<u32>() >= 3).then_some(()));
+    proxy.cut();
+    d.until(&c, "h1 seen down", false, |d| d.events.contains(&Event::HostDown("h1".into())));
+    // Nothing of the job was queued on h1 any more: its link dropping places nothing again.
+    // Twenty client ticks (at 100 ms) for a request that, when wrong, goes out at once.
+    std::thread::sleep(Duration::from_secs(2));
+    assert_eq!(*asked.lock(), vec![(1, 2), (1, 1)], "long tasks asked of the central");
+}
