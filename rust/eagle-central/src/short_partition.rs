@@ -31,7 +31,7 @@
 //! holds at most its other slots, and it queues short probes whatever long work it holds.
 //! On hosts of two slots, whole hosts made half the cluster short-only at the demand's cap,
 //! with the long work packed onto the other half and short probes closed out of it
-//! (README, "The adaptive short partition, measured"); with slots, a demand of four keeps
+//! (docs/MEASUREMENTS.md, "The adaptive short partition, measured"); with slots, a demand of four keeps
 //! one slot on each of four hosts, every host still takes long work, and short jobs find
 //! queues on as many hosts as hold a kept slot. A host whose every slot is kept (a host of
 //! one slot) takes no long placement.
@@ -105,7 +105,7 @@ pub enum Measure {
     /// short work holds grow with its load without a queue term. A queue is not slots of
     /// need either: a job of 400 short tasks waiting is one wave after another, and counting
     /// it held the demand at its cap (half the slots) through every burst of the sixth
-    /// session's runs (README, "short slots kept on every host"), leaving long work half the
+    /// session's runs (docs/MEASUREMENTS.md, "short slots kept on every host"), leaving long work half the
     /// cluster.
     Held,
 }
