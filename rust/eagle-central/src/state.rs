@@ -37,6 +37,10 @@ pub const SHORT_IDLE_S: f64 = 60.0;
 /// A host's index in the host list (the bit of the bitvector).
 pub type HostId = u32;
 
+/// A [`CentralState::reservation_order`] of the live hosts, and how many of its first hosts
+/// cover every driver with short work.
+type Cover = (Vec<NodeId>, usize);
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum Event {
     /// A driver (or a node announcing itself) connected to the central.
@@ -100,8 +104,11 @@ pub struct CentralState {
     /// [`CentralState::reservation_order`] of the live hosts it was computed for, and how
     /// many of its first hosts cover every driver with short work; cleared when a driver's
     /// hosts change or a driver first reports short work.
-    order: Option<(Vec<NodeId>, (Vec<NodeId>, usize))>,
+    order: Option<(Vec<NodeId>, Cover)>,
     peers: BTreeMap<ConnId, Role>,
+    /// The connected hosts outside the general partition at the last event's end: a host
+    /// that joins them is asked to hand back its queued long work ([`Self::hand_back_long`]).
+    closed: BTreeSet<u32>,
 }
 
 impl CentralState {
@@ -134,6 +141,7 @@ impl CentralState {
             short_drivers: BTreeMap::new(),
             order: None,
             peers: BTreeMap::new(),
+            closed: BTreeSet::new(),
         };
         let mut out = Vec::new();
         for (name, addr) in hosts {
@@ -232,7 +240,26 @@ impl CentralState {
             }
         }
         self.tell_short_slots(&mut out);
+        self.hand_back_long(&mut out);
         out
+    }
+
+    /// A connected host that has left the general partition since the last event (the short
+    /// partition moved: a driver reported short work, hosts came or went, the demand grew)
+    /// and holds long work is asked for the long tasks still queued there
+    /// (`DropReservations`): they come back as `PlaceRefused` and are placed again on the
+    /// general hosts, instead of keeping short work off the host until they have all run
+    /// there. The ones running there end as usual.
+    fn hand_back_long(&mut self, out: &mut Vec<Action>) {
+        let p = self.layout();
+        let general: BTreeSet<u32> = p.big.iter().map(|n| n.0).collect();
+        let closed: BTreeSet<u32> = p.small.iter().map(|n| n.0).filter(|n| !general.contains(n)).collect();
+        for &h in closed.difference(&self.closed) {
+            if self.long.count(h as usize) > 0 {
+                out.push(Action::ToNode { host: h, msg: ToNode::DropReservations });
+            }
+        }
+        self.closed = closed;
     }
 
     /// `--short-partition slots`: tells each connected node whose kept slots changed (the
@@ -440,7 +467,7 @@ impl CentralState {
     /// [`cover_order`] of the `live` hosts by the executor hosts (`Executors`) of the
     /// drivers with short work (of every driver until one has some), and [`cover_len`]: how
     /// many of its first hosts hold an executor of every driver with short work.
-    fn reservation_order(&self, live: &[NodeId]) -> (Vec<NodeId>, usize) {
+    fn reservation_order(&self, live: &[NodeId]) -> Cover {
         let named: Vec<(NodeId, &str)> = live.iter().map(|&n| (n, self.hosts[n.0 as usize].name.as_str())).collect();
         let short: Vec<&BTreeSet<String>> =
             self.executors.iter().filter(|(c, _)| self.short_drivers.contains_key(c)).map(|(_, on)| on).collect();

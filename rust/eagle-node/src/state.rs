@@ -403,6 +403,12 @@ impl NodeState {
                 }
                 self.short_slots = slots.min(self.settings.slots);
             }
+            ToNode::DropReservations => {
+                if role != Role::Central {
+                    return err(out, format!("DropReservations is a central scheduler message, not a {role}'s"));
+                }
+                self.drop_reservations(conn, out);
+            }
             ToNode::Ping => out.push(Action::Send { conn, msg: FromNode::Pong }),
             ToNode::Status => out.push(Action::Send { conn, msg: FromNode::Status(self.status()) }),
         }
@@ -492,6 +498,23 @@ impl NodeState {
             self.long_done(conn, id, e.est, cpus, out);
         }
         self.maybe_free_job(e.job);
+    }
+
+    /// The host left the general partition: every reservation queued here goes back to the
+    /// `central` as a `PlaceRefused`, which places it again elsewhere (granted ones run on).
+    fn drop_reservations(&mut self, central: ConnId, out: &mut Vec<Action>) {
+        let queue = std::mem::take(&mut self.node.queue);
+        let (gone, kept): (Vec<Entry>, Vec<Entry>) = queue.into_iter().partition(|e| e.reservation);
+        self.node.queue = kept.into();
+        for e in gone {
+            self.node.queued_long -= 1;
+            let j = self.jobs[e.job.0 as usize].as_mut().unwrap();
+            j.queued -= 1;
+            let (driver, job, cpus) = (j.conn, j.id, j.cpus);
+            let app = self.conns.get(&driver).map_or_else(String::new, |c| c.peer.app.clone());
+            out.push(Action::Send { conn: central, msg: FromNode::PlaceRefused { app, job, est_ms: e.est, cpus } });
+            self.maybe_free_job(e.job);
+        }
     }
 
     /// Tells the central a long task it placed here is over.

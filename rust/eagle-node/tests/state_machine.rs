@@ -576,3 +576,41 @@ fn kept_short_slots_hold_long_work_back_and_queue_short_probes_beside_it() {
         s.check().unwrap();
     }
 }
+
+/// A host that leaves the general partition hands back the long reservations queued there
+/// (the central places them again on the general hosts), each as a `PlaceRefused`, and
+/// keeps the long task it already granted; only the central may ask.
+#[test]
+fn a_host_leaving_the_general_partition_hands_back_its_queued_reservations() {
+    for policy in [Policy::Eagle, Policy::EagleAdaptive, Policy::Hawk, Policy::Sparrow] {
+        let mut s = node(policy, 1);
+        join(&mut s, 1, Role::Driver, "batch");
+        join(&mut s, 9, Role::Central, "central");
+        let bv = Bitvector { stamp: 1, words: vec![1] };
+        let mut out = Vec::new();
+        for job in [5, 5, 6] {
+            out.extend(send(&mut s, 0, 9, ToNode::Place { app: "batch".into(), job, est_ms: 1e5, bitvector: bv.clone(), cpus: 1 }));
+        }
+        let (_, lease, job, long) = one_grant(&out);
+        assert!(long && job == 5, "{out:?}");
+        assert!(send(&mut s, 1, 1, ToNode::Launched { lease }).is_empty());
+        assert_eq!(s.status().apps.iter().map(|a| a.reservations).sum::<u32>(), 2, "{policy:?}");
+
+        let out = send(&mut s, 2, 1, ToNode::DropReservations);
+        assert!(matches!(&out[..], [Action::Send { msg: FromNode::Error { what }, .. }] if what.contains("DropReservations")), "{out:?}");
+        let mut out = send(&mut s, 2, 9, ToNode::DropReservations);
+        out.sort_by_key(|a| format!("{a:?}"));
+        let refused = |job| Action::Send { conn: 9, msg: FromNode::PlaceRefused { app: "batch".into(), job, est_ms: 1e5, cpus: 1 } };
+        assert_eq!(out, vec![refused(5), refused(6)], "{policy:?}");
+        s.check().unwrap();
+        assert_eq!(s.status().apps.iter().map(|a| a.reservations).sum::<u32>(), 0, "{policy:?}");
+        assert_eq!(s.leased(), 1, "the granted long task runs on");
+
+        // Its end frees the slot, reported as usual; nothing is granted after it.
+        let out = run(&mut s, 3, 1, lease);
+        assert!(grants(&out).is_empty(), "{out:?}");
+        assert!(out.contains(&Action::Send { conn: 9, msg: FromNode::LongDone { app: "batch".into(), job: 5, est_ms: 1e5, cpus: 1 } }), "{out:?}");
+        assert_eq!(s.leased(), 0);
+        s.check().unwrap();
+    }
+}

@@ -29,6 +29,8 @@
 //! least-work-left map and bitvector stay exact, and with `PlaceRefused` when `app`
 //! has no connection to the node. Under `--short-partition slots` the central also sends
 //! `ShortSlots{slots}`: how many of the host's slots long work must leave to short work.
+//! When a host leaves the general partition, `DropReservations` hands its queued
+//! reservations back (a `PlaceRefused` each), to be placed on the general hosts.
 //!
 //! ## Node → node (Hawk)
 //! An idle node sends `Steal{limit,apps}` to random peers; a victim answers `Stolen`
@@ -111,6 +113,10 @@ pub enum ToNode {
     /// slots less `slots`; the rest are short work's, and short probes are queued here
     /// while any is kept, whatever long work the host holds. 0 (the default) keeps none.
     ShortSlots { slots: u32 },
+    /// Central only: the host has left the general partition (it is short-only now). Its
+    /// long reservations not granted yet go back, each answered with `PlaceRefused`, so
+    /// the central places them again on the general hosts; granted ones run on.
+    DropReservations,
 }
 
 /// A short probe moved from a victim node to an idle one (Hawk work stealing).

@@ -460,3 +460,39 @@ fn driver_on(s: &mut CentralState, conn: ConnId, on: &[u32]) {
     driver(s, conn, &format!("app{conn}"));
     s.handle(Event::Message { conn, msg: ToCentral::Executors { hosts: on.iter().map(|h| format!("h{h}")).collect() } });
 }
+
+/// Long tasks placed on a host that then leaves the general partition would keep it from
+/// short work until they had all run there: the central asks its node to hand back the
+/// ones still queued (`DropReservations`; each comes back as `PlaceRefused`, then
+/// `Unplaced` to its driver, which submits it again), once per move, and never asks a host
+/// without long work or a general one.
+#[test]
+fn a_host_leaving_the_general_partition_is_asked_to_hand_back_its_queued_long_work() {
+    let mut s = eight_up(ShortPartition::Fixed);
+    for (conn, on) in [(1, [0, 1, 2, 3]), (2, [0, 1, 2, 3]), (3, [4, 5, 6, 7]), (4, [4, 5, 6, 7])] {
+        driver_on(&mut s, conn, &on);
+    }
+    let drops = |out: &[Action]| -> Vec<HostId> {
+        out.iter().filter_map(|a| matches!(a, Action::ToNode { msg: ToNode::DropReservations, .. }).then(|| match a {
+            Action::ToNode { host, .. } => *host,
+            _ => unreachable!(),
+        })).collect()
+    };
+    // Only h0 is short-only: 4's long work fills h4-h7, two tasks a host.
+    let out = s.handle(Event::Message { conn: 4, msg: ToCentral::SubmitLong { job: 1, tasks: 8, est_ms: 100.0, cpus: 1 } });
+    assert!(placements(&out).iter().filter(|x| x.0 == 4).count() == 2, "{out:?}");
+    assert!(drops(&out).is_empty());
+    // 3 reports short work: h4, one of its hosts, leaves the general partition.
+    let out = s.handle(Event::Message { conn: 3, msg: ToCentral::ShortLoad { running: 1, waiting: 0 } });
+    assert_eq!(drops(&out), vec![4], "{out:?}");
+    let out = s.handle(Event::Message { conn: 3, msg: ToCentral::ShortLoad { running: 2, waiting: 0 } });
+    assert!(drops(&out).is_empty(), "asked once per move: {out:?}");
+    // The node hands back one queued task (the other runs on): it is over here, and its
+    // driver is told where it was refused.
+    let out = s.handle(Event::FromNode { host: 4, msg: FromNode::PlaceRefused { app: "app4".into(), job: 1, est_ms: 100.0, cpus: 1 } });
+    assert_eq!(out, vec![Action::ToPeer { conn: 4, msg: FromCentral::Unplaced { job: 1, tasks: 1, host: Some(4) } }]);
+    assert_eq!(s.status().nodes[4].long_tasks, 1);
+    // 1 reports short work: h0 already holds its short-only host, nothing moves.
+    let out = s.handle(Event::Message { conn: 1, msg: ToCentral::ShortLoad { running: 1, waiting: 0 } });
+    assert!(drops(&out).is_empty(), "{out:?}");
+}
