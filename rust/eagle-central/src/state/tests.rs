@@ -473,10 +473,12 @@ fn a_host_leaving_the_general_partition_is_asked_to_hand_back_its_queued_long_wo
         driver_on(&mut s, conn, &on);
     }
     let drops = |out: &[Action]| -> Vec<HostId> {
-        out.iter().filter_map(|a| matches!(a, Action::ToNode { msg: ToNode::DropReservations, .. }).then(|| match a {
-            Action::ToNode { host, .. } => *host,
-            _ => unreachable!(),
-        })).collect()
+        out.iter()
+            .filter_map(|a| match a {
+                Action::ToNode { host, msg: ToNode::DropReservations } => Some(*host),
+                _ => None,
+            })
+            .collect()
     };
     // Only h0 is short-only: 4's long work fills h4-h7, two tasks a host.
     let out = s.handle(Event::Message { conn: 4, msg: ToCentral::SubmitLong { job: 1, tasks: 8, est_ms: 100.0, cpus: 1 } });
