@@ -46,7 +46,7 @@ import shutil
 import threading
 import time
 
-from . import eventlog
+from . import eventlog, threads
 
 SYSTEMS = ("eagle", "eagle-adaptive", "hawk", "sparrow", "static", "oversubscribed")
 CLUSTER_SYSTEMS = ("eagle", "eagle-adaptive", "hawk", "sparrow")
@@ -255,8 +255,11 @@ def one_system(args, label: str, plans_by_tag: dict, out_dir: str, slots: int) -
     a.executor_memory = "512m"
     tbed = harness.Testbed(a)
     runs = []
+    sampler = threads.Sampler() if threads.Sampler.available() else None
     try:
         tb = tbed.up()
+        if sampler:
+            sampler.start()
         log(f"{label}: testbed {tb['mode']}, {tb['hosts']} hosts, workers advertise {tb['cores']} cores"
             + (f", eagle-node {slots} slots, central {tb['eagle_central']}" if cluster else ""))
         hosts = int(tb["hosts"])
@@ -268,7 +271,7 @@ def one_system(args, label: str, plans_by_tag: dict, out_dir: str, slots: int) -
         os.makedirs(base)
         harness.wait_idle(args, harness.TESTBED_STATE)
         # One application per role replays every plan in turn; each plan starts at one time for all.
-        results, threads = {}, []
+        results, workers = {}, []
         for app in APPS:
             run_dir = os.path.join(base, app)
             os.makedirs(run_dir)
@@ -281,10 +284,10 @@ def one_system(args, label: str, plans_by_tag: dict, out_dir: str, slots: int) -
                 span += jobs[-1]["arrival_s"] if jobs else 0.0
                 plans.append({"tag": tag, "path": path, "ready": os.path.join(base, f"{tag}.{app}.ready"),
                               "go": os.path.join(base, f"{tag}.go")})
-            if on_hosts and threads:
+            if on_hosts and workers:
                 # One after another, so the master spreads them (see the module's doc).
-                _wait_ready(os.path.join(base, f"{sequence[0][0]}.{APPS[len(threads) - 1]}.ready"),
-                            lambda: APPS[len(threads) - 1] in results)
+                _wait_ready(os.path.join(base, f"{sequence[0][0]}.{APPS[len(workers) - 1]}.ready"),
+                            lambda: APPS[len(workers) - 1] in results)
             cfg = {"workload": "cluster", "scheduler": label, "system": system, "app": app, "testbed": tb,
                    "plans": plans, "executors": executors_of(system, hosts, cores.get(app), on_hosts),
                    "spark_conf": app_conf(system, tb, run_dir, app, slots, cores.get(app),
@@ -292,7 +295,7 @@ def one_system(args, label: str, plans_by_tag: dict, out_dir: str, slots: int) -
             th = threading.Thread(target=lambda r=run_dir, c=cfg, s=span: results.__setitem__(
                 c["app"], harness.run_driver(r, c, timeout=s * 8 + 600 + 300 * len(plans))), daemon=True)
             th.start()
-            threads.append(th)
+            workers.append(th)
         for tag, _ in sequence:
             # Every application ready for this plan (or finished: a failed one must not hang the run).
             t_wait = time.time()
@@ -302,13 +305,17 @@ def one_system(args, label: str, plans_by_tag: dict, out_dir: str, slots: int) -
                 time.sleep(0.2)
             # Written whole, then renamed: a driver polling for the file never reads it empty.
             go = os.path.join(base, f"{tag}.go")
+            if sampler:
+                sampler.mark(tag)
             with open(go + ".tmp", "w") as f:
                 f.write(str(time.time() + 2.0))
             os.replace(go + ".tmp", go)
             log(f"  {label} {tag}: {len(APPS)} applications ready after {time.time() - t_wait:.0f}s; replaying"
                 + (" (unmeasured)" if tag == WARMUP else ""))
-        for th in threads:
+        for th in workers:
             th.join()
+        if sampler:
+            sampler.mark(END)
         summaries = {app: _summary(os.path.join(base, app)) for app in APPS}
         placed = {app: executor_hosts(os.path.join(base, app)) for app in APPS}
         log(f"  {label}: executors on " + "; ".join(f"{a} {','.join(h)}" for a, h in placed.items()))
@@ -333,13 +340,56 @@ def one_system(args, label: str, plans_by_tag: dict, out_dir: str, slots: int) -
                          "jobs": len(jobs), "load": meta.get("nominal_load"),
                          "static_cores": cores or None, "cluster": counters, "executor_hosts": placed,
                          "anatomy": anatomy(base, go_ms, tag),
+                         "threads": thread_cpu(sampler, base, [t for t, _ in sequence], tag),
                          "latencies": {"short": [round(x, 4) for x in short], "long": [round(x, 4) for x in long_]}})
             r = runs[-1]
             log(f"  {label} {tag}: short p50/p90/p99 = {_fmt(r['short'])} | long p50 = "
                 f"{(r['long'].get('p50') or 0):.2f}" + ("" if r["correct"] else f" | FAILED: {errors}"))
+            if r["threads"]:
+                log(f"  {label} {tag}: executor CPU-s (JIT part; s waiting for a core per CPU-s) "
+                    + "; ".join(f"{app} {fmt_threads(x.get('executor'))}" for app, x in r["threads"].items()))
     finally:
+        if sampler:
+            sampler.stop()
         tbed.down()
     return runs
+
+
+END = "end"
+
+
+def thread_cpu(sampler, base: str, tags: list, tag: str) -> dict:
+    """Each application's JVM threads' CPU and run-queue wait over plan ``tag`` (``bench.threads``),
+    from its start to the next plan's (or the end of the last); {} without a sampler."""
+    if sampler is None or tag not in tags:
+        return {}
+    try:
+        return _thread_cpu(sampler, base, tags, tag)
+    except Exception as e:  # a measurement aid: never the reason a run's results are lost
+        from .harness import log
+        log(f"  threads: {tag}: {e!r}")
+        return {}
+
+
+def _thread_cpu(sampler, base: str, tags: list, tag: str) -> dict:
+    i = tags.index(tag)
+    end = tags[i + 1] if i + 1 < len(tags) else END
+    ids = {app: threads.app_ids(os.path.join(base, app, "events")) for app in APPS}
+
+    def app_of(who):
+        role, key = who
+        if role == "executor":
+            return next((app for app, s in ids.items() if key in s), None)
+        return os.path.basename(key) if os.path.dirname(key) == base else None
+    return sampler.window(tag, end, app_of)
+
+
+def fmt_threads(fig: dict | None) -> str:
+    if not fig:
+        return "-"
+    cpu = fig["cpu_s"]
+    return (f"{cpu:.1f} ({fig['by']['jit']['cpu_s']:.1f} JIT; {fig['wait_s'] / cpu if cpu else 0:.1f}) "
+            f"on {fig['jvms']}")
 
 
 def plan_starts(base: str, tags: list) -> dict:

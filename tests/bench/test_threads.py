@@ -1,0 +1,112 @@
+"""bench/threads.py: which JVM and thread kind each /proc reading belongs to, and the per-plan
+window over the sampler's marks."""
+import os
+import threading
+
+from bench import threads
+
+
+def test_thread_kinds_from_their_proc_names():
+    assert threads.kind_of("C2 CompilerThre") == "jit"
+    assert threads.kind_of("C1 CompilerThre") == "jit"
+    assert threads.kind_of("GC Thread#3") == "gc"
+    assert threads.kind_of("G1 Young RemSet") == "gc"
+    assert threads.kind_of("VM Thread") == "gc"
+    assert threads.kind_of("Executor task l") == "task"
+    assert threads.kind_of("dispatcher-Exec") == "other"
+    assert threads.kind_of("rpc-client-3-1") == "other"
+
+
+def test_executors_by_app_id_and_drivers_by_their_bench_parent(monkeypatch):
+    cmd = {
+        "10": ["/usr/bin/java", "-cp", "x", "org.apache.spark.executor.CoarseGrainedExecutorBackend",
+               "--driver-url", "u", "--app-id", "app-20261128-0001", "--hostname", "h"],
+        "11": ["/usr/bin/java", "-cp", "x", "org.apache.spark.deploy.SparkSubmit", "pyspark-shell"],
+        "12": ["/venv/bin/python", "-m", "bench.driver", "/out/runs/eagle/batch-0/config.json"],
+        "13": ["/usr/bin/java", "org.apache.spark.deploy.worker.Worker"],
+        "14": ["/usr/bin/python3", "x.py"],
+        "15": ["/usr/bin/java", "org.apache.spark.executor.CoarseGrainedExecutorBackend", "--app-id"],
+    }
+    monkeypatch.setattr(threads, "_cmdline", lambda pid: cmd.get(pid, []))
+    monkeypatch.setattr(threads, "_ppid", lambda pid: {"11": "12", "13": "1"}.get(pid))
+    assert threads.identify("10") == ("executor", "app-20261128-0001")
+    assert threads.identify("11") == ("driver", "/out/runs/eagle/batch-0")
+    assert threads.identify("13") is None, "a worker JVM is neither"
+    assert threads.identify("14") is None, "not a JVM"
+    assert threads.identify("15") is None, "an executor whose app id cannot be read is left out"
+    assert threads.identify("99") is None, "a process gone"
+
+
+class Script:
+    """A fake ``read_proc``: each call returns the next reading."""
+
+    def __init__(self, readings):
+        self.readings = list(readings)
+
+    def __call__(self):
+        return self.readings.pop(0)
+
+
+EX_A = ("executor", "app-1")
+EX_B = ("executor", "app-2")
+DRV = ("driver", "/b/interactive-0")
+
+
+def test_a_window_counts_each_thread_from_the_start_mark_to_the_end_mark():
+    s = 10 ** 9  # ns
+    script = Script([
+        # mark "p1": one executor of app-1 with a compiler and a task thread; the driver.
+        {"1": (EX_A, {"1a": ("C2 CompilerThre", 5 * s, 1 * s), "1b": ("Executor task l", 2 * s, 0)}),
+         "9": (DRV, {"9a": ("dispatcher-Coar", 1 * s, 0)})},
+        # a sample: a second JVM of app-1 is born; app-2's executor shows up.
+        {"1": (EX_A, {"1a": ("C2 CompilerThre", 6 * s, 2 * s), "1b": ("Executor task l", 3 * s, 1 * s)}),
+         "2": (EX_A, {"2a": ("C1 CompilerThre", 4 * s, 8 * s)}),
+         "3": (EX_B, {"3a": ("Executor task l", 1 * s, 0)}),
+         "9": (DRV, {"9a": ("dispatcher-Coar", 2 * s, 1 * s)})},
+        # mark "end": JVM 2 has exited (its last reading stands); thread 1b too.
+        {"1": (EX_A, {"1a": ("C2 CompilerThre", 9 * s, 3 * s)}),
+         "9": (DRV, {"9a": ("dispatcher-Coar", 4 * s, 1 * s)})},
+    ])
+    sm = threads.Sampler(read=script)
+    sm.mark("p1")
+    sm.sample()
+    sm.mark("end")
+    app_of = {EX_A: "interactive-0", DRV: "interactive-0"}.get
+    w = sm.window("p1", "end", app_of)
+    assert set(w) == {"interactive-0"}, "app-2 has no application here: left out"
+    ex = w["interactive-0"]["executor"]
+    assert ex["jvms"] == 2
+    # 1a: 9-5 CPU, 3-1 wait; 1b: 3-2, 1-0; 2a (born in the window): 4, 8.
+    assert ex["by"]["jit"] == {"cpu_s": 8.0, "wait_s": 10.0}
+    assert ex["by"]["task"] == {"cpu_s": 1.0, "wait_s": 1.0}
+    assert ex["cpu_s"] == 9.0 and ex["wait_s"] == 11.0
+    drv = w["interactive-0"]["driver"]
+    assert drv["jvms"] == 1 and drv["cpu_s"] == 3.0 and drv["by"]["other"]["wait_s"] == 1.0
+    assert sm.window("p1", "p2", app_of) == {}, "an unknown mark gives nothing"
+
+
+def test_the_sampler_thread_samples_until_stopped():
+    seen = threading.Event()
+    calls = []
+
+    def read():
+        calls.append(1)
+        if len(calls) >= 3:
+            seen.set()
+        return {}
+    sm = threads.Sampler(period_s=0.01, read=read).start()
+    assert seen.wait(30), "the sampler thread ran"
+    sm.stop()
+    n = len(calls)
+    assert not sm._thread.is_alive()
+    assert len(calls) == n, "no sample after stop"
+
+
+def test_read_proc_sees_only_spark_jvms_and_app_ids_come_from_event_log_names(tmp_path):
+    # This machine's own processes: pytest is no JVM, so it is never among them.
+    assert str(os.getpid()) not in threads.read_proc()
+    (tmp_path / "app-20261128231200-0003.inprogress").write_text("")
+    (tmp_path / "eventlog_v2_app-20261128231300-0004").mkdir()
+    (tmp_path / "notes.txt").write_text("")
+    assert threads.app_ids(str(tmp_path)) == {"app-20261128231200-0003", "app-20261128231300-0004"}
+    assert threads.app_ids(str(tmp_path / "missing")) == set()
