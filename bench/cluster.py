@@ -346,7 +346,7 @@ def one_system(args, label: str, plans_by_tag: dict, out_dir: str, slots: int) -
             log(f"  {label} {tag}: short p50/p90/p99 = {_fmt(r['short'])} | long p50 = "
                 f"{(r['long'].get('p50') or 0):.2f}" + ("" if r["correct"] else f" | FAILED: {errors}"))
             if r["threads"]:
-                log(f"  {label} {tag}: executor CPU-s (JIT part; s waiting for a core per CPU-s) "
+                log(f"  {label} {tag}: executor CPU-s (JIT part; task threads' s waiting for a core per CPU-s) "
                     + "; ".join(f"{app} {fmt_threads(x.get('executor'))}" for app, x in r["threads"].items()))
     finally:
         if sampler:
@@ -385,11 +385,12 @@ def _thread_cpu(sampler, base: str, tags: list, tag: str) -> dict:
 
 
 def fmt_threads(fig: dict | None) -> str:
+    """``CPU-s (JIT CPU-s; task threads' wait per CPU-s) on JVMs`` of one application's executors."""
     if not fig:
         return "-"
-    cpu = fig["cpu_s"]
-    return (f"{cpu:.1f} ({fig['by']['jit']['cpu_s']:.1f} JIT; {fig['wait_s'] / cpu if cpu else 0:.1f}) "
-            f"on {fig['jvms']}")
+    task = fig["by"]["task"]
+    per = task["wait_s"] / task["cpu_s"] if task["cpu_s"] else 0.0
+    return f"{fig['cpu_s']:.1f} ({fig['by']['jit']['cpu_s']:.1f} JIT; {per:.1f}) on {fig['jvms']}"
 
 
 def plan_starts(base: str, tags: list) -> dict:

@@ -110,3 +110,34 @@ def test_read_proc_sees_only_spark_jvms_and_app_ids_come_from_event_log_names(tm
     (tmp_path / "notes.txt").write_text("")
     assert threads.app_ids(str(tmp_path)) == {"app-20261128231200-0003", "app-20261128231300-0004"}
     assert threads.app_ids(str(tmp_path / "missing")) == set()
+
+
+def test_the_cluster_bench_names_each_jvm_by_its_application_and_windows_plans_mark_to_mark(tmp_path):
+    from bench import cluster
+    base = tmp_path / "runs" / "eagle-adaptive-on-4"
+    for i, app in enumerate(cluster.APPS):
+        (base / app / "events").mkdir(parents=True)
+        (base / app / "events" / f"app-20261128000000-000{i}").write_text("")
+    s = 10 ** 9
+    ex = ("executor", "app-20261128000000-0000")          # interactive-0's executor
+    other = ("executor", "app-20261128000000-0009")       # no application of this run
+    drv = ("driver", str(base / "batch-1"))
+    stranger = ("driver", str(tmp_path / "elsewhere" / "batch-1"))
+    reading = lambda k: {"1": (ex, {"a": ("Executor task l", k * s, k * s)}),
+                         "2": (other, {"a": ("Executor task l", k * s, 0)}),
+                         "3": (drv, {"a": ("C2 CompilerThre", 2 * k * s, 0)}),
+                         "4": (stranger, {"a": ("C2 CompilerThre", k * s, 0)})}
+    sm = threads.Sampler(read=Script([reading(1), reading(3), reading(7)]))
+    tags = ["warmup", "r1.2-s1"]
+    sm.mark("warmup")
+    sm.mark("r1.2-s1")
+    sm.mark(cluster.END)
+    first = cluster.thread_cpu(sm, str(base), tags, "warmup")
+    last = cluster.thread_cpu(sm, str(base), tags, "r1.2-s1")
+    assert set(first) == {"interactive-0", "batch-1"}, "JVMs of other runs are left out"
+    assert first["interactive-0"]["executor"]["cpu_s"] == 2.0 and last["interactive-0"]["executor"]["cpu_s"] == 4.0
+    assert first["batch-1"]["driver"]["by"]["jit"]["cpu_s"] == 4.0 and last["batch-1"]["driver"]["cpu_s"] == 8.0
+    assert cluster.fmt_threads(last["interactive-0"]["executor"]) == "4.0 (0.0 JIT; 1.0) on 1"
+    assert cluster.fmt_threads(None) == "-"
+    assert cluster.thread_cpu(None, str(base), tags, "warmup") == {}
+    assert cluster.thread_cpu(sm, str(base), tags, "r2-s1") == {}
