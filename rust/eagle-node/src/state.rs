@@ -488,16 +488,27 @@ impl NodeState {
 
     /// Bookkeeping of an entry removed from the queue without a grant.
     fn unqueue(&mut self, e: &Entry, out: &mut Vec<Action>) {
+        let (driver, job, cpus) = self.forget(e);
+        if e.reservation {
+            self.long_done(driver, job, e.est, cpus, out);
+        }
+        self.maybe_free_job(e.job);
+    }
+
+    /// The counts of an entry leaving the queue; returns its job's driver, id and cpus
+    /// (the job itself is freed by the caller, after it has told whom it must).
+    fn forget(&mut self, e: &Entry) -> (ConnId, u64, u32) {
         if e.long {
             self.node.queued_long -= 1;
         }
         let j = self.jobs[e.job.0 as usize].as_mut().unwrap();
         j.queued -= 1;
-        if e.reservation {
-            let (conn, id, cpus) = (j.conn, j.id, j.cpus);
-            self.long_done(conn, id, e.est, cpus, out);
-        }
-        self.maybe_free_job(e.job);
+        (j.conn, j.id, j.cpus)
+    }
+
+    /// The application name `driver` registered with ("" once it is gone).
+    fn app_of(&self, driver: ConnId) -> String {
+        self.conns.get(&driver).map_or_else(String::new, |c| c.peer.app.clone())
     }
 
     /// The host left the general partition: every reservation queued here goes back to the
@@ -507,11 +518,8 @@ impl NodeState {
         let (gone, kept): (Vec<Entry>, Vec<Entry>) = queue.into_iter().partition(|e| e.reservation);
         self.node.queue = kept.into();
         for e in gone {
-            self.node.queued_long -= 1;
-            let j = self.jobs[e.job.0 as usize].as_mut().unwrap();
-            j.queued -= 1;
-            let (driver, job, cpus) = (j.conn, j.id, j.cpus);
-            let app = self.conns.get(&driver).map_or_else(String::new, |c| c.peer.app.clone());
+            let (driver, job, cpus) = self.forget(&e);
+            let app = self.app_of(driver);
             out.push(Action::Send { conn: central, msg: FromNode::PlaceRefused { app, job, est_ms: e.est, cpus } });
             self.maybe_free_job(e.job);
         }
@@ -520,7 +528,7 @@ impl NodeState {
     /// Tells the central a long task it placed here is over.
     fn long_done(&mut self, driver: ConnId, job: u64, est_ms: f64, cpus: u32, out: &mut Vec<Action>) {
         let Some(central) = self.central else { return };
-        let app = self.conns.get(&driver).map_or_else(String::new, |c| c.peer.app.clone());
+        let app = self.app_of(driver);
         out.push(Action::Send { conn: central, msg: FromNode::LongDone { app, job, est_ms, cpus } });
     }
 
