@@ -150,15 +150,14 @@ class Sampler:
         a, b = self.marks[start], self.marks[end]
         out, jvms = {}, {}
         with self._lock:
-            who_of = {k: v[0] for k, v in self.last.items()}
+            names = {k: (v[0], v[1]) for k, v in self.last.items()}
         for k, (cpu1, wait1) in b.items():
-            who = who_of.get(k)
-            app = app_of(who) if who else None
+            who, comm = names[k]
+            app = app_of(who)
             if app is None:
                 continue
             cpu0, wait0 = a.get(k, (0, 0))
             role = who[0]
-            comm = self.last[k][1]
             fig = out.setdefault(app, {}).setdefault(role, {
                 "jvms": 0, "cpu_s": 0.0, "wait_s": 0.0, "by": {x: {"cpu_s": 0.0, "wait_s": 0.0} for x in KINDS}})
             jvms.setdefault((app, role), set()).add(k[0])
