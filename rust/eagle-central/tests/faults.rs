@@ -227,7 +227,12 @@ fn a_killed_central_fails_placements_fast_placed_work_finishes_and_it_serves_aga
     });
 
     central.kill();
-    d.wait_for("the link to the central to drop", |_, ev| matches!(ev, Ev::CentralClosed { .. }).then_some(()));
+    d.wait_for("the link to the central to drop", |_, ev| match ev {
+        Ev::CentralClosed { .. } => Some(()),
+        // Not to be consumed unseen: the loop below would then wait for grants that cannot come.
+        Ev::NodeClosed { node, .. } => panic!("link to n{node} dropped"),
+        _ => None,
+    });
     // Placing more long work fails at once, and says where: the driver can fall back.
     let err = d.connect_central().expect_err("the central is down");
     assert!(err.contains("eagle-central") && err.contains(&central.addr) && err.contains("connect"), "{err}");

@@ -159,7 +159,16 @@ impl Daemon {
 }
 
 impl Drop for Daemon {
+    /// Kills the daemon; when a test failed, prints its log first, so a timeout says what
+    /// the daemon saw (a closed link, a refused placement) instead of only that it waited.
     fn drop(&mut self) {
+        if thread::panicking() {
+            let log = self.log.lock().map(|l| l.clone()).unwrap_or_default();
+            eprintln!("---- {} log ({} lines, last 60) ----", self.name, log.len());
+            for line in log.iter().skip(log.len().saturating_sub(60)) {
+                eprintln!("{}: {line}", self.name);
+            }
+        }
         self.kill();
     }
 }
