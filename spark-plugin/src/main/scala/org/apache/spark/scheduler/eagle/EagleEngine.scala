@@ -65,9 +65,12 @@ private[eagle] final class EagleEngine(conf: EagleConf) extends Logging {
 
   /** Runs `f(native, handle)` unless the engine has failed; the first failure is the fallback. */
   def call[T](what: String)(f: (Native, Long) => T): Option[T] = {
-    if (!active) return None
+    // One read of the handle: close() may zero it between a check and the call, and a
+    // zero handle would reach the native side as a "null handle" failure, not a close.
+    val h = handle
+    if (h == 0L || !active) return None
     try {
-      Some(f(native, handle))
+      Some(f(native, h))
     } catch {
       case e: EagleEngineClosedException =>
         // Raced with close() (a status-update, task-result or DAG thread during stop): the
@@ -89,9 +92,10 @@ private[eagle] final class EagleEngine(conf: EagleConf) extends Logging {
    * turns into the fallback. Never throws.
    */
   def observe[T](what: String)(f: (Native, Long) => T): Option[T] = {
-    if (!active) return None
+    val h = handle // once, as in `call`
+    if (h == 0L || !active) return None
     try {
-      Some(f(native, handle))
+      Some(f(native, h))
     } catch {
       case e: Throwable if NonFatal(e) || e.isInstanceOf[LinkageError] =>
         observeFailures += 1
