@@ -118,8 +118,11 @@ pub fn spawn(opts: Options) -> io::Result<CentralHandle> {
             };
             state.set_now(start.elapsed().as_secs_f64());
             apply(state.handle(event), &mut peers, &mut nodes);
-            peers.flush();
+            // Nodes first: a driver told `Placed` then finds the placement on its node
+            // even if this process dies a moment later (a driver whose link drops before
+            // an answer places those tasks itself).
             nodes.flush();
+            peers.flush();
         }
     })?;
     Ok(CentralHandle { addr, scheduler })

@@ -49,6 +49,27 @@ impl State {
         }
     }
 
+    /// The central's link dropped: the long tasks asked of it and neither placed nor
+    /// refused (`reserved` beyond its placements and the local shares) may have reached no
+    /// node, and no answer will come, so local LWL places them now. Any the central did
+    /// place before it died come as spare grants, and go back as "no task" once the job
+    /// has none left: Spark's TaskSetManager launches each task once either way.
+    fn place_in_flight_locally(&mut self) {
+        let mut lost = Vec::new();
+        for (&job, j) in self.jobs.iter_mut().filter(|(_, j)| j.long) {
+            let out: u32 = j.placed.values().chain(j.share.values()).sum();
+            let in_flight = j.reserved.saturating_sub(out);
+            if in_flight > 0 {
+                j.reserved -= in_flight;
+                lost.push((job, in_flight.min(j.left)));
+            }
+        }
+        for (job, n) in lost.into_iter().filter(|&(_, n)| n > 0) {
+            log::info!("eagle-client: {n} long task(s) of job {job} were with the central when it went: placed locally");
+            self.place_locally(job, n);
+        }
+    }
+
     /// Tells the central this application's short tasks holding a slot and not yet
     /// launched, when either changed since the last report (the central's adaptive short
     /// partition sizes itself from them).
@@ -105,6 +126,7 @@ impl State {
                 if std::mem::replace(&mut self.central_up, false) {
                     log::warn!("eagle-client: central scheduler unreachable, long task sets placed locally: {why}");
                     self.emit(Event::CentralDown);
+                    self.place_in_flight_locally();
                 }
             }
             LinkEvent::Msg { msg, .. } => match msg {
