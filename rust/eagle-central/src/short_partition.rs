@@ -280,7 +280,7 @@ mod tests {
         for want in 0..40 {
             let kept = short_slots_per_host(&[2, 1, 3, 2], 0.25, want);
             let sum: u32 = kept.iter().sum();
-            assert_eq!(sum, want.max(2).min(7), "{want}: {kept:?}");
+            assert_eq!(sum, want.clamp(2, 7), "{want}: {kept:?}");
             assert!(kept.iter().zip([2, 1, 3, 2]).all(|(k, s)| *k <= s));
         }
     }

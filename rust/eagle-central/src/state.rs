@@ -225,7 +225,7 @@ impl CentralState {
                 FromNode::PlaceRefused { app, job, est_ms, cpus } => {
                     self.long_over(host, &app, job, est_ms, cpus);
                     if let Some((&conn, _)) = self.drivers.iter().find(|(_, a)| **a == app) {
-                        out.push(Action::ToPeer { conn, msg: FromCentral::Unplaced { job, tasks: 1, host: Some(host as u32) } });
+                        out.push(Action::ToPeer { conn, msg: FromCentral::Unplaced { job, tasks: 1, host: Some(host) } });
                     }
                 }
                 FromNode::Error { what } => log::warn!("node {} reports: {what}", self.hosts[host as usize].name),

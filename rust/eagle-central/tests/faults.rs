@@ -200,7 +200,10 @@ fn a_killed_node_stops_granting_its_driver_goes_on_and_registers_again_after_the
 fn a_killed_central_fails_placements_fast_placed_work_finishes_and_it_serves_again_after_the_restart() {
     let scratch = Scratch::new("central");
     let node = node_bin();
-    let nodes = [Daemon::start("n0", &node, &node_args(&scratch, 2, 3000)), Daemon::start("n1", &node, &node_args(&scratch, 2, 3000))];
+    // A long lease: this test is about the central, and on a loaded CI machine a driver
+    // starved past a short one is dropped as silent or has its grant revoked (the subject of
+    // the driver test below), which would leave it waiting here for grants that cannot come.
+    let nodes = [Daemon::start("n0", &node, &node_args(&scratch, 2, 10_000)), Daemon::start("n1", &node, &node_args(&scratch, 2, 10_000))];
     let mut central = Daemon::start("central", &central_bin(), &central_args(&scratch, &[&nodes[0], &nodes[1]]));
     central_linked(&central, 2);
     let addrs: Vec<String> = nodes.iter().map(|n| n.addr.clone()).collect();
