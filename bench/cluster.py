@@ -15,8 +15,10 @@ in arrival order; every job keeps its arrival time). Systems, each on a fresh te
   ``SYSTEM/N`` (e.g. ``eagle-adaptive/4``, ``eagle-adaptive@slots/4``), on ``N`` of them: its
   ``spark.cores.max`` is slots x N, the applications start one after another in the order of
   ``APPS``, and the master (most free cores first) spreads them so that each host holds the
-  executors of N x 4 / hosts applications; each run records where every application's
-  executors were (``executor_hosts``). Jobs carry the trace's class and estimate as hints.
+  executors of N x 4 / hosts applications; ``SYSTEM/N:M`` (e.g. ``eagle-adaptive/4:8``) puts
+  the interactive applications on N hosts and the batch ones on M; each run records where every
+  application's executors were (``executor_hosts``). Jobs carry the trace's class and estimate
+  as hints.
   ``SYSTEM+KEY=VALUE`` (after the rest, repeatable: ``eagle-adaptive/4+minProbes=2``) gives that
   one system its own ``spark.scheduler.eagle.*`` keys on top of ``--eagle-conf``, so that a key is
   measured against the same baselines in one invocation.
@@ -60,7 +62,8 @@ def add_arguments(p):
                    help=f"cluster: comma list of {','.join(SYSTEMS)} (default all); a cluster-mode "
                         f"system may name its own short partition, e.g. eagle-adaptive@slots, and any "
                         f"but static the number of hosts each application has executors on, e.g. "
-                        f"eagle-adaptive/4 or eagle-adaptive@slots/4 (default every host), and a cluster-mode one its "
+                        f"eagle-adaptive/4 or eagle-adaptive@slots/4 (default every host), or the interactive and "
+                        f"the batch applications' apart, e.g. eagle-adaptive/4:8, and a cluster-mode one its "
                         f"own spark.scheduler.eagle.* keys after '+', e.g. eagle-adaptive/4+minProbes=2")
     p.add_argument("--short-partition", choices=PARTITIONS,
                    help="cluster: eagle-central's short-only partition for every cluster-mode system "
@@ -173,19 +176,23 @@ def eagle_keys(args, label: str) -> dict:
 
 
 def parse_system(label: str, hosts: int | None = None) -> tuple:
-    """``SYSTEM[@PARTITION][/N][+KEY=VALUE...]``: a system, a cluster-mode one under that short
-    partition, each application with executors on ``N`` hosts (not ``static``, whose split is its
-    own; at most ``hosts`` when given), and for a cluster-mode one its own keys (``split_conf``):
-    ``(system, partition or None, N or None)``; anything else is an error naming it."""
+    """``SYSTEM[@PARTITION][/N[:M]][+KEY=VALUE...]``: a system, a cluster-mode one under that short
+    partition, each application with executors on ``N`` hosts, or the interactive ones on ``N``
+    and the batch ones on ``M`` (not ``static``, whose split is its own; at most ``hosts`` when
+    given), and for a cluster-mode one its own keys (``split_conf``): ``(system, partition or
+    None, N or (N, M) or None)`` (``hosts_of`` reads the last); anything else is an error naming
+    it."""
     label_conf = label
     label, conf = split_conf(label)
     head, slash, n = label.partition("/")
     on_hosts = None
     if slash:
-        if not n.isdigit() or int(n) < 1 or (hosts is not None and int(n) > hosts):
+        counts = n.split(":")
+        if len(counts) > 2 or not all(c.isdigit() and 1 <= int(c) <= (hosts or int(c)) for c in counts):
             raise SystemExit(f"cluster: {label!r}: after '/' comes the number of hosts each application "
-                             f"has executors on, 1 to {hosts or 'the hosts'}")
-        on_hosts = int(n)
+                             f"has executors on, 1 to {hosts or 'the hosts'}, or N:M (the interactive "
+                             f"applications on N, the batch ones on M)")
+        on_hosts = int(counts[0]) if len(counts) == 1 else (int(counts[0]), int(counts[1]))
     system, at, partition = head.partition("@")
     if system not in SYSTEMS:
         raise SystemExit(f"cluster: unknown system {system!r} in {label!r} (known: {', '.join(SYSTEMS)})")
@@ -208,9 +215,19 @@ def base_system(label: str) -> str:
 
 
 def run_dir_name(label: str) -> str:
-    """The folder of a system's runs under ``runs/``: the label, ``/N`` written ``-on-N``, so that
-    ``eagle-adaptive/4`` is neither inside ``eagle-adaptive``'s folder nor removed with it."""
-    return label.replace("/", "-on-")
+    """The folder of a system's runs under ``runs/``: the label, ``/N`` written ``-on-N`` (and
+    ``/N:M`` ``-on-N-M``), so that ``eagle-adaptive/4`` is neither inside ``eagle-adaptive``'s
+    folder nor removed with it."""
+    return label.replace("/", "-on-").replace(":", "-")
+
+
+def hosts_of(on_hosts, app: str) -> int | None:
+    """The hosts ``app`` takes executors on under ``parse_system``'s third field: ``N`` for
+    every application, ``(N, M)``: N for the interactive ones, M for the batch ones; None for
+    every host."""
+    if isinstance(on_hosts, tuple):
+        return on_hosts[0] if app.startswith("interactive") else on_hosts[1]
+    return on_hosts
 
 
 def executors_of(system: str, hosts: int, cores_max: int | None, on_hosts: int | None = None) -> int:
@@ -289,9 +306,9 @@ def one_system(args, label: str, plans_by_tag: dict, out_dir: str, slots: int) -
                 _wait_ready(os.path.join(base, f"{sequence[0][0]}.{APPS[len(workers) - 1]}.ready"),
                             lambda: APPS[len(workers) - 1] in results)
             cfg = {"workload": "cluster", "scheduler": label, "system": system, "app": app, "testbed": tb,
-                   "plans": plans, "executors": executors_of(system, hosts, cores.get(app), on_hosts),
+                   "plans": plans, "executors": executors_of(system, hosts, cores.get(app), hosts_of(on_hosts, app)),
                    "spark_conf": app_conf(system, tb, run_dir, app, slots, cores.get(app),
-                                          eagle=eagle_keys(args, label), on_hosts=on_hosts)}
+                                          eagle=eagle_keys(args, label), on_hosts=hosts_of(on_hosts, app))}
             th = threading.Thread(target=lambda r=run_dir, c=cfg, s=span: results.__setitem__(
                 c["app"], harness.run_driver(r, c, timeout=s * 8 + 600 + 300 * len(plans))), daemon=True)
             th.start()

@@ -151,8 +151,13 @@ def test_a_system_may_give_each_application_executors_on_some_hosts(tmp_path, mo
     assert cluster.parse_system("eagle-adaptive/4", 8) == ("eagle-adaptive", None, 4)
     assert cluster.parse_system("eagle-adaptive@slots/4", 8) == ("eagle-adaptive", "slots", 4)
     assert cluster.parse_system("oversubscribed/2") == ("oversubscribed", None, 2)
+    assert cluster.parse_system("hawk/4:8", 8) == ("hawk", None, (4, 8)), "interactive on 4, batch on 8"
+    assert [cluster.hosts_of((4, 8), a) for a in cluster.APPS] == [4, 4, 8, 8]
+    assert [cluster.hosts_of(4, a) for a in cluster.APPS] == [4] * 4 and cluster.hosts_of(None, "batch-0") is None
+    assert cluster.run_dir_name("hawk/4:8") == "hawk-on-4-8"
     for bad, names in [("hawk/0", "1 to 8"), ("hawk/9", "1 to 8"), ("hawk/x", "hawk/x"), ("static/4", "static split"),
-                       ("eagel/4", "eagel")]:
+                       ("eagel/4", "eagel"), ("hawk/4:9", "1 to 8"), ("hawk/4:", "N:M"), ("hawk/2:4:8", "N:M"),
+                       ("static/4:8", "static split")]:
         with pytest.raises(SystemExit, match=names):
             cluster.parse_system(bad, 8)
     assert cluster.base_system("eagle-adaptive@slots/4") == "eagle-adaptive"
@@ -185,6 +190,7 @@ def test_a_system_may_give_each_application_executors_on_some_hosts(tmp_path, mo
     row = cluster.summarise(runs, [2.0], [r["system"] for r in runs])[0]
     got = row["criteria_of"]["eagle-adaptive/4"]
     assert got["hawk"] == "hawk/4" and got["short_p99_vs_hawk"] == pytest.approx(0.5), "Hawk on as many hosts"
+    assert cluster.hawk_of("eagle-adaptive/4:8", {"hawk/4:8": {}, "hawk/4": {}}) == "hawk/4:8"
     assert row["criteria_of"]["eagle-adaptive"]["hawk"] == "hawk"
     assert report._scheds(runs) == ["eagle-adaptive", "eagle-adaptive/4", "hawk", "hawk/4", "static"]
 
