@@ -11,53 +11,13 @@
 mod support;
 
 use eagle_client::Event;
-use eagle_wire::{FromCentral, Role, ToCentral};
-use parking_lot::Mutex;
-use std::net::{Shutdown, TcpListener};
-use std::sync::Arc;
 use support::*;
-
-/// The `SubmitLong` requests a stand-in central received: (job, tasks).
-type Asked = Arc<Mutex<Vec<(u64, u32)>>>;
-
-/// A central on 127.0.0.1 whose host list is `names`, which dies (closes its link and stops
-/// listening) on the first `SubmitLong`, unanswered. Returns its address and what it was asked.
-fn dying_central(names: &[&str]) -> (String, Asked) {
-    let l = TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = l.local_addr().unwrap().to_string();
-    let asked: Asked = Arc::default();
-    let (seen, names) = (asked.clone(), names.iter().map(|s| s.to_string()).collect::<Vec<_>>());
-    std::thread::spawn(move || {
-        for mut s in l.incoming().flatten() {
-            if eagle_wire::accept(&mut s, SECRET, Role::Central, &[Role::Driver]).is_err() {
-                continue;
-            }
-            let mut w = s.try_clone().unwrap();
-            if eagle_wire::write_frame(&mut w, &FromCentral::Hosts { names: names.clone() }).is_err() {
-                continue;
-            }
-            while let Ok(m) = eagle_wire::read_frame::<_, ToCentral>(&mut s) {
-                match m {
-                    ToCentral::SubmitLong { job, tasks, .. } => {
-                        seen.lock().push((job, tasks));
-                        let _ = s.shutdown(Shutdown::Both);
-                        return; // the listener goes with it: reconnecting is refused
-                    }
-                    ToCentral::Ping => {
-                        let _ = eagle_wire::write_frame(&mut w, &FromCentral::Pong);
-                    }
-                    _ => {}
-                }
-            }
-        }
-    });
-    (addr, asked)
-}
 
 #[test]
 fn long_tasks_in_flight_when_the_central_dies_are_placed_locally_and_all_run_once() {
     let (n0, n1) = (node(2), node(2));
-    let (central, asked) = dying_central(&["h0", "h1"]);
+    // The central dies on the first `SubmitLong`, unanswered.
+    let (central, asked) = stand_in_central(&["h0", "h1"], |_, _, _| None);
     let c = client_with("app", &central, 2, 100);
     c.add_host("h0", &n0);
     c.add_host("h1", &n1);

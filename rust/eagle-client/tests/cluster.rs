@@ -3,6 +3,7 @@
 //! central's and a node's disappearance and return, and no lease left behind.
 //! No timing is asserted; every wait is bounded generously.
 
+#[allow(dead_code)] // each test crate uses part of the shared support
 mod support;
 
 use eagle_client::Event;

@@ -4,6 +4,8 @@
 //! and restore (the daemon is back), and a fake driver that answers the grants.
 
 use eagle_client::{Client, ClientConfig, Event, Grant};
+use eagle_wire::{FromCentral, Role, ToCentral};
+use parking_lot::Mutex;
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
@@ -262,4 +264,53 @@ pub fn leased(addr: &str) -> u32 {
 /// The slots the node at `addr` keeps for short work (`--short-partition slots`).
 pub fn short_slots(addr: &str) -> u32 {
     eagle_wire::client::node_status(addr, SECRET, Duration::from_secs(10)).map(|s| s.short_slots).unwrap_or(u32::MAX)
+}
+
+/// The `SubmitLong` requests a stand-in central received: (job, tasks).
+pub type Asked = Arc<Mutex<Vec<(u64, u32)>>>;
+
+/// A stand-in central on 127.0.0.1 whose host list is `names`, for answers a real one
+/// gives only by chance. It answers `Ping` itself, records every `SubmitLong`, and sends
+/// what `answer` returns for it (the first field: is it the job's first request?); `None`
+/// makes it die there, unanswered: it closes the link and stops listening, so reconnecting
+/// is refused. Returns its address and the requests.
+pub fn stand_in_central(
+    names: &[&str],
+    mut answer: impl FnMut(bool, u64, u32) -> Option<Vec<FromCentral>> + Send + 'static,
+) -> (String, Asked) {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = l.local_addr().unwrap().to_string();
+    let asked: Asked = Arc::default();
+    let (seen, names) = (asked.clone(), names.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+    thread::spawn(move || {
+        for mut s in l.incoming().flatten() {
+            if eagle_wire::accept(&mut s, SECRET, Role::Central, &[Role::Driver]).is_err() {
+                continue;
+            }
+            let mut w = s.try_clone().unwrap();
+            let mut send = |m: &FromCentral| eagle_wire::write_frame(&mut w, m).is_ok();
+            if !send(&FromCentral::Hosts { names: names.clone() }) {
+                continue;
+            }
+            while let Ok(m) = eagle_wire::read_frame::<_, ToCentral>(&mut s) {
+                let ok = match m {
+                    ToCentral::SubmitLong { job, tasks, .. } => {
+                        let first = seen.lock().iter().all(|a| a.0 != job);
+                        seen.lock().push((job, tasks));
+                        let Some(msgs) = answer(first, job, tasks) else {
+                            let _ = s.shutdown(Shutdown::Both);
+                            return;
+                        };
+                        msgs.iter().all(&mut send)
+                    }
+                    ToCentral::Ping => send(&FromCentral::Pong),
+                    _ => true,
+                };
+                if !ok {
+                    break;
+                }
+            }
+        }
+    });
+    (addr, asked)
 }

@@ -11,63 +11,29 @@
 mod support;
 
 use eagle_client::Event;
-use eagle_wire::{FromCentral, Role, ToCentral};
-use parking_lot::Mutex;
-use std::net::TcpListener;
-use std::sync::Arc;
+use eagle_wire::FromCentral;
 use std::time::Duration;
 use support::*;
 
-/// The `SubmitLong` requests a stand-in central received: (job, tasks).
-type Asked = Arc<Mutex<Vec<(u64, u32)>>>;
-
-/// A central on 127.0.0.1 whose host list is `names`. The first `SubmitLong` of a job is
-/// placed one task per host in turn, and the task on host 1 is then refused there
-/// (`Unplaced` naming host 1); every later one is placed on host 0.
-fn stand_in_central(names: &[&str]) -> (String, Asked) {
-    let l = TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = l.local_addr().unwrap().to_string();
-    let asked: Asked = Arc::default();
-    let (seen, names) = (asked.clone(), names.iter().map(|s| s.to_string()).collect::<Vec<_>>());
-    std::thread::spawn(move || {
-        for mut s in l.incoming().flatten() {
-            if eagle_wire::accept(&mut s, SECRET, Role::Central, &[Role::Driver]).is_err() {
-                continue;
-            }
-            let mut w = s.try_clone().unwrap();
-            let mut send = |m: &FromCentral| eagle_wire::write_frame(&mut w, m).is_ok();
-            if !send(&FromCentral::Hosts { names: names.clone() }) {
-                continue;
-            }
-            while let Ok(m) = eagle_wire::read_frame::<_, ToCentral>(&mut s) {
-                let ok = match m {
-                    ToCentral::SubmitLong { job, tasks, .. } => {
-                        let first = seen.lock().iter().all(|a| a.0 != job);
-                        seen.lock().push((job, tasks));
-                        if first && tasks >= 2 {
-                            let hosts = (0..tasks).map(|i| i % 2).collect();
-                            send(&FromCentral::Placed { job, hosts }) && send(&FromCentral::Unplaced { job, tasks: 1, host: Some(1) })
-                        } else {
-                            send(&FromCentral::Placed { job, hosts: vec![0; tasks as usize] })
-                        }
-                    }
-                    ToCentral::Ping => send(&FromCentral::Pong),
-                    _ => true,
-                };
-                if !ok {
-                    break;
-                }
-            }
-        }
-    });
-    (addr, asked)
+/// A central whose host list is `names`. The first `SubmitLong` of a job is placed one
+/// task per host in turn, and the task on host 1 is then refused there (`Unplaced` naming
+/// host 1); every later one is placed on host 0.
+fn refusing_central(names: &[&str]) -> (String, Asked) {
+    stand_in_central(names, |first, job, tasks| {
+        Some(if first && tasks >= 2 {
+            let hosts = (0..tasks).map(|i| i % 2).collect();
+            vec![FromCentral::Placed { job, hosts }, FromCentral::Unplaced { job, tasks: 1, host: Some(1) }]
+        } else {
+            vec![FromCentral::Placed { job, hosts: vec![0; tasks as usize] }]
+        })
+    })
 }
 
 #[test]
 fn a_placement_the_node_refused_is_not_placed_again_when_that_hosts_link_drops() {
     let (n0, n1) = (node(2), node(2));
     let proxy = Proxy::new(&n1);
-    let (central, asked) = stand_in_central(&["h0", "h1"]);
+    let (central, asked) = refusing_central(&["h0", "h1"]);
     let c = client_with("app", &central, 2, 100);
     c.add_host("h0", &n0);
     c.add_host("h1", &proxy.addr);
