@@ -35,6 +35,10 @@ pub(crate) struct Job {
     /// The central's placements (its `Placed`): long tasks per host whose grant has not
     /// come. If the host's link drops they are lost there and are placed again.
     pub(crate) placed: BTreeMap<u64, u32>,
+    /// Per host, the node's word on the central's placements (a long grant, or `Unqueued`)
+    /// that came before the central's `Placed` for them: the two arrive on different links,
+    /// in either order. `Placed` counts these as already off the host's queue.
+    pub(crate) early: BTreeMap<u64, u32>,
     /// Hosts holding a probe of the job.
     pub(crate) probed: BTreeSet<u64>,
     /// Hosts that rejected a probe (SSS: they hold long work).
@@ -67,20 +71,41 @@ impl Job {
         n
     }
 
-    /// `n` of the central's placements on `host` are no longer queued there (granted, or
-    /// refused by its node).
-    pub(crate) fn unqueue_placed(&mut self, host: u64, n: u32) {
-        if let Some(q) = self.placed.get_mut(&host) {
-            *q = q.saturating_sub(n);
-            if *q == 0 {
-                self.placed.remove(&host);
+    /// The central placed one task on `host` (its `Placed`): queued there, unless the node
+    /// already granted or handed back a placement of the job there before this arrived.
+    pub(crate) fn add_placed(&mut self, host: u64) {
+        match self.early.get_mut(&host) {
+            Some(e) => {
+                *e -= 1;
+                if *e == 0 {
+                    self.early.remove(&host);
+                }
             }
+            None => *self.placed.entry(host).or_default() += 1,
+        }
+    }
+
+    /// `n` of the central's placements on `host` are no longer queued there (its node
+    /// granted them, or handed them back). While the central is up (`early_possible`),
+    /// those its `Placed` has not reported yet are remembered, so that it does not count them
+    /// as queued when it comes; once it is gone, no `Placed` will.
+    pub(crate) fn unqueue_placed(&mut self, host: u64, n: u32, early_possible: bool) {
+        let q = self.placed.get(&host).copied().unwrap_or(0);
+        let gone = q.min(n);
+        if gone == q {
+            self.placed.remove(&host);
+        } else {
+            self.placed.insert(host, q - gone);
+        }
+        if n > gone && early_possible {
+            *self.early.entry(host).or_default() += n - gone;
         }
     }
 
     /// The central's placements on `host` will not be granted (its link dropped, and the
     /// node dropped this application's reservations with it): returns how many.
     pub(crate) fn lose_placed(&mut self, host: u64) -> u32 {
+        self.early.remove(&host);
         let n = self.placed.remove(&host).unwrap_or(0);
         self.reserved = self.reserved.saturating_sub(n);
         n
@@ -97,4 +122,61 @@ pub(crate) struct Lease {
     /// A short grant its node did not keep a probe for (eagle-adaptive grants a short probe
     /// beside long work only while a slot is free, and once): see `State::probe_after` in client/probing.rs.
     pub(crate) once: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn long_job() -> Job {
+        Job {
+            left: 4,
+            est: 10.0,
+            long: true,
+            cpus: 1,
+            local: false,
+            reserved: 4,
+            share: BTreeMap::new(),
+            placed: BTreeMap::new(),
+            early: BTreeMap::new(),
+            probed: BTreeSet::new(),
+            rejected: BTreeSet::new(),
+            rejected_at: None,
+            beside: BTreeSet::new(),
+            unplaced: 0,
+            central_tries: 0,
+            asked_at: 0,
+        }
+    }
+
+    #[test]
+    fn a_node_answer_before_the_centrals_placed_is_not_counted_as_queued() {
+        let mut j = long_job();
+        // The node granted one and handed one back before `Placed` for three came.
+        j.unqueue_placed(7, 1, true);
+        j.unqueue_placed(7, 1, true);
+        assert!(j.placed.is_empty());
+        for _ in 0..3 {
+            j.add_placed(7);
+        }
+        assert_eq!(j.placed.get(&7), Some(&1), "one of the three is still queued there");
+        assert!(j.early.is_empty());
+        // In the usual order, nothing is remembered.
+        j.add_placed(8);
+        j.unqueue_placed(8, 1, true);
+        assert!(!j.placed.contains_key(&8) && j.early.is_empty());
+    }
+
+    #[test]
+    fn with_the_central_gone_no_early_answer_is_remembered_and_a_lost_link_forgets_them() {
+        let mut j = long_job();
+        j.unqueue_placed(7, 2, false);
+        assert!(j.early.is_empty(), "no `Placed` will come");
+        j.unqueue_placed(7, 1, true);
+        j.add_placed(9);
+        assert_eq!(j.lose_placed(9), 1);
+        assert_eq!(j.lose_placed(7), 0);
+        assert!(j.early.is_empty(), "the node forgot the application's work with the link");
+        assert_eq!(j.reserved, 3);
+    }
 }

@@ -363,7 +363,7 @@ impl State {
             }
             Cmd::Submit { job, tasks, est_ms, long, cpus } => {
                 let est = if est_ms.is_finite() && est_ms >= 0.0 { est_ms } else { 0.0 };
-                let j = Job { left: tasks, est, long, cpus, local: false, reserved: 0, share: BTreeMap::new(), placed: BTreeMap::new(), probed: BTreeSet::new(), rejected: BTreeSet::new(), rejected_at: None, beside: BTreeSet::new(), unplaced: 0, central_tries: 0, asked_at: 0 };
+                let j = Job { left: tasks, est, long, cpus, local: false, reserved: 0, share: BTreeMap::new(), placed: BTreeMap::new(), early: BTreeMap::new(), probed: BTreeSet::new(), rejected: BTreeSet::new(), rejected_at: None, beside: BTreeSet::new(), unplaced: 0, central_tries: 0, asked_at: 0 };
                 self.jobs.insert(job, j);
                 if tasks == 0 {
                     return;
@@ -605,6 +605,7 @@ impl State {
                 let once = !long && !kept && !j.long;
                 let mut local_ms = 0.0;
                 if j.long {
+                    let central_up = self.central_up;
                     let j = self.jobs.get_mut(&job).unwrap();
                     j.reserved = j.reserved.saturating_sub(1);
                     if let Some(n) = j.share.get_mut(&link).filter(|n| **n > 0 && !long) {
@@ -612,7 +613,7 @@ impl State {
                         local_ms = j.est;
                     }
                     if long {
-                        j.unqueue_placed(link, 1);
+                        j.unqueue_placed(link, 1, central_up);
                     }
                 }
                 self.leases.insert((link, lease), Lease { job, long, local_ms, running: false, once });
@@ -665,6 +666,7 @@ impl State {
                     self.emit(Event::Revoked(Grant { host: name, lease, job: l.job, long: l.long, kept: false }));
                 }
             }
+            FromNode::Unqueued { job, tasks } => self.unqueued(link, job, tasks),
             FromNode::Error { what } => log::warn!("eagle-client: node of {name}: {what}"),
             _ => {}
         }

@@ -269,14 +269,44 @@ pub fn short_slots(addr: &str) -> u32 {
 /// The `SubmitLong` requests a stand-in central received: (job, tasks).
 pub type Asked = Arc<Mutex<Vec<(u64, u32)>>>;
 
+/// Acts for a central toward the node at `addr`, as a stand-in central does before it
+/// answers a driver: places one long task of `app`'s `job` per entry of `cpus` (the slots it
+/// asks for), then hands the queued ones back if `drop` (`DropReservations`), and returns
+/// once the node has refused `refused` of them (`PlaceRefused`). The link then closes.
+pub fn place_on_node(addr: &str, app: &str, job: u64, cpus: &[u32], drop: bool, refused: u32) {
+    let s = eagle_wire::client::open(addr, SECRET, Role::Central, "central", "eagle-node", Duration::from_secs(10)).unwrap();
+    let bitvector = eagle_wire::Bitvector { stamp: 1, words: vec![u64::MAX] };
+    for &cpus in cpus {
+        let place = eagle_wire::ToNode::Place { app: app.into(), job, est_ms: 50.0, bitvector: bitvector.clone(), cpus };
+        eagle_wire::write_frame(&mut &s, &place).unwrap();
+    }
+    if drop {
+        eagle_wire::write_frame(&mut &s, &eagle_wire::ToNode::DropReservations).unwrap();
+    }
+    let mut seen = 0;
+    while seen < refused {
+        if let eagle_wire::FromNode::PlaceRefused { .. } = eagle_wire::read_frame::<_, eagle_wire::FromNode>(&mut &s).unwrap() {
+            seen += 1;
+        }
+    }
+}
+
+/// What a stand-in central does with a `SubmitLong`.
+pub enum Answer {
+    /// Sends these and stays up.
+    Send(Vec<FromCentral>),
+    /// Sends these, then dies: it closes the link and stops listening, so reconnecting
+    /// is refused.
+    Last(Vec<FromCentral>),
+}
+
 /// A stand-in central on 127.0.0.1 whose host list is `names`, for answers a real one
-/// gives only by chance. It answers `Ping` itself, records every `SubmitLong`, and sends
-/// what `answer` returns for it (the first field: is it the job's first request?); `None`
-/// makes it die there, unanswered: it closes the link and stops listening, so reconnecting
-/// is refused. Returns its address and the requests.
+/// gives only by chance. It answers `Ping` itself, records every `SubmitLong`, and does
+/// what `answer` returns for it (the first field: is it the job's first request?).
+/// Returns its address and the requests.
 pub fn stand_in_central(
     names: &[&str],
-    mut answer: impl FnMut(bool, u64, u32) -> Option<Vec<FromCentral>> + Send + 'static,
+    mut answer: impl FnMut(bool, u64, u32) -> Answer + Send + 'static,
 ) -> (String, Asked) {
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = l.local_addr().unwrap().to_string();
@@ -297,11 +327,14 @@ pub fn stand_in_central(
                     ToCentral::SubmitLong { job, tasks, .. } => {
                         let first = seen.lock().iter().all(|a| a.0 != job);
                         seen.lock().push((job, tasks));
-                        let Some(msgs) = answer(first, job, tasks) else {
-                            let _ = s.shutdown(Shutdown::Both);
-                            return;
-                        };
-                        msgs.iter().all(&mut send)
+                        match answer(first, job, tasks) {
+                            Answer::Send(msgs) => msgs.iter().all(&mut send),
+                            Answer::Last(msgs) => {
+                                msgs.iter().all(&mut send);
+                                let _ = s.shutdown(Shutdown::Both);
+                                return;
+                            }
+                        }
                     }
                     ToCentral::Ping => send(&FromCentral::Pong),
                     _ => true,

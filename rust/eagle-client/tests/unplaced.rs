@@ -1,10 +1,10 @@
-//! A long task the central placed on a host whose node then refused it (`PlaceRefused`,
-//! answered to the driver as `Unplaced` naming that host) is no longer counted as queued
-//! there. Before 2026-11-28 the driver kept counting it: when its link to that host later
+//! A long task the central placed on a host whose node then refused it (`PlaceRefused`;
+//! the node tells the driver, `Unqueued`, and the central answers it `Unplaced`) is no
+//! longer counted as queued there. Before 2026-11-28 the driver kept counting it: when its link to that host later
 //! dropped, it asked the central to place that task once more, and the spare reservation
 //! came back as a grant with nothing to launch.
 //!
-//! The central here is a stand-in that scripts its answers, so the refusal is certain;
+//! The central here is a stand-in that scripts its answers and the refusal, so both are certain;
 //! the nodes are real `eagle-node`s. No timing is asserted.
 
 #[allow(dead_code)] // each test crate uses part of the shared support
@@ -16,11 +16,15 @@ use std::time::Duration;
 use support::*;
 
 /// A central whose host list is `names`. The first `SubmitLong` of a job is placed one
-/// task per host in turn, and the task on host 1 is then refused there (`Unplaced` naming
-/// host 1); every later one is placed on host 0.
-fn refusing_central(names: &[&str]) -> (String, Asked) {
-    stand_in_central(names, |first, job, tasks| {
-        Some(if first && tasks >= 2 {
+/// task per host in turn, and the task on host 1 is then refused by that host's node (at
+/// `node1`: the stand-in asks it for more slots than it has), which tells the driver
+/// (`Unqueued`) and the central, whose `Unplaced` names host 1; every later one is placed
+/// on host 0.
+fn refusing_central(names: &[&str], node1: &str) -> (String, Asked) {
+    let node1 = node1.to_string();
+    stand_in_central(names, move |first, job, tasks| {
+        Answer::Send(if first && tasks >= 2 {
+            place_on_node(&node1, "app", job, &[3], false, 1);
             let hosts = (0..tasks).map(|i| i % 2).collect();
             vec![FromCentral::Placed { job, hosts }, FromCentral::Unplaced { job, tasks: 1, host: Some(1) }]
         } else {
@@ -33,7 +37,7 @@ fn refusing_central(names: &[&str]) -> (String, Asked) {
 fn a_placement_the_node_refused_is_not_placed_again_when_that_hosts_link_drops() {
     let (n0, n1) = (node(2), node(2));
     let proxy = Proxy::new(&n1);
-    let (central, asked) = refusing_central(&["h0", "h1"]);
+    let (central, asked) = refusing_central(&["h0", "h1"], &n1);
     let c = client_with("app", &central, 2, 100);
     c.add_host("h0", &n0);
     c.add_host("h1", &proxy.addr);

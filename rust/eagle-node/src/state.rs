@@ -57,12 +57,14 @@
 
 use eagle_core::node_queue::{Entry, Node, View};
 use eagle_core::srpt::{self, Pick};
-use eagle_core::steal::take_blocked_shorts;
 use eagle_core::types::JobId;
 use eagle_core::Config;
 pub use crate::policy::Policy;
 use eagle_wire::{Bitvector, FromNode, NodeStatus, Peer, QueuedByApp, Role, StolenProbe, ToNode};
 use std::collections::{BTreeMap, HashMap};
+
+mod status;
+mod steal;
 
 /// Milliseconds since the daemon's origin.
 pub type Ms = u64;
@@ -244,52 +246,6 @@ impl NodeState {
         out
     }
 
-    /// Hawk: an idle node (free slot, empty queue) asks peers for blocked probes.
-    fn maybe_steal(&mut self, out: &mut Vec<Action>) {
-        let idle = self.node.free > 0 && self.node.queue.is_empty();
-        if !(self.stealing && std::mem::take(&mut self.want_steal) && idle && !self.steal_pending && !self.apps.is_empty()) {
-            return;
-        }
-        self.steal_pending = true;
-        let apps = self.apps.keys().cloned().collect();
-        out.push(Action::Steal { apps, limit: self.steal_limit, attempts: self.steal_attempts });
-    }
-
-    /// Hawk, thief side: queue the stolen probes as if their drivers had sent them here.
-    fn stolen(&mut self, now: Ms, probes: Vec<StolenProbe>) {
-        self.steal_pending = false;
-        for p in probes {
-            let Some(&conn) = self.apps.get(&p.app) else { continue };
-            if p.tasks > 0 && p.est_ms.is_finite() && p.est_ms >= 0.0 && (1..=self.settings.slots).contains(&p.cpus) {
-                self.enqueue_probe(now, conn, p.job, p.tasks, p.est_ms, p.cpus);
-            }
-        }
-    }
-
-    /// Hawk, victim side: give away the short probes blocked behind long work (of the
-    /// thief's applications); the others keep their place.
-    fn give_blocked(&mut self, limit: u32, apps: &[String]) -> Vec<StolenProbe> {
-        let runs_long = self.node.running_long > 0;
-        let taken = take_blocked_shorts(&mut self.node.queue, runs_long, limit as usize, |e| e.long);
-        let mut given = Vec::new();
-        let mut kept = Vec::new();
-        for e in taken {
-            let j = self.jobs[e.job.0 as usize].as_ref().unwrap();
-            let app = self.conns.get(&j.conn).map(|c| c.peer.app.clone()).unwrap_or_default();
-            if apps.contains(&app) && j.tasks > 0 {
-                given.push(StolenProbe { app, job: j.id, tasks: j.tasks, est_ms: e.est, cpus: j.cpus });
-                let j = self.jobs[e.job.0 as usize].as_mut().unwrap();
-                j.queued -= 1;
-                self.maybe_free_job(e.job);
-            } else {
-                kept.push(e);
-            }
-        }
-        // Not stealable by this thief: back at the end of the queue (still behind long work).
-        self.node.queue.extend(kept);
-        given
-    }
-
     fn connected(&mut self, now: Ms, conn: ConnId, peer: Peer, out: &mut Vec<Action>) {
         match peer.role {
             Role::Driver => {
@@ -354,6 +310,9 @@ impl NodeState {
                 }
                 let driver = self.apps.get(&app).copied();
                 let Some(driver) = driver.filter(|_| (1..=self.settings.slots).contains(&cpus)) else {
+                    if let Some(driver) = driver {
+                        out.push(Action::Send { conn: driver, msg: FromNode::Unqueued { job, tasks: 1 } });
+                    }
                     out.push(Action::Send { conn, msg: FromNode::PlaceRefused { app, job, est_ms, cpus } });
                     return;
                 };
@@ -512,7 +471,9 @@ impl NodeState {
     }
 
     /// The host left the general partition: every reservation queued here goes back to the
-    /// `central` as a `PlaceRefused`, which places it again elsewhere (granted ones run on).
+    /// `central` as a `PlaceRefused`, which places it again elsewhere (granted ones run on),
+    /// and its driver is told (`Unqueued`), so that its books hold even if the central dies
+    /// before it answers.
     fn drop_reservations(&mut self, central: ConnId, out: &mut Vec<Action>) {
         let queue = std::mem::take(&mut self.node.queue);
         let (gone, kept): (Vec<Entry>, Vec<Entry>) = queue.into_iter().partition(|e| e.reservation);
@@ -520,6 +481,7 @@ impl NodeState {
         for e in gone {
             let (driver, job, cpus) = self.forget(&e);
             let app = self.app_of(driver);
+            out.push(Action::Send { conn: driver, msg: FromNode::Unqueued { job, tasks: 1 } });
             out.push(Action::Send { conn: central, msg: FromNode::PlaceRefused { app, job, est_ms: e.est, cpus } });
             self.maybe_free_job(e.job);
         }
@@ -717,84 +679,4 @@ impl NodeState {
         out.push(Action::Send { conn, msg: FromNode::Grant { lease, job: id, long: e.long, kept: keep } });
     }
 
-    /// The answer to `Status`.
-    pub fn status(&self) -> NodeStatus {
-        fn row<'a>(rows: &'a mut BTreeMap<String, QueuedByApp>, app: &str) -> &'a mut QueuedByApp {
-            rows.entry(app.to_string()).or_insert_with(|| QueuedByApp { app: app.to_string(), probes: 0, reservations: 0, leased: 0 })
-        }
-        let mut by_app: BTreeMap<String, QueuedByApp> = BTreeMap::new();
-        let app_of = |conn: ConnId| self.conns.get(&conn).map(|c| c.peer.app.as_str());
-        for e in &self.node.queue {
-            let Some(app) = self.jobs[e.job.0 as usize].as_ref().and_then(|j| app_of(j.conn)) else { continue };
-            let r = row(&mut by_app, app);
-            if e.reservation {
-                r.reservations += 1;
-            } else {
-                r.probes += 1;
-            }
-        }
-        for l in self.leases.values() {
-            if let Some(app) = app_of(l.conn) {
-                row(&mut by_app, app).leased += l.cpus;
-            }
-        }
-        NodeStatus {
-            policy: self.settings.policy.name().to_string(),
-            slots: self.settings.slots,
-            leased: self.leased(),
-            running: self.leases.values().filter(|l| l.state == LeaseState::Running).count() as u32,
-            holds_long: self.node.holds_long(),
-            apps: by_app.into_values().collect(),
-            bitvector: self.bitvector.clone(),
-            short_slots: self.short_slots,
-        }
-    }
-
-    /// Checks the invariants of the module documentation; `Err` names the first broken one.
-    pub fn check(&self) -> Result<(), String> {
-        let slots = self.settings.slots;
-        if self.leased() + self.node.free != slots {
-            return Err(format!("{} leased + {} free slots != {slots} slots", self.leased(), self.node.free));
-        }
-        if self.leases.keys().any(|&id| id >= self.next_lease) {
-            return Err("a lease id was granted twice".into());
-        }
-        let queued_long = self.node.queue.iter().filter(|e| e.long).count() as u32;
-        if queued_long != self.node.queued_long {
-            return Err(format!("queued_long {} but {queued_long} long entries", self.node.queued_long));
-        }
-        let leased_long = self.leases.values().filter(|l| l.long).count() as u32;
-        if leased_long != self.node.running_long {
-            return Err(format!("running_long {} but {leased_long} long leases", self.node.running_long));
-        }
-        for (i, j) in self.jobs.iter().enumerate() {
-            let Some(j) = j else { continue };
-            let q = self.node.queue.iter().filter(|e| e.job.0 as usize == i).count() as u32;
-            let l = self.leases.values().filter(|l| l.job.0 as usize == i).count() as u32;
-            if q != j.queued || l != j.leases {
-                return Err(format!("job {} counts {}/{} but holds {q} entries/{l} leases", j.id, j.queued, j.leases));
-            }
-            if !self.conns.contains_key(&j.conn) {
-                return Err(format!("job {} outlived its connection", j.id));
-            }
-            if q == 0 && l == 0 {
-                return Err(format!("job {} has nothing and was not freed", j.id));
-            }
-        }
-        if let Some(e) = self.node.queue.iter().find(|e| self.jobs[e.job.0 as usize].is_none()) {
-            return Err(format!("a queue entry names a freed job {:?}", e.job));
-        }
-        let _ = &self.by_key;
-        Ok(())
-    }
-
-    /// Slots under a lease (granted or running).
-    pub fn leased(&self) -> u32 {
-        self.leases.values().map(|l| l.cpus).sum()
-    }
-
-    /// Leases held (granted or running), whatever their width.
-    pub fn leases(&self) -> u32 {
-        self.leases.len() as u32
-    }
 }

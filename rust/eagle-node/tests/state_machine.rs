@@ -479,7 +479,9 @@ fn work_wider_than_the_host_is_refused_and_zero_cpus_is_an_error() {
     let out = send(&mut s, 0, 1, ToNode::Probe { job: 1, tasks: 2, est_ms: 5.0, cpus: 3 });
     assert!(matches!(&out[..], [Action::Send { conn: 1, msg: FromNode::Rejected { job: 1, .. } }]), "{out:?}");
     let out = send(&mut s, 0, 9, ToNode::Place { app: "a".into(), job: 2, est_ms: 9.0, bitvector: Bitvector::default(), cpus: 3 });
-    assert_eq!(out, vec![Action::Send { conn: 9, msg: FromNode::PlaceRefused { app: "a".into(), job: 2, est_ms: 9.0, cpus: 3 } }]);
+    // The driver hears it too: its books then never wait on the central's answer.
+    let unqueued = Action::Send { conn: 1, msg: FromNode::Unqueued { job: 2, tasks: 1 } };
+    assert_eq!(out, vec![unqueued, Action::Send { conn: 9, msg: FromNode::PlaceRefused { app: "a".into(), job: 2, est_ms: 9.0, cpus: 3 } }]);
     let out = send(&mut s, 0, 1, ToNode::Probe { job: 3, tasks: 1, est_ms: 5.0, cpus: 0 });
     assert!(matches!(&out[..], [Action::Send { msg: FromNode::Error { what }, .. }] if what.contains("cpus")), "{out:?}");
     // A 2-cpu placement fits: one lease of both slots, and its end reports its width.
@@ -578,8 +580,9 @@ fn kept_short_slots_hold_long_work_back_and_queue_short_probes_beside_it() {
 }
 
 /// A host that leaves the general partition hands back the long reservations queued there
-/// (the central places them again on the general hosts), each as a `PlaceRefused`, and
-/// keeps the long task it already granted; only the central may ask.
+/// (the central places them again on the general hosts), each as a `PlaceRefused`, tells
+/// their driver (`Unqueued`), and keeps the long task it already granted; only the central
+/// may ask.
 #[test]
 fn a_host_leaving_the_general_partition_hands_back_its_queued_reservations() {
     for policy in [Policy::Eagle, Policy::EagleAdaptive, Policy::Hawk, Policy::Sparrow] {
@@ -601,7 +604,8 @@ fn a_host_leaving_the_general_partition_hands_back_its_queued_reservations() {
         let mut out = send(&mut s, 2, 9, ToNode::DropReservations);
         out.sort_by_key(|a| format!("{a:?}"));
         let refused = |job| Action::Send { conn: 9, msg: FromNode::PlaceRefused { app: "batch".into(), job, est_ms: 1e5, cpus: 1 } };
-        assert_eq!(out, vec![refused(5), refused(6)], "{policy:?}");
+        let unqueued = |job| Action::Send { conn: 1, msg: FromNode::Unqueued { job, tasks: 1 } };
+        assert_eq!(out, vec![unqueued(5), unqueued(6), refused(5), refused(6)], "{policy:?}");
         s.check().unwrap();
         assert_eq!(s.status().apps.iter().map(|a| a.reservations).sum::<u32>(), 0, "{policy:?}");
         assert_eq!(s.leased(), 1, "the granted long task runs on");

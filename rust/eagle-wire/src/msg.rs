@@ -31,6 +31,9 @@
 //! `ShortSlots{slots}`: how many of the host's slots long work must leave to short work.
 //! When a host leaves the general partition, `DropReservations` hands its queued
 //! reservations back (a `PlaceRefused` each), to be placed on the general hosts.
+//! A placement refused or handed back is also told to its driver, when it is connected,
+//! as `Unqueued{job,tasks}`: the driver's count of what is queued for it on each host
+//! then never depends on the central living long enough to answer `Unplaced`.
 //!
 //! ## Node → node (Hawk)
 //! An idle node sends `Steal{limit,apps}` to random peers; a victim answers `Stolen`
@@ -188,6 +191,10 @@ pub enum FromNode {
         #[serde(default = "one_slot", skip_serializing_if = "is_one_slot")]
         cpus: u32,
     },
+    /// To a driver: `tasks` long placements of its `job` that the central sent here will not
+    /// be granted here (refused, or handed back by `DropReservations`). The central places
+    /// them again (its `Unplaced` tells the driver so); if it is gone, the driver does.
+    Unqueued { job: u64, tasks: u32 },
     /// The answer to `Status`.
     Status(NodeStatus),
     /// To a node that sent `Steal`: the probes it may take (possibly none).

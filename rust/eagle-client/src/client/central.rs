@@ -53,10 +53,12 @@ impl State {
     /// refused (`reserved` beyond its placements and the local shares) may have reached no
     /// node, and no answer will come, so local LWL places them now. Any the central did
     /// place before it died come as spare grants, and go back as "no task" once the job
-    /// has none left: Spark's TaskSetManager launches each task once either way.
+    /// has none left: Spark's TaskSetManager launches each task once either way. The
+    /// `Placed` that the nodes' early answers waited for will not come either.
     fn place_in_flight_locally(&mut self) {
         let mut lost = Vec::new();
         for (&job, j) in self.jobs.iter_mut().filter(|(_, j)| j.long) {
+            j.early.clear();
             let out: u32 = j.placed.values().chain(j.share.values()).sum();
             let in_flight = j.reserved.saturating_sub(out);
             if in_flight > 0 {
@@ -67,6 +69,25 @@ impl State {
         for (job, n) in lost.into_iter().filter(|&(_, n)| n > 0) {
             log::info!("eagle-client: {n} long task(s) of job {job} were with the central when it went: placed locally");
             self.place_locally(job, n);
+        }
+    }
+
+    /// The node of `link` will not grant `tasks` placements of `job` the central made there
+    /// (it refused them, or handed them back). While the central is up it answers
+    /// `Unplaced` for them and places them again, and should it die first they count as in
+    /// flight ([`Self::place_in_flight_locally`]); once it is gone nobody else will: local
+    /// LWL places them now.
+    pub(super) fn unqueued(&mut self, link: u64, job: u64, tasks: u32) {
+        let central_up = self.central_up;
+        let Some(j) = self.jobs.get_mut(&job) else { return };
+        j.unqueue_placed(link, tasks, central_up);
+        if !central_up {
+            j.reserved = j.reserved.saturating_sub(tasks);
+            let n = tasks.min(j.left);
+            if n > 0 {
+                log::info!("eagle-client: {n} long task(s) of job {job} handed back by a node with the central gone: placed locally");
+                self.place_locally(job, n);
+            }
         }
     }
 
@@ -132,30 +153,25 @@ impl State {
             LinkEvent::Msg { msg, .. } => match msg {
                 FromCentral::Hosts { names } => self.central_hosts = names,
                 FromCentral::Placed { job, hosts } => {
-                    // Which of this driver's hosts got the tasks (a host it has no link to
-                    // refuses them, and they come back as `Unplaced`).
+                    // Which of this driver's hosts got the tasks. A host it has no link up
+                    // to refuses them (they come back as `Unplaced`), and could not say so
+                    // here: only the linked ones count as queued.
                     let links: Vec<u64> = hosts
                         .iter()
                         .filter_map(|&i| self.central_hosts.get(i as usize))
                         .filter_map(|name| self.by_name.get(name).copied())
+                        .filter(|link| self.hosts.get(link).is_some_and(|h| h.up))
                         .collect();
                     if let Some(j) = self.jobs.get_mut(&job) {
                         for link in links {
-                            *j.placed.entry(link).or_default() += 1;
+                            j.add_placed(link);
                         }
                     }
                 }
-                FromCentral::Unplaced { job, tasks, host } => {
-                    // A task the central had placed there and the node refused is no longer
-                    // queued there: were it still counted, that host's link dropping would
-                    // place it once more.
-                    let refused_at = host
-                        .and_then(|i| self.central_hosts.get(i as usize))
-                        .and_then(|name| self.by_name.get(name).copied());
+                FromCentral::Unplaced { job, tasks, .. } => {
+                    // A task the node refused left the driver's count of that host's queue
+                    // when the node said so (`Unqueued`): here it only goes back to placing.
                     if let Some(j) = self.jobs.get_mut(&job) {
-                        if let Some(link) = refused_at {
-                            j.unqueue_placed(link, tasks);
-                        }
                         j.reserved = j.reserved.saturating_sub(tasks);
                         if self.central_up && j.central_tries < CENTRAL_RETRIES {
                             // Keep the central's partitions: ask it again at the next tick,
