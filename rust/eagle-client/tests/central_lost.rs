@@ -23,13 +23,7 @@ fn long_tasks_in_flight_when_the_central_dies_are_placed_locally_and_all_run_onc
     let (n0, n1) = (node(2), node(2));
     // The central dies on the first `SubmitLong`, unanswered.
     let (central, asked) = stand_in_central(&["h0", "h1"], |_, _, _| Answer::Last(Vec::new()));
-    let c = client_with("app", &central, 2, 100);
-    c.add_host("h0", &n0);
-    c.add_host("h1", &n1);
-    let mut d = Driver::default();
-    d.until(&c, "both hosts and the central", false, |d| {
-        d.events.contains(&Event::CentralUp) && d.events.iter().filter(|e| matches!(e, Event::HostUp(_))).count() == 2
-    });
+    let (c, mut d) = linked_client("app", &central, &[("h0", &n0), ("h1", &n1)]);
     d.submit(&c, 1, 3, true);
     d.until(&c, "the central's death, then all three tasks run", false, |d| {
         d.events.contains(&Event::CentralDown) && d.ran_of(1).len() == 3
@@ -55,13 +49,7 @@ fn placements_a_node_hands_back_as_the_central_dies_are_placed_locally_and_all_r
         place_on_node(&at_n1, "app", job, &vec![1; tasks as usize], true, tasks - 1);
         Answer::Last(vec![FromCentral::Placed { job, hosts: vec![1; tasks as usize] }])
     });
-    let c = client_with("app", &central, 2, 100);
-    c.add_host("h0", &n0);
-    c.add_host("h1", &n1);
-    let mut d = Driver::default();
-    d.until(&c, "both hosts and the central", false, |d| {
-        d.events.contains(&Event::CentralUp) && d.events.iter().filter(|e| matches!(e, Event::HostUp(_))).count() == 2
-    });
+    let (c, mut d) = linked_client("app", &central, &[("h0", &n0), ("h1", &n1)]);
     d.submit(&c, 1, 3, true);
     // The first task holds h1's only slot, so the other two stay queued there until handed back.
     d.until(&c, "the first task, and the central's death", true, |d| {

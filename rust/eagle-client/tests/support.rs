@@ -218,6 +218,20 @@ impl Driver {
     }
 }
 
+/// A client of `app` (ticking every 100 ms, K = 2) on `central` and the nodes `hosts`
+/// (name, address), once the central and every host are linked.
+pub fn linked_client(app: &str, central: &str, hosts: &[(&str, &str)]) -> (Client, Driver) {
+    let c = client_with(app, central, 2, 100);
+    for (name, addr) in hosts {
+        c.add_host(name, addr);
+    }
+    let mut d = Driver::default();
+    d.until(&c, "every host and the central", false, |d| {
+        d.events.contains(&Event::CentralUp) && d.events.iter().filter(|e| matches!(e, Event::HostUp(_))).count() == hosts.len()
+    });
+    (c, d)
+}
+
 /// Handles the events of two clients until `done` holds (bounded generously).
 pub fn until2(a: &Client, da: &mut Driver, b: &Client, db: &mut Driver, what: &str, done: impl Fn(&Driver, &Driver) -> bool) {
     let deadline = Instant::now() + Duration::from_secs(60);

@@ -38,13 +38,7 @@ fn a_placement_the_node_refused_is_not_placed_again_when_that_hosts_link_drops()
     let (n0, n1) = (node(2), node(2));
     let proxy = Proxy::new(&n1);
     let (central, asked) = refusing_central(&["h0", "h1"], &n1);
-    let c = client_with("app", &central, 2, 100);
-    c.add_host("h0", &n0);
-    c.add_host("h1", &proxy.addr);
-    let mut d = Driver::default();
-    d.until(&c, "both hosts and the central", false, |d| {
-        d.events.contains(&Event::CentralUp) && d.events.iter().filter(|e| matches!(e, Event::HostUp(_))).count() == 2
-    });
+    let (c, mut d) = linked_client("app", &central, &[("h0", &n0), ("h1", &proxy.addr)]);
     d.submit(&c, 1, 2, true);
     // Two tasks placed (one on each host), the one on h1 refused and asked for again.
     eventually("the refused task asked for again", || (asked.lock().iter().map(|a| a.1).sum::<u32>() >= 3).then_some(()));
