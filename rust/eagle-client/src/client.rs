@@ -109,13 +109,21 @@ pub(crate) enum Cmd {
     Stop,
 }
 
+/// Counters the client thread keeps and the driver reads (its summary, the bench).
+#[derive(Default)]
+struct Counters {
+    surplus_returned: AtomicU64,
+    unplaced_long: AtomicU64,
+    placed_locally: AtomicU64,
+}
+
 /// The handle the driver holds. Dropping it stops the threads and closes the links
 /// (the daemons then drop this application's probes and leases).
 pub struct Client {
     cmd: Sender<Cmd>,
     events: Receiver<Event>,
     thread: Option<thread::JoinHandle<()>>,
-    surplus: Arc<AtomicU64>,
+    counters: Arc<Counters>,
     /// The central link's first outcome ([`Client::central_first`]), sent once.
     first: Receiver<Result<bool, String>>,
     first_seen: parking_lot::Mutex<Option<Result<bool, String>>>,
@@ -127,8 +135,8 @@ impl Client {
         let (cmd, rx) = unbounded();
         let (etx, events) = unbounded();
         let tx = cmd.clone();
-        let surplus = Arc::new(AtomicU64::new(0));
-        let counter = surplus.clone();
+        let counters = Arc::new(Counters::default());
+        let counter = counters.clone();
         let (first_tx, first) = crossbeam_channel::bounded(1);
         let thread = thread::Builder::new()
             .name("eagle-client".into())
@@ -138,7 +146,7 @@ impl Client {
                 st.run(rx)
             })
             .expect("spawn the eagle-client thread");
-        Client { cmd, events, thread: Some(thread), surplus, first, first_seen: parking_lot::Mutex::new(None) }
+        Client { cmd, events, thread: Some(thread), counters, first, first_seen: parking_lot::Mutex::new(None) }
     }
 
     /// How the central link's first attempt went, waiting up to `wait` for it: `Ok(true)`
@@ -156,7 +164,18 @@ impl Client {
     /// Grants the client handed back to their nodes itself, without an [`Event::Grant`]:
     /// the job already held a grant for each of its tasks left (late binding's surplus).
     pub fn surplus_returned(&self) -> u64 {
-        self.surplus.load(Ordering::Relaxed)
+        self.counters.surplus_returned.load(Ordering::Relaxed)
+    }
+
+    /// Long tasks the central answered it could not place (`Unplaced`), over the client's life.
+    pub fn unplaced_long(&self) -> u64 {
+        self.counters.unplaced_long.load(Ordering::Relaxed)
+    }
+
+    /// Long tasks placed (or placed again, after a rejection) by the driver's own LWL
+    /// fallback: the central was unreachable, or could not place them after ten asks.
+    pub fn placed_locally(&self) -> u64 {
+        self.counters.placed_locally.load(Ordering::Relaxed)
     }
 
     /// The events to act on, in order.
@@ -258,14 +277,15 @@ struct State {
     /// How many times `Executors` was sent: a job's `SubmitLong` sent before the latest one
     /// was placed against an older host list ([`Job::asked_at`]).
     executors_epoch: u64,
-    /// [`Client::surplus_returned`].
-    surplus: Arc<AtomicU64>,
+    /// What [`Client::surplus_returned`], [`Client::unplaced_long`] and
+    /// [`Client::placed_locally`] read.
+    counters: Arc<Counters>,
     /// Where the central link's first outcome goes ([`Client::central_first`]).
     first_central: Option<Sender<Result<bool, String>>>,
 }
 
 impl State {
-    fn new(cfg: ClientConfig, cmd: Sender<Cmd>, events: Sender<Event>, surplus: Arc<AtomicU64>) -> State {
+    fn new(cfg: ClientConfig, cmd: Sender<Cmd>, events: Sender<Event>, counters: Arc<Counters>) -> State {
         let secret: Arc<[u8]> = Arc::from(cfg.secret.as_slice());
         let central = link::start(CENTRAL, cfg.central.clone(), secret.clone(), cfg.app.clone(), cmd.clone(), Cmd::Central);
         State {
@@ -288,7 +308,7 @@ impl State {
             executors_sent: None,
             executors_stale: true,
             executors_epoch: 0,
-            surplus,
+            counters,
             first_central: None,
         }
     }
@@ -432,6 +452,7 @@ impl State {
         let (est, cpus) = (j.est, j.cpus);
         if !up.is_empty() {
             j.reserved += tasks;
+            self.counters.placed_locally.fetch_add(tasks as u64, Ordering::Relaxed);
         }
         let work: Vec<f64> = up.iter().map(|h| self.hosts[h].local_long_ms).collect();
         for (i, n) in local_lwl(&work, tasks, est).into_iter().enumerate() {
@@ -599,7 +620,7 @@ impl State {
                     // after all, its return reaches the node the same way.
                     self.writers.send(link, &ToNode::NoTask { lease });
                     self.jobs.get_mut(&job).unwrap().probed.remove(&link);
-                    self.surplus.fetch_add(1, Ordering::Relaxed);
+                    self.counters.surplus_returned.fetch_add(1, Ordering::Relaxed);
                     return;
                 }
                 let once = !long && !kept && !j.long;

@@ -48,4 +48,5 @@ fn a_placement_the_node_refused_is_not_placed_again_when_that_hosts_link_drops()
     // Twenty client ticks (at 100 ms) for a request that, when wrong, goes out at once.
     std::thread::sleep(Duration::from_secs(2));
     assert_eq!(*asked.lock(), vec![(1, 2), (1, 1)], "long tasks asked of the central");
+    assert_eq!((c.unplaced_long(), c.placed_locally()), (1, 0), "(unplaced, placed locally)");
 }

@@ -569,7 +569,7 @@ impl Drop for ClusterSide {
 
 /// Names of the `clusterStatus(handle): Array[Long]` slots, in order (empty outside cluster
 /// mode).
-pub const CLUSTER_STATUS_NAMES: [&str; 13] = [
+pub const CLUSTER_STATUS_NAMES: [&str; 15] = [
     "centralUp",
     "hostsUp",
     "heldGrants",
@@ -583,6 +583,8 @@ pub const CLUSTER_STATUS_NAMES: [&str; 13] = [
     "centralDowns",
     "surplusReturned",
     "coldReturned",
+    "unplacedLong",
+    "placedLocally",
 ];
 
 fn side(st: &mut State) -> Result<&mut ClusterSide, String> {
@@ -731,6 +733,8 @@ pub fn status(st: &mut State) -> Vec<i64> {
         k.central_downs,
         c.client().surplus_returned(),
         k.cold_returned,
+        c.client().unplaced_long(),
+        c.client().placed_locally(),
     ];
     v.iter().map(|&x| x.min(i64::MAX as u64) as i64).collect()
 }

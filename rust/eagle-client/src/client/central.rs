@@ -169,6 +169,7 @@ impl State {
                     }
                 }
                 FromCentral::Unplaced { job, tasks, .. } => {
+                    self.counters.unplaced_long.fetch_add(tasks as u64, std::sync::atomic::Ordering::Relaxed);
                     // A task the node refused left the driver's count of that host's queue
                     // when the node said so (`Unqueued`): here it only goes back to placing.
                     if let Some(j) = self.jobs.get_mut(&job) {

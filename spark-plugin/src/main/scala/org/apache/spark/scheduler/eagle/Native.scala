@@ -274,7 +274,7 @@ private[eagle] object Native {
   val ClusterStatusNames: Seq[String] = Seq(
     "centralUp", "hostsUp", "heldGrants", "runningLeases", "grants", "launched", "returned",
     "revoked", "taskEnds", "hostDowns", "centralDowns", "surplusReturned",
-    "coldReturned")
+    "coldReturned", "unplacedLong", "placedLocally")
 
   val EstimateSources: Seq[String] = Seq("hint", "history", "runningMean", "default")
 
