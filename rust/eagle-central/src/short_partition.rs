@@ -249,6 +249,21 @@ pub fn cover_len(order: &[&str], drivers: &[&BTreeSet<String>]) -> usize {
         .map_or(0, |last| last + 1)
 }
 
+/// The most hosts of `order` (by name) a grown partition may span and still leave every
+/// driver in `drivers` (each driver's hosts) that has a host in `order` one general host of
+/// its own: its last host in the order. `order.len()` with no such driver. A driver with long
+/// work whose hosts were all short-only could have none of it placed: the central would
+/// answer `Unplaced` to every ask and the driver fall back to its own placement, on the
+/// short-only hosts, after ten asks (invocation L of docs/MEASUREMENTS.md: 691 of batch-1's
+/// 755 long tasks).
+pub fn long_bound(order: &[&str], drivers: &[&BTreeSet<String>]) -> usize {
+    drivers
+        .iter()
+        .filter_map(|on| order.iter().rposition(|h| on.contains(*h)))
+        .min()
+        .unwrap_or(order.len())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -347,6 +362,18 @@ mod tests {
         // Once the window has passed, only the driver still there counts.
         assert_eq!(d.slots(15.0, 16), 1);
         d.gone(10.0, 99); // unknown: nothing
+    }
+
+    #[test]
+    fn a_grown_partition_leaves_every_driver_with_long_work_a_general_host() {
+        let order = ["a", "b", "c", "d"];
+        let set = |hs: &[&str]| hs.iter().map(|h| h.to_string()).collect::<BTreeSet<String>>();
+        let (ab, bd, x) = (set(&["a", "b"]), set(&["d", "b"]), set(&["x"]));
+        assert_eq!(long_bound(&order, &[&ab]), 1, "a may be short-only, b stays general");
+        assert_eq!(long_bound(&order, &[&ab, &bd]), 1);
+        assert_eq!(long_bound(&order, &[&bd]), 3);
+        assert_eq!(long_bound(&order, &[&x]), 4, "no host in the order: no bound");
+        assert_eq!(long_bound(&order, &[]), 4);
     }
 
     #[test]

@@ -21,7 +21,7 @@
 //! work and its bit (its reservations died with the daemon).
 
 use crate::placement::{Candidate, HostPlacement, Placement};
-use crate::short_partition::{cover_len, cover_order, short_only_hosts, short_slots_per_host, Measure, ShortDemand, ShortPartition};
+use crate::short_partition::{cover_len, cover_order, long_bound, short_only_hosts, short_slots_per_host, Measure, ShortDemand, ShortPartition};
 use eagle_core::partition::{short_only_count, Partitions};
 use eagle_core::sss::LongMap;
 use eagle_core::types::NodeId;
@@ -101,6 +101,10 @@ pub struct CentralState {
     /// `None` while their last report had some, else when it said none. A driver idle of
     /// short work for [`SHORT_IDLE_S`] no longer counts.
     short_drivers: BTreeMap<ConnId, Option<f64>>,
+    /// Drivers that have asked to place long work (`SubmitLong`), with when they last did;
+    /// after [`SHORT_IDLE_S`] without one they no longer count. An adaptive partition grows
+    /// only as far as leaves each of them a general host ([`long_bound`]).
+    long_drivers: BTreeMap<ConnId, f64>,
     /// [`CentralState::reservation_order`] of the live hosts it was computed for, and how
     /// many of its first hosts cover every driver with short work; cleared when a driver's
     /// hosts change or a driver first reports short work.
@@ -139,6 +143,7 @@ impl CentralState {
             drivers: BTreeMap::new(),
             executors: BTreeMap::new(),
             short_drivers: BTreeMap::new(),
+            long_drivers: BTreeMap::new(),
             order: None,
             peers: BTreeMap::new(),
             closed: BTreeSet::new(),
@@ -189,6 +194,7 @@ impl CentralState {
             Event::Disconnected { conn } => {
                 self.peers.remove(&conn);
                 self.drivers.remove(&conn);
+                self.long_drivers.remove(&conn);
                 if self.executors.remove(&conn).is_some() | self.short_drivers.remove(&conn).is_some() {
                     self.order = None;
                 }
@@ -306,6 +312,7 @@ impl CentralState {
                 if cpus == 0 {
                     return reply(out, FromCentral::Error { what: format!("SubmitLong of job {job}: cpus must be >= 1, got 0") });
                 }
+                self.long_drivers.insert(conn, self.now);
                 let placed = self.place(conn, &app, job, tasks, est_ms, cpus);
                 if placed.is_empty() && tasks > 0 {
                     return reply(out, FromCentral::Unplaced { job, tasks, host: None });
@@ -447,7 +454,10 @@ impl CentralState {
                 if per_slot {
                     return self.keep_slots(&live, &slots, want.max(cover as u32));
                 }
-                let k = short_only_hosts(&slots, self.short_fraction, want).max(cover).min(live.len().saturating_sub(1));
+                let fixed = short_only_count(live.len(), self.short_fraction).max(cover);
+                let grown = short_only_hosts(&slots, self.short_fraction, want).max(cover);
+                // Growth past the fixed layout leaves each driver with long work a general host.
+                let k = grown.min(self.long_bound(&live).max(fixed)).min(live.len().saturating_sub(1));
                 if k != self.short_only {
                     log::info!("short partition: {k} of {} hosts (short demand {want} slots)", live.len());
                 }
@@ -476,6 +486,16 @@ impl CentralState {
         let names: Vec<&str> = order.iter().map(|n| self.hosts[n.0 as usize].name.as_str()).collect();
         let cover = cover_len(&names, &short);
         (order, cover)
+    }
+
+    /// [`long_bound`] over the `live` hosts in reservation order, of the drivers that asked
+    /// to place long work in the last [`SHORT_IDLE_S`].
+    fn long_bound(&mut self, live: &[NodeId]) -> usize {
+        let now = self.now;
+        self.long_drivers.retain(|_, t| now - *t < SHORT_IDLE_S);
+        let names: Vec<&str> = live.iter().map(|n| self.hosts[n.0 as usize].name.as_str()).collect();
+        let on: Vec<&BTreeSet<String>> = self.long_drivers.keys().filter_map(|c| self.executors.get(c)).collect();
+        long_bound(&names, &on)
     }
 
     /// `--short-partition slots`: keeps `want` slots for short work over the `live` hosts

@@ -498,3 +498,32 @@ fn a_host_leaving_the_general_partition_is_asked_to_hand_back_its_queued_long_wo
     let out = s.handle(Event::Message { conn: 1, msg: ToCentral::ShortLoad { running: 1, waiting: 0 } });
     assert!(drops(&out).is_empty(), "{out:?}");
 }
+
+/// An adaptive partition grows to the short demand only as far as leaves each application
+/// with long work a general host of its own. Before 2026-11-29 it grew onto every host of a
+/// batch application that shared its hosts with an interactive one, and every long task of
+/// the batch application came back `Unplaced` (invocation L of docs/MEASUREMENTS.md).
+#[test]
+fn a_grown_partition_leaves_each_application_with_long_work_a_general_host() {
+    let mut s = eight_up(ShortPartition::Adaptive);
+    driver_on(&mut s, 1, &[0, 1]);
+    driver_on(&mut s, 2, &[0, 1]);
+    driver_on(&mut s, 3, &[2, 3, 4, 5, 6, 7]);
+    let submit = |s: &mut CentralState, conn: ConnId, job: u64| {
+        let out = s.handle(Event::Message { conn, msg: ToCentral::SubmitLong { job, tasks: 2, est_ms: 1000.0, cpus: 1 } });
+        placements(&out).into_iter().map(|p| p.0).collect::<BTreeSet<HostId>>()
+    };
+    assert_eq!(submit(&mut s, 2, 1), [1].into(), "the fixed share: h0 short-only");
+    // The interactive application's demand would take half the hosts, h0 and h1 first.
+    s.set_now(1.0);
+    s.handle(Event::Message { conn: 1, msg: ToCentral::ShortLoad { running: 2, waiting: 20 } });
+    s.set_now(4.0);
+    assert_eq!(submit(&mut s, 2, 2), [1].into(), "h1 stays general for the batch application");
+    assert_eq!(s.status().nodes.iter().filter(|n| !n.general).count(), 1);
+    // Once that application has asked for no long work for a minute, the partition grows.
+    s.set_now(70.0);
+    s.handle(Event::Message { conn: 1, msg: ToCentral::ShortLoad { running: 2, waiting: 21 } });
+    let placed = submit(&mut s, 3, 3);
+    assert!(!s.status().nodes[1].general, "h1 short-only now");
+    assert!(placed.iter().all(|&h| h >= 2), "{placed:?}");
+}
