@@ -19,7 +19,9 @@
 //!   and Algorithm 1's test (a probe passes only if its estimate fits in 5 × the waiting
 //!   one's, minus the delay already charged) kept every small job of 20 ms tasks behind a big
 //!   job of 3 ms tasks until all of the big one's tasks had run here. Now small jobs pass a
-//!   big one for a second at a time, and the big one is served at least once a second.
+//!   big one for a second at a time, and the big one is served at least once a second. A job
+//!   served under its cap with at most one second of the host's slots of work left stays
+//!   protected until its probe leaves, so its last tasks go at full width, not one a second.
 //!
 //!   Tried and dropped: queueing every short probe ahead of the long work of any host
 //!   (no rejection). At ratio 1.2 on the 8-host testbed it cut the short p99 from 10.7 s

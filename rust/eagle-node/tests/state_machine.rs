@@ -618,3 +618,67 @@ fn a_host_leaving_the_general_partition_hands_back_its_queued_reservations() {
         s.check().unwrap();
     }
 }
+
+/// A 2-slot eagle-adaptive node kept busy by one-task short jobs of 100 ms arriving every
+/// `every` ms, with a short job of nine 400 ms tasks queued at 10 ms: every task runs
+/// exactly its estimate. Returns when each of the nine was granted (ms).
+fn mid_job_under_a_stream(every: u64) -> Vec<u64> {
+    const MID: u64 = 1_000_000;
+    let mut s = node(Policy::EagleAdaptive, 2);
+    join(&mut s, 1, Role::Driver, "interactive");
+    let probe = |job, tasks, est_ms| ToNode::Probe { job, tasks, est_ms, cpus: 1 };
+    // Running leases: (end, lease).
+    let mut running: Vec<(u64, u64)> = Vec::new();
+    let mut mid = Vec::new();
+    let mut next_small = 1u64;
+    let mut out = Vec::new();
+    let mut now = 0;
+    while mid.len() < 9 && now < 60_000 {
+        for (_, lease, job, _) in grants(&out) {
+            assert!(send(&mut s, now, 1, ToNode::Launched { lease }).is_empty());
+            if job == MID {
+                mid.push(now);
+            }
+            running.push((now + if job == MID { 400 } else { 100 }, lease));
+        }
+        // The next event: the mid job's probe, a small job's arrival, or a task end.
+        let arrival = (next_small - 1) * every;
+        let end = running.iter().map(|r| r.0).min().unwrap_or(u64::MAX);
+        if mid.is_empty() && now < 10 && arrival > 10 && end >= 10 {
+            now = 10;
+            out = send(&mut s, now, 1, probe(MID, 9, 400.0));
+        } else if arrival <= end {
+            now = arrival;
+            out = send(&mut s, now, 1, probe(next_small, 1, 100.0));
+            next_small += 1;
+        } else {
+            now = end;
+            let k = running.iter().position(|r| r.0 == end).unwrap();
+            let (_, lease) = running.swap_remove(k);
+            out = send(&mut s, now, 1, ToNode::TaskEnd { lease });
+        }
+    }
+    mid
+}
+
+#[test]
+fn eagle_adaptive_serves_the_end_of_a_starved_short_job_at_full_width() {
+    // The smaller jobs have less remaining work, so SRPT serves them first, and at one every
+    // 50-60 ms they keep both slots busy: after its first task (a free slot), the nine-task
+    // job runs only under its starvation cap, which counts once it has waited `min_wait`
+    // (1 s). Each grant restarts that floor while more than a floor of the host's slots of
+    // its work is left (2 s here: five 400 ms tasks); then its last tasks go at once.
+    // Restarting it at every grant served the job one launch a second: its ninth task
+    // started at 8,210 ms (50 ms) and 8,010 ms (60 ms).
+    for every in [50, 55, 60] {
+        let mid = mid_job_under_a_stream(every);
+        assert_eq!(mid.len(), 9, "all nine tasks ran: {mid:?}");
+        let gaps: Vec<u64> = mid.windows(2).map(|w| w[1] - w[0]).collect();
+        assert!(gaps[..3].iter().all(|&g| g >= 900), "smaller jobs pass it for about a second at a time: {mid:?}");
+        assert!(gaps[3..].iter().all(|&g| g <= 400), "its last five tasks go as slots free: {mid:?}");
+        assert!(mid[8] <= 4_500, "{mid:?}");
+    }
+    // With room between the small jobs, SRPT serves it there and the floor does not bind.
+    let light = mid_job_under_a_stream(80);
+    assert!(light.windows(2).all(|w| w[1] - w[0] <= 700), "{light:?}");
+}
