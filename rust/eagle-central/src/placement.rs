@@ -57,14 +57,14 @@ impl Candidate {
     }
 }
 
-/// A long task set as LoTES sees it.
+/// A long task set with tasks placed and not over (LoTES plans for these).
 struct TaskSet {
     id: JobId,
     /// Tasks placed and not over, per host.
     live: BTreeMap<HostId, u32>,
 }
 
-/// The placement state: LoTES's planner and the live task sets it plans for.
+/// The placement state: the live long task sets, and LoTES's planner for them.
 pub struct HostPlacement {
     lotes: Option<ExecutorPlacement>,
     task_sets: BTreeMap<(String, u64), TaskSet>,
@@ -111,17 +111,17 @@ impl HostPlacement {
             return Vec::new();
         }
         let key = (app.to_string(), job);
+        let id = match self.task_sets.get(&key) {
+            Some(t) => t.id,
+            None => {
+                let id = JobId(self.next_id);
+                self.next_id = self.next_id.wrapping_add(1);
+                self.task_sets.insert(key.clone(), TaskSet { id, live: BTreeMap::new() });
+                id
+            }
+        };
         let allowed = match self.lotes.as_mut() {
             Some(l) => {
-                let id = match self.task_sets.get(&key) {
-                    Some(t) => t.id,
-                    None => {
-                        let id = JobId(self.next_id);
-                        self.next_id = self.next_id.wrapping_add(1);
-                        self.task_sets.insert(key.clone(), TaskSet { id, live: BTreeMap::new() });
-                        id
-                    }
-                };
                 let live: u32 = self.task_sets[&key].live.values().sum();
                 if live == 0 {
                     // LoTES wants a duration > 0 (seconds); a zero estimate weighs little.
@@ -142,14 +142,12 @@ impl HostPlacement {
             None => fit,
         };
         let chosen = least_work_left(&allowed, tasks as usize, est_ms, cpus);
-        if self.lotes.is_some() {
-            let t = self.task_sets.get_mut(&key).expect("registered above");
-            for &h in &chosen {
-                *t.live.entry(h).or_default() += 1;
-            }
-            if t.live.is_empty() {
-                self.forget(&key);
-            }
+        let t = self.task_sets.get_mut(&key).expect("registered above");
+        for &h in &chosen {
+            *t.live.entry(h).or_default() += 1;
+        }
+        if t.live.is_empty() {
+            self.forget(&key);
         }
         chosen
     }
@@ -181,9 +179,15 @@ impl HostPlacement {
         }
     }
 
-    /// Live long task sets LoTES plans for.
+    /// Live long task sets (LoTES plans for these).
     pub fn live_task_sets(&self) -> usize {
         self.task_sets.len()
+    }
+
+    /// Whether `app` has long tasks placed and not over.
+    pub fn has_live(&self, app: &str) -> bool {
+        let app = app.to_string();
+        self.task_sets.range((app.clone(), 0)..=(app, u64::MAX)).next().is_some()
     }
 
     /// The LoTES bin of `host` (tasks per class), under `--placement lotes` once planned.
@@ -274,12 +278,33 @@ mod tests {
 
     #[test]
     fn a_lost_host_ends_its_tasks() {
-        let mut p = HostPlacement::new(Placement::Lotes, 7).unwrap();
-        p.host_sized(0, 2);
-        let got = p.choose("a", 1, 2, 10.0, 1, &[c(0, 0.0, 2)]);
-        assert_eq!(got, vec![0, 0]);
-        assert_eq!(p.live_task_sets(), 1);
-        p.host_lost(0);
+        for placement in [Placement::Lotes, Placement::Lwl] {
+            let mut p = HostPlacement::new(placement, 7).unwrap();
+            p.host_sized(0, 2);
+            let got = p.choose("a", 1, 2, 10.0, 1, &[c(0, 0.0, 2)]);
+            assert_eq!(got, vec![0, 0]);
+            assert_eq!(p.live_task_sets(), 1);
+            assert!(p.has_live("a") && !p.has_live("b") && !p.has_live(""));
+            p.host_lost(0);
+            assert_eq!(p.live_task_sets(), 0);
+            assert!(!p.has_live("a"));
+        }
+    }
+
+    #[test]
+    fn an_application_has_live_long_work_until_its_last_task_is_over() {
+        let mut p = HostPlacement::new(Placement::Lwl, 1).unwrap();
+        let hosts = [c(0, 0.0, 2), c(1, 0.0, 2)];
+        assert_eq!(p.choose("ab", 1, 2, 10.0, 1, &hosts).len(), 2);
+        assert_eq!(p.choose("a", 7, 1, 10.0, 1, &hosts), vec![0]);
+        assert!(p.choose("a", 8, 1, 10.0, 9, &hosts).is_empty(), "nothing placed, nothing live");
+        assert_eq!(p.live_task_sets(), 2);
+        p.over(0, "a", 7);
+        assert!(!p.has_live("a"), "another application's name is not a prefix match");
+        assert!(p.has_live("ab"));
+        p.over(0, "ab", 1);
+        p.over(1, "ab", 1);
+        assert!(!p.has_live("ab"));
         assert_eq!(p.live_task_sets(), 0);
     }
 

@@ -102,8 +102,9 @@ pub struct CentralState {
     /// short work for [`SHORT_IDLE_S`] no longer counts.
     short_drivers: BTreeMap<ConnId, Option<f64>>,
     /// Drivers that have asked to place long work (`SubmitLong`), with when they last did;
-    /// after [`SHORT_IDLE_S`] without one they no longer count. An adaptive partition grows
-    /// only as far as leaves each of them a general host ([`long_bound`]).
+    /// they count while long tasks of theirs are placed and not over, and for
+    /// [`SHORT_IDLE_S`] after their last ask. An adaptive partition grows only as far as
+    /// leaves each of them a general host ([`long_bound`]).
     long_drivers: BTreeMap<ConnId, f64>,
     /// [`CentralState::reservation_order`] of the live hosts it was computed for, and how
     /// many of its first hosts cover every driver with short work; cleared when a driver's
@@ -488,11 +489,12 @@ impl CentralState {
         (order, cover)
     }
 
-    /// [`long_bound`] over the `live` hosts in reservation order, of the drivers that asked
-    /// to place long work in the last [`SHORT_IDLE_S`].
+    /// [`long_bound`] over the `live` hosts in reservation order, of the drivers with long
+    /// tasks placed and not over, or that asked to place some in the last [`SHORT_IDLE_S`].
+    /// A long stage outlasts that minute: its queued tasks must keep a general host too.
     fn long_bound(&mut self, live: &[NodeId]) -> usize {
-        let now = self.now;
-        self.long_drivers.retain(|_, t| now - *t < SHORT_IDLE_S);
+        let (now, drivers, placement) = (self.now, &self.drivers, &self.placement);
+        self.long_drivers.retain(|c, t| now - *t < SHORT_IDLE_S || drivers.get(c).is_some_and(|app| placement.has_live(app)));
         let names: Vec<&str> = live.iter().map(|n| self.hosts[n.0 as usize].name.as_str()).collect();
         let on: Vec<&BTreeSet<String>> = self.long_drivers.keys().filter_map(|c| self.executors.get(c)).collect();
         long_bound(&names, &on)

@@ -500,7 +500,8 @@ fn a_host_leaving_the_general_partition_is_asked_to_hand_back_its_queued_long_wo
 }
 
 /// An adaptive partition grows to the short demand only as far as leaves each application
-/// with long work a general host of its own. Before 2026-11-29 it grew onto every host of a
+/// with long work (placed and not over, or asked for in the last minute) a general host of
+/// its own. Before 2026-11-29 it grew onto every host of a
 /// batch application that shared its hosts with an interactive one, and every long task of
 /// the batch application came back `Unplaced` (invocation L of docs/MEASUREMENTS.md).
 #[test]
@@ -520,10 +521,18 @@ fn a_grown_partition_leaves_each_application_with_long_work_a_general_host() {
     s.set_now(4.0);
     assert_eq!(submit(&mut s, 2, 2), [1].into(), "h1 stays general for the batch application");
     assert_eq!(s.status().nodes.iter().filter(|n| !n.general).count(), 1);
-    // Once that application has asked for no long work for a minute, the partition grows.
+    // A minute on, its four tasks are still placed on h1 (a long stage outlasts the
+    // minute): h1 stays general. Before 2026-11-29 it did not, and its queued ones came back.
     s.set_now(70.0);
     s.handle(Event::Message { conn: 1, msg: ToCentral::ShortLoad { running: 2, waiting: 21 } });
-    let placed = submit(&mut s, 3, 3);
+    submit(&mut s, 3, 3);
+    assert!(s.status().nodes[1].general, "h1 keeps the batch application's long work");
+    // Once they are over and it has asked for no long work for a minute, the partition grows.
+    for job in [1, 1, 2, 2] {
+        s.handle(Event::FromNode { host: 1, msg: FromNode::LongDone { app: "app2".into(), job, est_ms: 1000.0, cpus: 1 } });
+    }
+    s.handle(Event::Message { conn: 1, msg: ToCentral::ShortLoad { running: 2, waiting: 22 } });
+    let placed = submit(&mut s, 3, 4);
     assert!(!s.status().nodes[1].general, "h1 short-only now");
     assert!(placed.iter().all(|&h| h >= 2), "{placed:?}");
 }
