@@ -104,7 +104,7 @@ pub struct CentralState {
     /// Drivers that have asked to place long work (`SubmitLong`), with when they last did;
     /// they count while long tasks of theirs are placed and not over, and for
     /// [`SHORT_IDLE_S`] after their last ask. An adaptive partition grows only as far as
-    /// leaves each of them a general host ([`long_bound`]).
+    /// leaves each of them half its hosts as general hosts ([`long_bound`]).
     long_drivers: BTreeMap<ConnId, f64>,
     /// [`CentralState::reservation_order`] of the live hosts it was computed for, and how
     /// many of its first hosts cover every driver with short work; cleared when a driver's

@@ -536,3 +536,27 @@ fn a_grown_partition_leaves_each_application_with_long_work_a_general_host() {
     assert!(!s.status().nodes[1].general, "h1 short-only now");
     assert!(placed.iter().all(|&h| h >= 2), "{placed:?}");
 }
+
+/// The bound leaves each application with long work half its hosts, rounded up, as general
+/// hosts, as the fixed layout does at the bench's placement: a batch application on the four
+/// hosts of two busy interactive ones kept one of them before 2026-11-29, and its long jobs
+/// took twice as long as under the fixed layout (invocation N of docs/MEASUREMENTS.md).
+#[test]
+fn a_grown_partition_leaves_each_application_with_long_work_half_its_hosts() {
+    let mut s = eight_up(ShortPartition::Adaptive);
+    driver_on(&mut s, 1, &[0, 1]);
+    driver_on(&mut s, 2, &[2, 3]);
+    driver_on(&mut s, 3, &[0, 1, 2, 3]);
+    driver_on(&mut s, 4, &[4, 5, 6, 7]);
+    s.set_now(1.0);
+    for conn in [1, 2] {
+        s.handle(Event::Message { conn, msg: ToCentral::ShortLoad { running: 4, waiting: 40 } });
+    }
+    s.set_now(4.0);
+    let out = s.handle(Event::Message { conn: 3, msg: ToCentral::SubmitLong { job: 1, tasks: 4, est_ms: 1000.0, cpus: 1 } });
+    let on: BTreeSet<HostId> = placements(&out).into_iter().map(|p| p.0).collect();
+    let general: Vec<usize> = (0..4).filter(|&h| s.status().nodes[h].general).collect();
+    assert_eq!(general.len(), 2, "two of the batch application's four hosts stay general: {general:?}");
+    assert_eq!(on.len(), 2, "its tasks go to both: {on:?}");
+    assert!(on.iter().all(|&h| general.contains(&(h as usize))), "{on:?} on {general:?}");
+}
