@@ -7,7 +7,8 @@ in arrival order; every job keeps its arrival time). Systems, each on a fresh te
 * ``eagle``, ``eagle-adaptive``, ``hawk``, ``sparrow`` — cluster mode
   (``spark.scheduler.eagle.cluster.central``) on the same daemons (``scripts/testbed.sh
   --eagle-daemons --eagle-policy P``; ``--short-partition adaptive|slots`` makes the central's short
-  partition adaptive, in whole hosts or in slots kept on every host, for every cluster system;
+  partition adaptive, in whole hosts or in slots kept on every host, for every cluster system,
+  and each run records the one it ran under (``short_partition``);
   ``SYSTEM@PARTITION``, e.g. ``eagle-adaptive@slots``, for that one system alone, so that two
   partitions are measured beside the same baselines in one invocation): each host's
   ``eagle-node`` owns ``--cores`` slots; every worker advertises slots x 4 cores, and each
@@ -356,6 +357,7 @@ def one_system(args, label: str, plans_by_tag: dict, out_dir: str, slots: int) -
                          "correct": ok and len(jobs) == meta["n_jobs"], "errors": errors,
                          "jobs": len(jobs), "load": meta.get("nominal_load"),
                          "static_cores": cores or None, "cluster": counters, "executor_hosts": placed,
+                         "short_partition": tb.get("eagle_short_partition") if cluster else None,
                          "anatomy": anatomy(base, go_ms, tag),
                          "threads": thread_cpu(sampler, base, [t for t, _ in sequence], tag),
                          "latencies": {"short": [round(x, 4) for x in short], "long": [round(x, 4) for x in long_]}})

@@ -77,7 +77,12 @@ pub fn spawn(opts: Options) -> io::Result<CentralHandle> {
     let (ptx, prx) = unbounded::<Inbound<ToCentral>>();
     let (ntx, nrx) = unbounded::<NodeLink>();
     serve(listener, secret.clone(), Role::Central, &[Role::Driver, Role::Node], Arc::new(AtomicU64::new(1)), ptx);
-    log::info!("eagle-central listening on {addr}, {} nodes given", opts.nodes.len());
+    log::info!(
+        "eagle-central listening on {addr}, {} nodes given, short partition {} (floor {} of the hosts)",
+        opts.nodes.len(),
+        opts.short_partition.name(),
+        opts.short_fraction
+    );
     let (state, dials) = CentralState::with_placement(&opts.nodes, opts.short_fraction, opts.placement, 1)
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
     let mut state = state.with_short_partition(opts.short_partition);

@@ -71,6 +71,15 @@ impl ShortPartition {
             _ => Err(format!("--short-partition must be fixed, adaptive or slots, got '{s}'")),
         }
     }
+
+    /// The name `parse` reads.
+    pub fn name(self) -> &'static str {
+        match self {
+            ShortPartition::Fixed => "fixed",
+            ShortPartition::Adaptive => "adaptive",
+            ShortPartition::Slots => "slots",
+        }
+    }
 }
 
 /// The window the central observes short demand over: shorter than the driver's (60 s),
@@ -390,6 +399,9 @@ mod tests {
     #[test]
     fn parse_names_the_flag() {
         assert_eq!(ShortPartition::parse("adaptive"), Ok(ShortPartition::Adaptive));
+        for m in [ShortPartition::Fixed, ShortPartition::Adaptive, ShortPartition::Slots] {
+            assert_eq!(ShortPartition::parse(m.name()), Ok(m));
+        }
         assert!(ShortPartition::parse("auto").unwrap_err().contains("--short-partition"));
     }
 }
