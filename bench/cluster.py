@@ -53,7 +53,7 @@ from . import eventlog, threads
 
 SYSTEMS = ("eagle", "eagle-adaptive", "hawk", "sparrow", "static", "oversubscribed")
 CLUSTER_SYSTEMS = ("eagle", "eagle-adaptive", "hawk", "sparrow")
-PARTITIONS = ("fixed", "adaptive", "slots")
+PARTITIONS = ("fixed", "adaptive", "slots", "share")
 APPS = ("interactive-0", "interactive-1", "batch-0", "batch-1")
 NODE_PORT = 7101                     # scripts/testbed.sh runs every eagle-node on it
 

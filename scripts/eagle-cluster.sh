@@ -19,7 +19,7 @@
 #   --node-port P         [7101]
 #   --slots N             slots of every node [the host's cores: nproc, run on that host]
 #   --policy eagle-adaptive|eagle|hawk|sparrow [eagle-adaptive]  --lease-ms MS [3000]  --short-fraction F [0.1]
-#   --short-partition fixed|adaptive|slots [fixed]  eagle-central's short partition: --short-fraction
+#   --short-partition fixed|adaptive|slots|share [fixed]  eagle-central's short partition: --short-fraction
 #                         of the hosts (the paper's), or at least that, grown to the short tasks
 #                         the drivers report (adaptive: whole hosts; slots: slots kept on every
 #                         host, one per host in turn)
@@ -140,7 +140,7 @@ is_port "$NODE_PORT" || die "--node-port must be a port (1-65535), got '$NODE_PO
 [[ "$SLOTS" = auto || ( "$SLOTS" =~ ^[0-9]+$ && "$SLOTS" -ge 1 ) ]] || die "--slots must be a positive integer, got '$SLOTS'"
 case "$POLICY" in eagle|eagle-adaptive|hawk|sparrow) ;; *) die "--policy must be eagle, eagle-adaptive, hawk or sparrow, got '$POLICY'" ;; esac
 case "$PLACEMENT" in lwl|lotes) ;; *) die "--placement must be lwl or lotes, got '$PLACEMENT'" ;; esac
-case "$SHORT_PARTITION" in fixed|adaptive|slots) ;; *) die "--short-partition must be fixed, adaptive or slots, got '$SHORT_PARTITION'" ;; esac
+case "$SHORT_PARTITION" in fixed|adaptive|slots|share) ;; *) die "--short-partition must be fixed, adaptive, slots or share, got '$SHORT_PARTITION'" ;; esac
 [[ "$LEASE_MS" =~ ^[0-9]+$ && "$LEASE_MS" -ge 10 ]] || die "--lease-ms must be an integer >= 10, got '$LEASE_MS'"
 [[ "$TIMEOUT" =~ ^[0-9]+$ && "$TIMEOUT" -ge 1 ]] || die "--timeout must be a positive integer, got '$TIMEOUT'"
 [[ "$SHORT_FRACTION" =~ ^0(\.[0-9]+)?$|^\.[0-9]+$ ]] || die "--short-fraction must be in [0, 1), got '$SHORT_FRACTION'"

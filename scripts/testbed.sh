@@ -29,7 +29,7 @@
 #   --eagle-slots N [--cores]  --eagle-policy eagle-adaptive|eagle|hawk|sparrow [eagle-adaptive]  --eagle-lease-ms MS [3000]
 #   --eagle-slots-list N,...  node i's slots (hosts of different sizes; one entry per worker)
 #   --eagle-placement lwl|lotes [lwl]  eagle-central's placement of long tasks
-#   --eagle-short-partition fixed|adaptive|slots [fixed]  eagle-central's short partition: the
+#   --eagle-short-partition fixed|adaptive|slots|share [fixed]  eagle-central's short partition: the
 #                    paper's share, or grown to the drivers' short load (whole hosts, or slots
 #                    kept on every host)
 #
@@ -95,7 +95,7 @@ EAGLE_SLOTS="${EAGLE_SLOTS:-$CORES}"
 [[ "$EAGLE_SLOTS" =~ ^[0-9]+$ && "$EAGLE_SLOTS" -ge 1 ]] || { echo "testbed: --eagle-slots must be a positive integer" >&2; exit 2; }
 case "$EAGLE_POLICY" in eagle|eagle-adaptive|hawk|sparrow) ;; *) echo "testbed: --eagle-policy must be eagle, eagle-adaptive, hawk or sparrow" >&2; exit 2 ;; esac
 case "$EAGLE_PLACEMENT" in lwl|lotes) ;; *) echo "testbed: --eagle-placement must be lwl or lotes, got '$EAGLE_PLACEMENT'" >&2; exit 2 ;; esac
-case "$EAGLE_SHORT_PARTITION" in fixed|adaptive|slots) ;; *) echo "testbed: --eagle-short-partition must be fixed, adaptive or slots, got '$EAGLE_SHORT_PARTITION'" >&2; exit 2 ;; esac
+case "$EAGLE_SHORT_PARTITION" in fixed|adaptive|slots|share) ;; *) echo "testbed: --eagle-short-partition must be fixed, adaptive, slots or share, got '$EAGLE_SHORT_PARTITION'" >&2; exit 2 ;; esac
 if [ -n "$EAGLE_SLOTS_LIST" ]; then
   [[ "$EAGLE_SLOTS_LIST" =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || { echo "testbed: --eagle-slots-list must be positive integers separated by commas, got '$EAGLE_SLOTS_LIST'" >&2; exit 2; }
   IFS=, read -r -a EAGLE_SLOTS_OF <<< "$EAGLE_SLOTS_LIST"

@@ -37,6 +37,7 @@ def _script(action, state, bin_dir, node_port, central_port, *extra):
     (("--policy", "hawk"), "fixed"),
     (("--short-partition", "adaptive"), "adaptive"),
     (("--policy", "eagle", "--short-partition", "slots"), "slots"),
+    (("--short-partition", "share"), "share"),
 ])
 def test_the_central_runs_the_short_partition_it_is_given(binaries, tmp_path, extra, partition):
     state = tmp_path / "state"
@@ -59,5 +60,5 @@ def test_the_central_runs_the_short_partition_it_is_given(binaries, tmp_path, ex
 def test_a_bad_short_partition_is_refused_naming_the_flag(binaries, tmp_path):
     r = _script("start", tmp_path / "state", binaries, free_port(), free_port(), "--short-partition", "auto")
     assert r.returncode != 0
-    assert "--short-partition must be fixed, adaptive or slots, got 'auto'" in r.stderr, r.stderr
+    assert "--short-partition must be fixed, adaptive, slots or share, got 'auto'" in r.stderr, r.stderr
     assert not (tmp_path / "state" / "logs" / "central.log").exists()

@@ -30,7 +30,9 @@ struct Args {
     /// at least that, grown to cover the short tasks the drivers report running and waiting
     /// over a 10 s window, at most half the slots. slots: the same demand kept as slots on
     /// every host, one per host in turn (each node is told its count; its long work leaves
-    /// those slots free).
+    /// those slots free). share: as adaptive, and never past the short class's share of the
+    /// tasks running and waiting (the drivers' short demand against the long tasks placed
+    /// and not over), so that while both queue short work takes only its part.
     #[arg(long, default_value = "fixed", value_parser = eagle_central::short_partition::ShortPartition::parse)]
     short_partition: eagle_central::short_partition::ShortPartition,
     /// Keep-alive period towards the nodes (ms); under a third of their --lease-ms.

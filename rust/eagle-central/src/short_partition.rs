@@ -59,6 +59,10 @@ pub enum ShortPartition {
     Adaptive,
     /// The same demand, kept as slots spread over the hosts rather than whole hosts.
     Slots,
+    /// As `Adaptive`, and never past the short class's share of the whole demand
+    /// ([`share_of_demand`]): while long work queues too, short work takes no more of the
+    /// slots than its share of the tasks running and waiting.
+    Share,
 }
 
 impl ShortPartition {
@@ -68,7 +72,8 @@ impl ShortPartition {
             "fixed" => Ok(ShortPartition::Fixed),
             "adaptive" => Ok(ShortPartition::Adaptive),
             "slots" => Ok(ShortPartition::Slots),
-            _ => Err(format!("--short-partition must be fixed, adaptive or slots, got '{s}'")),
+            "share" => Ok(ShortPartition::Share),
+            _ => Err(format!("--short-partition must be fixed, adaptive, slots or share, got '{s}'")),
         }
     }
 
@@ -78,8 +83,24 @@ impl ShortPartition {
             ShortPartition::Fixed => "fixed",
             ShortPartition::Adaptive => "adaptive",
             ShortPartition::Slots => "slots",
+            ShortPartition::Share => "share",
         }
     }
+}
+
+/// `--short-partition share`: the slots short work may take out of `total_slots`, given
+/// its demand `short` (slots, as [`ShortDemand::slots`] observes it) and the long tasks
+/// placed and not over (`long`, running or queued at the nodes): `short` while no long
+/// work waits, else its share of both, rounded up. The fixed share stays the floor (the
+/// caller's). Why: with a flat cap of half the slots, short work that queues took half the
+/// hosts while long work queued on the rest, though on a machine short of CPU those hosts
+/// bought short work little (docs/MEASUREMENTS.md, eighteenth session).
+pub fn share_of_demand(total_slots: u64, short: u32, long: u64) -> u32 {
+    if long == 0 || short == 0 {
+        return short;
+    }
+    let share = (total_slots * short as u64).div_ceil(short as u64 + long);
+    share.min(short as u64) as u32
 }
 
 /// The window the central observes short demand over: shorter than the driver's (60 s),
@@ -397,11 +418,24 @@ mod tests {
     }
 
     #[test]
+    fn the_share_caps_short_demand_at_its_part_of_all_tasks_only_while_long_work_waits() {
+        // No long work: the demand as observed.
+        assert_eq!(share_of_demand(16, 8, 0), 8);
+        // 8 short against 24 long on 16 slots: a quarter, 4 slots.
+        assert_eq!(share_of_demand(16, 8, 24), 4);
+        // Rounded up: 16 × 8 / 9 = 14.2, but never past the demand itself.
+        assert_eq!(share_of_demand(16, 8, 1), 8);
+        assert_eq!(share_of_demand(16, 3, 40), 2);
+        assert_eq!(share_of_demand(16, 0, 40), 0);
+    }
+
+    #[test]
     fn parse_names_the_flag() {
         assert_eq!(ShortPartition::parse("adaptive"), Ok(ShortPartition::Adaptive));
-        for m in [ShortPartition::Fixed, ShortPartition::Adaptive, ShortPartition::Slots] {
+        for m in [ShortPartition::Fixed, ShortPartition::Adaptive, ShortPartition::Slots, ShortPartition::Share] {
             assert_eq!(ShortPartition::parse(m.name()), Ok(m));
         }
         assert!(ShortPartition::parse("auto").unwrap_err().contains("--short-partition"));
+        assert_eq!(ShortPartition::parse("share"), Ok(ShortPartition::Share));
     }
 }

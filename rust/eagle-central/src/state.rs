@@ -21,7 +21,9 @@
 //! work and its bit (its reservations died with the daemon).
 
 use crate::placement::{Candidate, HostPlacement, Placement};
-use crate::short_partition::{cover_len, cover_order, long_bound, short_only_hosts, short_slots_per_host, Measure, ShortDemand, ShortPartition};
+use crate::short_partition::{
+    cover_len, cover_order, long_bound, share_of_demand, short_only_hosts, short_slots_per_host, Measure, ShortDemand, ShortPartition,
+};
 use eagle_core::partition::{short_only_count, Partitions};
 use eagle_core::sss::LongMap;
 use eagle_core::types::NodeId;
@@ -162,7 +164,7 @@ impl CentralState {
         self.mode = mode;
         self.demand = match mode {
             ShortPartition::Fixed => None,
-            ShortPartition::Adaptive => Some(ShortDemand::new(self.now, Measure::Queue)),
+            ShortPartition::Adaptive | ShortPartition::Share => Some(ShortDemand::new(self.now, Measure::Queue)),
             ShortPartition::Slots => Some(ShortDemand::new(self.now, Measure::Held)),
         };
         self
@@ -451,7 +453,14 @@ impl CentralState {
                 // A node whose size is not known yet counts as one slot (`slots`: keeps none).
                 let unknown = if per_slot { 0 } else { 1 };
                 let slots: Vec<u32> = live.iter().map(|n| self.hosts[n.0 as usize].slots.unwrap_or(unknown)).collect();
-                let want = d.slots(self.now, slots.iter().map(|&s| s as u64).sum());
+                let total: u64 = slots.iter().map(|&s| s as u64).sum();
+                let want = d.slots(self.now, total);
+                let want = if self.mode == ShortPartition::Share {
+                    let long: u64 = live.iter().map(|n| self.long.count(n.0 as usize) as u64).sum();
+                    share_of_demand(total, want, long)
+                } else {
+                    want
+                };
                 if per_slot {
                     return self.keep_slots(&live, &slots, want.max(cover as u32));
                 }

@@ -560,3 +560,36 @@ fn a_grown_partition_leaves_each_application_with_long_work_half_its_hosts() {
     assert_eq!(on.len(), 2, "its tasks go to both: {on:?}");
     assert!(on.iter().all(|&h| general.contains(&(h as usize))), "{on:?} on {general:?}");
 }
+
+/// `share` caps the grown partition at the short class's part of all the tasks running and
+/// waiting: with every application on every host and both classes queueing, `adaptive`
+/// gave short work half the hosts (invocation S of docs/MEASUREMENTS.md: long p50 2.6x the
+/// fixed layout's); `share` gives it its part, and the whole demand again once long work
+/// is over.
+#[test]
+fn a_share_partition_takes_only_the_short_part_of_the_demand_while_long_work_waits() {
+    let short_only = |mode: ShortPartition, long_tasks: u32| -> (usize, usize) {
+        let mut s = eight_up(mode);
+        driver(&mut s, 1, "app1");
+        driver(&mut s, 2, "app2");
+        s.set_now(1.0);
+        s.handle(Event::Message { conn: 1, msg: ToCentral::ShortLoad { running: 4, waiting: 40 } });
+        s.set_now(4.0);
+        let out = s.handle(Event::Message { conn: 2, msg: ToCentral::SubmitLong { job: 1, tasks: long_tasks, est_ms: 1000.0, cpus: 1 } });
+        let placed = placements(&out);
+        assert_eq!(placed.len(), long_tasks as usize, "{out:?}");
+        s.handle(Event::Message { conn: 1, msg: ToCentral::ShortLoad { running: 4, waiting: 41 } });
+        let queued = s.status().nodes.iter().filter(|n| !n.general).count();
+        for (host, _) in placed {
+            s.handle(Event::FromNode { host, msg: FromNode::LongDone { app: "app2".into(), job: 1, est_ms: 1000.0, cpus: 1 } });
+        }
+        s.handle(Event::Message { conn: 1, msg: ToCentral::ShortLoad { running: 4, waiting: 42 } });
+        (queued, s.status().nodes.iter().filter(|n| !n.general).count())
+    };
+    // 40 long tasks queued beside about 8 slots of short demand on 16 slots: 3 slots, 2 hosts.
+    assert_eq!(short_only(ShortPartition::Share, 40), (2, 4));
+    // The flat cap of half the slots, for the same load.
+    assert_eq!(short_only(ShortPartition::Adaptive, 40), (4, 4));
+    // A little long work leaves the short demand as it was.
+    assert_eq!(short_only(ShortPartition::Share, 1), (4, 4));
+}
