@@ -140,8 +140,9 @@ struct Job {
     /// Queue entries and leases that refer to this record.
     queued: u32,
     leases: u32,
-    /// eagle-adaptive: when its short probe here started to wait: queued, or last served
-    /// (see [`NodeState::served`]). The floor of the starvation cap counts from here.
+    /// eagle-adaptive: when its short probe here started to wait: queued (the first of its
+    /// probes waiting here), or last served (see [`NodeState::served`]). The floor of the
+    /// starvation cap counts from here.
     since: Ms,
     /// The time its last task here held the slot, grant to end (ms; 0 before one ended).
     took: f64,
@@ -388,7 +389,11 @@ impl NodeState {
         let id = self.job_for(conn, job, est_ms, cpus);
         self.last_short = Some(now);
         let j = self.jobs[id as usize].as_mut().unwrap();
-        j.since = now;
+        // A probe already waiting keeps its wait: another of the same job (a re-probe, or a
+        // local long share asked again) must not restart the floor of its starvation cap.
+        if j.queued == 0 {
+            j.since = now;
+        }
         j.tasks = tasks;
         j.est = est_ms;
         j.cpus = cpus;

@@ -682,3 +682,21 @@ fn eagle_adaptive_serves_the_end_of_a_starved_short_job_at_full_width() {
     let light = mid_job_under_a_stream(80);
     assert!(light.windows(2).all(|w| w[1] - w[0] <= 700), "{light:?}");
 }
+
+#[test]
+fn eagle_adaptive_keeps_a_waiting_jobs_floor_when_it_probes_again() {
+    // One slot, busy. Job 1 (a hundred 10 ms tasks) queues at 0; job 2 (one 60 ms task, less
+    // remaining work) at 1.5 s. Its task is longer than 5 × job 1's, so once job 1 has
+    // waited the floor (`min_wait`, 1 s) job 2 may not pass it. A second probe of job 1 at
+    // 1.5 s (a driver's re-probe, or its local long share asked again) must not restart
+    // job 1's wait: it restarted the floor, and job 2 passed.
+    let mut s = node(Policy::EagleAdaptive, 1);
+    join(&mut s, 1, Role::Driver, "a");
+    let probe = |job, tasks, est_ms| ToNode::Probe { job, tasks, est_ms, cpus: 1 };
+    let (_, busy, _, _) = one_grant(&send(&mut s, 0, 1, probe(100, 1, 10.0)));
+    assert!(grants(&send(&mut s, 0, 1, probe(1, 100, 10.0))).is_empty());
+    assert!(grants(&send(&mut s, 1500, 1, probe(1, 100, 10.0))).is_empty());
+    assert!(grants(&send(&mut s, 1500, 1, probe(2, 1, 60.0))).is_empty());
+    let (_, _, job, _) = one_grant(&run(&mut s, 1600, 1, busy));
+    assert_eq!(job, 1, "job 1 has waited 1.6 s, past the floor");
+}
