@@ -92,6 +92,9 @@ pub struct CentralState {
     demand: Option<ShortDemand>,
     /// Short-only hosts (`slots`: kept slots) at the last layout (logged when it changes).
     short_only: usize,
+    /// The short slots the last layout was sized for: the demand, under `share` capped by
+    /// the short class's part ([`share_of_demand`]); what `Status` reports.
+    short_want: u32,
     /// Seconds on the caller's clock ([`CentralState::set_now`]).
     now: f64,
     /// Drivers by connection, with their application id.
@@ -142,6 +145,7 @@ impl CentralState {
             mode: ShortPartition::Fixed,
             demand: None,
             short_only: 0,
+            short_want: 0,
             now: 0.0,
             drivers: BTreeMap::new(),
             executors: BTreeMap::new(),
@@ -461,6 +465,7 @@ impl CentralState {
                 } else {
                     want
                 };
+                self.short_want = want;
                 if per_slot {
                     return self.keep_slots(&live, &slots, want.max(cover as u32));
                 }
@@ -553,7 +558,7 @@ impl CentralState {
                 })
                 .collect(),
             bitvector: self.bitvector(),
-            short_slots: self.demand.as_ref().map_or(0, |d| d.current()),
+            short_slots: if self.demand.is_some() { self.short_want } else { 0 },
         }
     }
 }

@@ -298,8 +298,8 @@ pub struct CentralStatus {
     /// In host-list order.
     pub nodes: Vec<NodeHealth>,
     pub bitvector: Bitvector,
-    /// The short slots the partition is sized for (`--short-partition adaptive` or
-    /// `slots`; 0 under a fixed partition).
+    /// The short slots the partition is sized for (`--short-partition adaptive`, `slots`
+    /// or `share`, there after its cap; 0 under a fixed partition).
     #[serde(default)]
     pub short_slots: u32,
 }

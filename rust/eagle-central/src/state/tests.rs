@@ -568,7 +568,9 @@ fn a_grown_partition_leaves_each_application_with_long_work_half_its_hosts() {
 /// is over.
 #[test]
 fn a_share_partition_takes_only_the_short_part_of_the_demand_while_long_work_waits() {
-    let short_only = |mode: ShortPartition, long_tasks: u32| -> (usize, usize) {
+    // (short-only hosts while the long tasks queue, the short slots `Status` reports then,
+    // short-only hosts once they are over)
+    let short_only = |mode: ShortPartition, long_tasks: u32| -> (usize, u32, usize) {
         let mut s = eight_up(mode);
         driver(&mut s, 1, "app1");
         driver(&mut s, 2, "app2");
@@ -579,17 +581,18 @@ fn a_share_partition_takes_only_the_short_part_of_the_demand_while_long_work_wai
         let placed = placements(&out);
         assert_eq!(placed.len(), long_tasks as usize, "{out:?}");
         s.handle(Event::Message { conn: 1, msg: ToCentral::ShortLoad { running: 4, waiting: 41 } });
-        let queued = s.status().nodes.iter().filter(|n| !n.general).count();
+        let st = s.status();
+        let queued = (st.nodes.iter().filter(|n| !n.general).count(), st.short_slots);
         for (host, _) in placed {
             s.handle(Event::FromNode { host, msg: FromNode::LongDone { app: "app2".into(), job: 1, est_ms: 1000.0, cpus: 1 } });
         }
         s.handle(Event::Message { conn: 1, msg: ToCentral::ShortLoad { running: 4, waiting: 42 } });
-        (queued, s.status().nodes.iter().filter(|n| !n.general).count())
+        (queued.0, queued.1, s.status().nodes.iter().filter(|n| !n.general).count())
     };
-    // 40 long tasks queued beside about 8 slots of short demand on 16 slots: 3 slots, 2 hosts.
-    assert_eq!(short_only(ShortPartition::Share, 40), (2, 4));
+    // 40 long tasks queued beside 8 slots of short demand on 16 slots: 3 slots, 2 hosts.
+    assert_eq!(short_only(ShortPartition::Share, 40), (2, 3, 4));
     // The flat cap of half the slots, for the same load.
-    assert_eq!(short_only(ShortPartition::Adaptive, 40), (4, 4));
+    assert_eq!(short_only(ShortPartition::Adaptive, 40), (4, 8, 4));
     // A little long work leaves the short demand as it was.
-    assert_eq!(short_only(ShortPartition::Share, 1), (4, 4));
+    assert_eq!(short_only(ShortPartition::Share, 1), (4, 8, 4));
 }
