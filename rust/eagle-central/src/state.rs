@@ -93,7 +93,7 @@ pub struct CentralState {
     /// Short-only hosts (`slots`: kept slots) at the last layout (logged when it changes).
     short_only: usize,
     /// The short slots the last layout was sized for: the demand, under `share` capped by
-    /// the short class's part ([`share_of_demand`]); what `Status` reports.
+    /// the short class's part ([`share_of_demand`]); what `Status` reports (0 under `fixed`).
     short_want: u32,
     /// Seconds on the caller's clock ([`CentralState::set_now`]).
     now: f64,
@@ -558,7 +558,7 @@ impl CentralState {
                 })
                 .collect(),
             bitvector: self.bitvector(),
-            short_slots: if self.demand.is_some() { self.short_want } else { 0 },
+            short_slots: self.short_want,
         }
     }
 }
