@@ -222,6 +222,8 @@ def test_two_applications_share_the_hosts_slots_at_task_level(daemons, shared_ho
         sm = read(tmp_path / f"{name}.summary.json")
         c = sm["cluster"]
         assert c["launched"] == tasks and c["taskEnds"] == tasks, c
+        # Application affinity's counters reach the summary; only jobs held back spread late.
+        assert 0 <= c["spreadLate"] <= c["warmFirst"], c
         # A round ends with free cores while tasks wait for grants; that alone asks for no
         # other round (the next grant brings one). Only a grant held past its round does.
         assert sm["plugin"]["reviveRequests"] <= tasks, (name, sm["plugin"])
@@ -300,6 +302,7 @@ def test_a_driver_the_central_refuses_falls_back_to_stock_scheduling_naming_why(
     ("spark.scheduler.eagle.cluster.nodePort", "0", "cluster.nodePort"),
     ("spark.scheduler.eagle.cluster.secretFile", "/nonexistent/secret", "cluster.secretFile"),
     ("spark.scheduler.eagle.cluster.warmGrants", "maybe", "cluster.warmGrants"),
+    ("spark.scheduler.eagle.cluster.affinity", "maybe", "cluster.affinity"),
 ])
 def test_bad_cluster_keys_fail_the_start_naming_the_key(key, value, needle):
     conf = {"spark.scheduler.eagle.cluster.central": "127.0.0.1:7100",

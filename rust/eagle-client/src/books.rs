@@ -10,9 +10,26 @@ pub(crate) struct Host {
     pub(crate) link: Link,
     pub(crate) up: bool,
     pub(crate) local_long_ms: f64,
+    /// Short tasks of this application launched here since the host's executors came
+    /// (application affinity ranks hosts by it: `State::probe`, client/probing.rs).
+    pub(crate) short_runs: u64,
+    /// How long this application's short tasks hold a slot here, launch to end, in ms: a
+    /// moving average (weight [`HOLD_WEIGHT`] for the newest). None until one has ended.
+    pub(crate) hold_ms: Option<f64>,
 }
 
+/// The newest task's weight in [`Host::hold_ms`].
+pub(crate) const HOLD_WEIGHT: f64 = 0.1;
+
 impl Host {
+    /// A short task of this application held a slot here for `ms`.
+    pub(crate) fn held(&mut self, ms: f64) {
+        self.hold_ms = Some(match self.hold_ms {
+            Some(h) => h + HOLD_WEIGHT * (ms - h),
+            None => ms,
+        });
+    }
+
     /// `ms` of local long work placed here will not run here (any more).
     pub(crate) fn release_local(&mut self, ms: f64) {
         self.local_long_ms = (self.local_long_ms - ms).max(0.0);
@@ -41,6 +58,10 @@ pub(crate) struct Job {
     pub(crate) early: BTreeMap<u64, u32>,
     /// Hosts holding a probe of the job.
     pub(crate) probed: BTreeSet<u64>,
+    /// Application affinity: when the job's first probes, sent to the application's warm
+    /// hosts only, are due to spread to the others (`State::probe`, client/probing.rs).
+    /// Set once per job: a job never holds its probes back twice.
+    pub(crate) spread_at: Option<Instant>,
     /// Hosts that rejected a probe (SSS: they hold long work).
     pub(crate) rejected: BTreeSet<u64>,
     /// When the last of those rejections came (`State::retry_rejected`, client/probing.rs).
@@ -62,6 +83,30 @@ pub(crate) struct Job {
 pub(crate) const CENTRAL_RETRIES: u32 = 10;
 
 impl Job {
+    /// A task set of `left` tasks of about `est` ms each, `cpus` slots per task, nothing
+    /// placed or probed yet.
+    pub(crate) fn new(left: u32, est: f64, long: bool, cpus: u32) -> Job {
+        Job {
+            left,
+            est,
+            long,
+            cpus,
+            local: false,
+            reserved: 0,
+            share: BTreeMap::new(),
+            placed: BTreeMap::new(),
+            early: BTreeMap::new(),
+            probed: BTreeSet::new(),
+            spread_at: None,
+            rejected: BTreeSet::new(),
+            rejected_at: None,
+            beside: BTreeSet::new(),
+            unplaced: 0,
+            central_tries: 0,
+            asked_at: 0,
+        }
+    }
+
     /// The local long tasks sent to `host` will not be granted there (it rejected
     /// them, or its link dropped): they are no longer reserved.
     /// Returns how many.
@@ -119,6 +164,8 @@ pub(crate) struct Lease {
     /// any other lease): it leaves the host's `local_long_ms` when the lease is over.
     pub(crate) local_ms: f64,
     pub(crate) running: bool,
+    /// When the driver said it launched a task under it (`Client::launched`).
+    pub(crate) launched_at: Option<Instant>,
     /// A short grant its node did not keep a probe for (eagle-adaptive grants a short probe
     /// beside long work only while a slot is free, and once): see `State::probe_after` in client/probing.rs.
     pub(crate) once: bool,
@@ -129,24 +176,7 @@ mod tests {
     use super::*;
 
     fn long_job() -> Job {
-        Job {
-            left: 4,
-            est: 10.0,
-            long: true,
-            cpus: 1,
-            local: false,
-            reserved: 4,
-            share: BTreeMap::new(),
-            placed: BTreeMap::new(),
-            early: BTreeMap::new(),
-            probed: BTreeSet::new(),
-            rejected: BTreeSet::new(),
-            rejected_at: None,
-            beside: BTreeSet::new(),
-            unplaced: 0,
-            central_tries: 0,
-            asked_at: 0,
-        }
+        Job { reserved: 4, ..Job::new(4, 10.0, true, 1) }
     }
 
     #[test]

@@ -106,6 +106,7 @@ pub(crate) enum Cmd {
     Node(LinkEvent<FromNode>),
     Central(LinkEvent<FromCentral>),
     Hosts(Sender<(bool, Vec<HostView>)>),
+    AffinityWait(Duration),
     Stop,
 }
 
@@ -115,6 +116,8 @@ struct Counters {
     surplus_returned: AtomicU64,
     unplaced_long: AtomicU64,
     placed_locally: AtomicU64,
+    warm_first: AtomicU64,
+    spread_late: AtomicU64,
 }
 
 /// The handle the driver holds. Dropping it stops the threads and closes the links
@@ -176,6 +179,35 @@ impl Client {
     /// fallback: the central was unreachable, or could not place them after ten asks.
     pub fn placed_locally(&self) -> u64 {
         self.counters.placed_locally.load(Ordering::Relaxed)
+    }
+
+    /// Short jobs whose first probes went to the application's warm hosts only
+    /// ([`Client::affinity_wait`]).
+    pub fn warm_first(&self) -> u64 {
+        self.counters.warm_first.load(Ordering::Relaxed)
+    }
+
+    /// Of those, jobs that still had tasks without a grant when the wait ran out, and
+    /// probed the other hosts then.
+    pub fn spread_late(&self) -> u64 {
+        self.counters.spread_late.load(Ordering::Relaxed)
+    }
+
+    /// Application affinity (policy `adaptive`; `Duration::ZERO`, the default, turns it
+    /// off): a short job's first probes go only to the hosts where this application has
+    /// run the most short tasks (at most `probeRatio · t` of them, none the freshest
+    /// bitvector marks as holding long work), and to the others only if it still has tasks
+    /// without a grant after the wait: what a short task of the application costs more on
+    /// the others than on the warm hosts, as measured here ([`crate::placement::affinity_wait`]),
+    /// and at least `wait`. Spreading an application's short work over every host
+    /// it has an executor on makes each of those JVMs load, compile and cache the same
+    /// code; kept on the hosts where it runs most, that happens on fewer. The driver sets
+    /// `wait` to its measured warm-up, the cost of a task on an executor where the stage
+    /// is cold: a job waits for a warm host at most as long as a cold one would cost it.
+    /// A job whose first probes went to every host (no warm host yet, or fewer hosts than
+    /// it probes) is unaffected.
+    pub fn affinity_wait(&self, wait: Duration) {
+        let _ = self.cmd.send(Cmd::AffinityWait(wait));
     }
 
     /// The events to act on, in order.
@@ -282,6 +314,10 @@ struct State {
     counters: Arc<Counters>,
     /// Where the central link's first outcome goes ([`Client::central_first`]).
     first_central: Option<Sender<Result<bool, String>>>,
+    /// [`Client::affinity_wait`]; zero: off.
+    affinity_wait: Duration,
+    /// Short jobs holding their probes on warm hosts, by when they spread (`Job::spread_at`).
+    spreads: BTreeSet<(Instant, u64)>,
 }
 
 impl State {
@@ -310,6 +346,8 @@ impl State {
             executors_epoch: 0,
             counters,
             first_central: None,
+            affinity_wait: Duration::ZERO,
+            spreads: BTreeSet::new(),
         }
     }
 
@@ -317,9 +355,10 @@ impl State {
         let period = Duration::from_millis(self.cfg.ping_ms.max(10));
         let mut next = Instant::now() + period;
         loop {
+            let wake = self.spreads.first().map_or(next, |&(t, _)| t.min(next));
             let got = select! {
                 recv(rx) -> c => c.ok(),
-                recv(after(next.saturating_duration_since(Instant::now()))) -> _ => None,
+                recv(after(wake.saturating_duration_since(Instant::now()))) -> _ => None,
             };
             match got {
                 Some(Cmd::Stop) => break,
@@ -334,6 +373,7 @@ impl State {
                 }
                 None => {}
             }
+            self.spread_due(Instant::now());
             if Instant::now() >= next {
                 self.tick(period);
                 next = Instant::now() + period;
@@ -371,7 +411,7 @@ impl State {
                 self.next_link += 1;
                 let link = link::start(id, addr, self.secret.clone(), self.cfg.app.clone(), self.cmd.clone(), Cmd::Node);
                 self.by_name.insert(host.clone(), id);
-                self.hosts.insert(id, Host { name: host, link, up: false, local_long_ms: 0.0 });
+                self.hosts.insert(id, Host { name: host, link, up: false, local_long_ms: 0.0, short_runs: 0, hold_ms: None });
             }
             Cmd::RemoveHost { host } => {
                 if let Some(id) = self.by_name.remove(&host) {
@@ -383,8 +423,7 @@ impl State {
             }
             Cmd::Submit { job, tasks, est_ms, long, cpus } => {
                 let est = if est_ms.is_finite() && est_ms >= 0.0 { est_ms } else { 0.0 };
-                let j = Job { left: tasks, est, long, cpus, local: false, reserved: 0, share: BTreeMap::new(), placed: BTreeMap::new(), early: BTreeMap::new(), probed: BTreeSet::new(), rejected: BTreeSet::new(), rejected_at: None, beside: BTreeSet::new(), unplaced: 0, central_tries: 0, asked_at: 0 };
-                self.jobs.insert(job, j);
+                self.jobs.insert(job, Job::new(tasks, est, long, cpus));
                 if tasks == 0 {
                     return;
                 }
@@ -439,6 +478,7 @@ impl State {
                     .collect();
                 let _ = tx.send((self.central_up, views));
             }
+            Cmd::AffinityWait(w) => self.affinity_wait = w,
             Cmd::Stop => {}
         }
     }
@@ -494,7 +534,13 @@ impl State {
         if let Some(&h) = self.by_name.get(&g.host) {
             if let Some(l) = self.leases.get_mut(&(h, g.lease)) {
                 l.running = true;
+                l.launched_at = Some(Instant::now());
                 self.writers.send(h, &ToNode::Launched { lease: g.lease });
+            }
+        }
+        if !g.long {
+            if let Some(host) = self.by_name.get(&g.host).and_then(|h| self.hosts.get_mut(h)) {
+                host.short_runs += 1;
             }
         }
         let Some(j) = self.jobs.get_mut(&g.job) else { return };
@@ -526,6 +572,9 @@ impl State {
             }
         } else {
             self.writers.send(h, &ToNode::TaskEnd { lease: g.lease });
+            if let (false, Some(at), Some(host)) = (l.long, l.launched_at, self.hosts.get_mut(&h)) {
+                host.held(at.elapsed().as_secs_f64() * 1000.0);
+            }
             if l.once {
                 self.probe_after(h, l.job);
             }
@@ -637,7 +686,7 @@ impl State {
                         j.unqueue_placed(link, 1, central_up);
                     }
                 }
-                self.leases.insert((link, lease), Lease { job, long, local_ms, running: false, once });
+                self.leases.insert((link, lease), Lease { job, long, local_ms, running: false, launched_at: None, once });
                 self.emit(Event::Grant(Grant { host: name, lease, job, long, kept }));
                 if !long && !kept {
                     // The grant used the probe up (hawk and sparrow grant once per probe).

@@ -4,6 +4,9 @@
 //!   ([`eagle_core::probe::probe_count`], r = `probeRatio`) each go to a different host,
 //!   drawn uniformly from the hosts that are up. A node keeps one sticky probe per job, so a
 //!   second probe to the same host would add nothing.
+//! * [`warm_first`], [`affinity_wait`]: application affinity (ours, policy `adaptive`): a
+//!   short job's first probes go to the hosts where the application has run the most short
+//!   tasks, and to the others after what a task costs more there.
 //! * [`rescheduling_targets`]: Succinct State Sharing's re-scheduling (§3.1): a job whose
 //!   probe was rejected probes again only hosts that the freshest bitvector shows free of
 //!   long work.
@@ -14,6 +17,7 @@
 use eagle_core::lwl::water_fill;
 use eagle_core::rng::Rng;
 use eagle_core::types::NodeId;
+use std::time::Duration;
 
 /// The hosts a job probes again after a rejection (§3.1): of `fresh` (the hosts it may
 /// still probe, in order), those not marked as holding long work in the freshest bitvector
@@ -27,6 +31,35 @@ pub fn rescheduling_targets(fresh: &[u64], flagged: &std::collections::BTreeSet<
     } else {
         clear
     }
+}
+
+/// Application affinity: of `hosts` (each with the short tasks the application has run
+/// there), at most `n` that ran any, most first; ties keep `hosts`' order. A JVM that has
+/// run an application's tasks the most has loaded, compiled and cached the most of its code.
+pub fn warm_first(hosts: &[(u64, u64)], n: usize) -> Vec<u64> {
+    let mut warm: Vec<(u64, u64)> = hosts.iter().copied().filter(|&(_, runs)| runs > 0).collect();
+    warm.sort_by_key(|&(_, runs)| std::cmp::Reverse(runs));
+    warm.into_iter().take(n).map(|(h, _)| h).collect()
+}
+
+/// The most application affinity holds a job's probes back on its warm hosts for what the
+/// other hosts' tasks cost more (the driver's measured warm-up may ask for longer).
+pub const MAX_AFFINITY_WAIT: Duration = Duration::from_secs(1);
+
+/// How long a job's first probes wait on its warm hosts before it probes the others: what
+/// one of the application's short tasks costs more on those others than on the warm hosts
+/// (the mean of `cold`'s slot holds minus the mean of `warm`'s, in ms, each a host's moving
+/// average; hosts without one are left out; at most [`MAX_AFFINITY_WAIT`]), and at least
+/// `base`, the driver's measured warm-up of a stage on an executor. Waiting for the warm
+/// host at most what the cold one would cost is the ski-rental rule: whichever comes first,
+/// the job pays at most twice what the better choice in hindsight would have cost it.
+pub fn affinity_wait(base: Duration, warm: &[f64], cold: &[f64]) -> Duration {
+    let mean = |v: &[f64]| (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64);
+    let extra = match (mean(warm), mean(cold)) {
+        (Some(w), Some(c)) if c > w => Duration::try_from_secs_f64((c - w) / 1000.0).unwrap_or(MAX_AFFINITY_WAIT),
+        _ => Duration::ZERO,
+    };
+    extra.min(MAX_AFFINITY_WAIT).max(base)
 }
 
 /// `min(want, n)` distinct indexes below `n`, uniformly drawn.
@@ -80,6 +113,27 @@ mod tests {
             }
         }
         assert!(hits.iter().all(|&h| (1700..2300).contains(&h)), "{hits:?}");
+    }
+
+    #[test]
+    fn warm_first_ranks_the_hosts_that_ran_the_most_and_skips_cold_ones() {
+        let hosts = [(1, 0), (2, 5), (3, 9), (4, 5), (5, 1)];
+        assert_eq!(warm_first(&hosts, 2), vec![3, 2], "most first; a tie keeps the order");
+        assert_eq!(warm_first(&hosts, 10), vec![3, 2, 4, 5], "a host that ran nothing is not warm");
+        assert!(warm_first(&hosts, 0).is_empty());
+        assert!(warm_first(&[(1, 0), (2, 0)], 2).is_empty(), "no warm host");
+    }
+
+    #[test]
+    fn the_affinity_wait_is_what_a_task_costs_more_off_the_warm_hosts() {
+        let ms = Duration::from_millis;
+        assert_eq!(affinity_wait(ms(20), &[40.0, 60.0], &[150.0, 170.0]), ms(110), "160 - 50");
+        assert_eq!(affinity_wait(ms(20), &[40.0], &[50.0]), ms(20), "at least the measured warm-up");
+        assert_eq!(affinity_wait(ms(20), &[90.0], &[50.0]), ms(20), "the others are not slower");
+        assert_eq!(affinity_wait(ms(20), &[], &[500.0]), ms(20), "nothing measured on the warm hosts");
+        assert_eq!(affinity_wait(ms(20), &[40.0], &[]), ms(20), "nor on the others");
+        assert_eq!(affinity_wait(ms(20), &[10.0], &[60_000.0]), MAX_AFFINITY_WAIT);
+        assert_eq!(affinity_wait(ms(5_000), &[10.0], &[60_000.0]), ms(5_000), "the measured warm-up is not capped");
     }
 
     #[test]

@@ -62,6 +62,10 @@ pub struct ClusterParams {
     /// `cluster.warmGrants`: hand back a grant that the warm-executors rule says a job's own
     /// slots drain sooner ([`eagle_core::Driver::worth_grant`]).
     pub warm_grants: bool,
+    /// `cluster.affinity`, and the driver runs policy `adaptive`: a short task set's first
+    /// probes go to the application's warm hosts, the others after what a task costs more
+    /// there, at least the measured warm-up ([`eagle_client::Client::affinity_wait`]).
+    pub affinity: bool,
 }
 
 impl ClusterParams {
@@ -141,6 +145,9 @@ pub struct ClusterSide {
     pump: Option<thread::JoinHandle<()>>,
     node_port: u16,
     warm_grants: bool,
+    /// [`ClusterParams::affinity`], and the wait last given to the client.
+    affinity: bool,
+    affinity_sent: Duration,
     host_of: HashMap<NodeId, String>,
     executors_on: HashMap<String, u32>,
     up: HashSet<String>,
@@ -213,6 +220,8 @@ impl ClusterSide {
             pump: Some(pump),
             node_port: p.node_port,
             warm_grants: p.warm_grants,
+            affinity: p.affinity,
+            affinity_sent: Duration::ZERO,
             host_of: HashMap::new(),
             executors_on: HashMap::new(),
             up: HashSet::new(),
@@ -350,6 +359,19 @@ impl ClusterSide {
             long,
             shape.cpus,
         );
+    }
+
+    /// Application affinity's least wait: the driver's measured warm-up, `warmup_s` (0 until
+    /// measured, which leaves affinity off). Sent to the client when it changed.
+    pub fn warmup(&mut self, warmup_s: f64) {
+        if !self.affinity {
+            return;
+        }
+        let w = Duration::try_from_secs_f64(warmup_s).unwrap_or(Duration::ZERO);
+        if w != self.affinity_sent {
+            self.affinity_sent = w;
+            self.client().affinity_wait(w);
+        }
     }
 
     /// Spark's count of the task set's launchable engine slots (waiting + speculatable).
@@ -569,7 +591,7 @@ impl Drop for ClusterSide {
 
 /// Names of the `clusterStatus(handle): Array[Long]` slots, in order (empty outside cluster
 /// mode).
-pub const CLUSTER_STATUS_NAMES: [&str; 15] = [
+pub const CLUSTER_STATUS_NAMES: [&str; 17] = [
     "centralUp",
     "hostsUp",
     "heldGrants",
@@ -585,6 +607,8 @@ pub const CLUSTER_STATUS_NAMES: [&str; 15] = [
     "coldReturned",
     "unplacedLong",
     "placedLocally",
+    "warmFirst",
+    "spreadLate",
 ];
 
 fn side(st: &mut State) -> Result<&mut ClusterSide, String> {
@@ -594,6 +618,7 @@ fn side(st: &mut State) -> Result<&mut ClusterSide, String> {
 }
 
 /// `clusterStart`: from now on the daemons grant the slots. Before any executor or task set.
+#[allow(clippy::too_many_arguments)] // `clusterStart`'s arguments, as the plugin passes them
 pub fn start(
     st: &mut State,
     central: String,
@@ -602,17 +627,20 @@ pub fn start(
     app: String,
     ping_ms: i64,
     warm_grants: bool,
+    affinity: bool,
 ) -> Result<(), String> {
     if st.cluster.is_some() {
         return Err("cluster mode is already started".into());
     }
-    let p = params(st, central, node_port, secret, app, ping_ms, warm_grants)?;
+    let p = params(st, central, node_port, secret, app, ping_ms, warm_grants, affinity)?;
     st.cluster = Some(ClusterSide::start(p)?);
     Ok(())
 }
 
 /// The client's settings from `clusterStart`'s arguments and the driver's own: K, the
-/// probe ratio and the seed, and the retry of rejections, on unless the driver runs the paper's policy.
+/// probe ratio and the seed, and the retry of rejections and application affinity, on
+/// unless the driver runs the paper's policy.
+#[allow(clippy::too_many_arguments)] // `clusterStart`'s arguments, as the plugin passes them
 fn params(
     st: &State,
     central: String,
@@ -621,6 +649,7 @@ fn params(
     app: String,
     ping_ms: i64,
     warm_grants: bool,
+    affinity: bool,
 ) -> Result<ClusterParams, String> {
     let node_port = u16::try_from(node_port).map_err(|_| {
         format!("spark.scheduler.eagle.cluster.nodePort must be in [1, 65535], got {node_port}")
@@ -640,6 +669,7 @@ fn params(
         seed: st.seed,
         retry_rejected: st.driver.config().policy != eagle_core::PolicyKind::Paper,
         warm_grants,
+        affinity: affinity && st.driver.config().policy != eagle_core::PolicyKind::Paper,
     };
     Ok(p)
 }
@@ -666,6 +696,7 @@ pub fn submitted(st: &mut State, job: JobId, units: u32, width: u32, cpus: u32) 
     let Some(c) = st.cluster.as_mut() else { return };
     let long = st.driver.job_class(job) == Some(Class::Long);
     let est = st.driver.job_estimate(job).map_or(0.0, |(e, _)| e);
+    c.warmup(st.driver.warmup_cost());
     c.submit(job, units, est, long, Shape { width, cpus });
 }
 
@@ -735,6 +766,8 @@ pub fn status(st: &mut State) -> Vec<i64> {
         k.cold_returned,
         c.client().unplaced_long(),
         c.client().placed_locally(),
+        c.client().warm_first(),
+        c.client().spread_late(),
     ];
     v.iter().map(|&x| x.min(i64::MAX as u64) as i64).collect()
 }
@@ -750,10 +783,12 @@ mod tests {
             let mut v = crate::state::tests::good();
             v[11] = policy;
             let st = State::new(&v).unwrap();
-            params(&st, "127.0.0.1:7100".into(), 7101, b"s".to_vec(), "app".into(), 900, true).unwrap()
+            params(&st, "127.0.0.1:7100".into(), 7101, b"s".to_vec(), "app".into(), 900, true, true).unwrap()
         };
         assert!(!params_of(0.0).retry_rejected, "policy=paper");
         assert!(params_of(1.0).retry_rejected, "policy=adaptive");
+        assert!(!params_of(0.0).affinity, "policy=paper probes as published");
+        assert!(params_of(1.0).affinity, "policy=adaptive");
     }
 
     /// `minProbes` and `probeRatio` reach the client (the ratio was a constant 2 in cluster
@@ -763,7 +798,7 @@ mod tests {
         let mut v = crate::state::tests::good();
         (v[2], v[3]) = (3.0, 1.0);
         let st = State::new(&v).unwrap();
-        let p = params(&st, "127.0.0.1:7100".into(), 7101, b"s".to_vec(), "app".into(), 900, true).unwrap();
+        let p = params(&st, "127.0.0.1:7100".into(), 7101, b"s".to_vec(), "app".into(), 900, true, true).unwrap();
         assert_eq!((p.min_probes, p.probe_ratio), (3, 1));
     }
 }

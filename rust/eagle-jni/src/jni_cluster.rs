@@ -19,7 +19,7 @@ fn utf8(env: &Env<'_>, a: &JByteArray<'_>, what: &str) -> Res<String> {
 }
 
 /// `clusterStart(handle, central: Array[Byte], nodePort, secret: Array[Byte], app:
-/// Array[Byte], pingMs, warmGrants: Boolean): Unit` — cluster mode on: the driver links to
+/// Array[Byte], pingMs, warmGrants: Boolean, affinity: Boolean): Unit` — cluster mode on: the driver links to
 /// `central` and, per executor host, to `host:nodePort`; strings are UTF-8.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_clusterStart<'l>(
@@ -32,6 +32,7 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_clusterStart
     app: JByteArray<'l>,
     ping_ms: jlong,
     warm_grants: jboolean,
+    affinity: jboolean,
 ) {
     env.with_env(|env| -> Res<()> {
         let central = utf8(env, &central, "cluster.central")?;
@@ -39,7 +40,7 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_clusterStart
         let app = utf8(env, &app, "the application id")?;
         with_state(h, |st| {
             Ok(cluster::start(
-                st, central, node_port, secret, app, ping_ms, warm_grants,
+                st, central, node_port, secret, app, ping_ms, warm_grants, affinity,
             )?)
         })
     })

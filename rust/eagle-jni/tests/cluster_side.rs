@@ -72,6 +72,7 @@ fn side(app: &str, central: &str, node_port: u16) -> ClusterSide {
         seed: 7,
         retry_rejected: true,
         warm_grants: true,
+        affinity: false,
     })
     .unwrap()
 }
@@ -325,6 +326,7 @@ fn bad_settings_are_refused_naming_the_key() {
         seed: 1,
         retry_rejected: true,
         warm_grants: true,
+        affinity: false,
     };
     for (p, key) in [
         (
@@ -381,6 +383,7 @@ fn a_central_that_refuses_the_driver_fails_the_start_naming_it() {
         seed: 1,
         retry_rejected: true,
         warm_grants: true,
+        affinity: false,
     };
     let e = ClusterSide::start(p.clone()).err().expect("refused");
     assert!(e.contains(&format!("spark.scheduler.eagle.cluster.central={refusing}")), "{e}");

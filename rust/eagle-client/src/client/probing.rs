@@ -3,9 +3,10 @@
 //! probing again where a slot granted once beside long work frees.
 
 use super::State;
-use crate::placement::{distinct, rescheduling_targets};
+use crate::placement::{affinity_wait, distinct, rescheduling_targets, warm_first};
 use eagle_wire::ToNode;
 use std::collections::BTreeSet;
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 impl State {
@@ -13,7 +14,10 @@ impl State {
     /// usable host has one). Hosts that rejected it are not probed again; after a
     /// rejection, hosts the freshest bitvector marks as holding long work are left out
     /// while others remain (§3.1: the first probes go uniformly at random, even with a
-    /// bitvector at hand; the re-scheduled ones avoid long work).
+    /// bitvector at hand; the re-scheduled ones avoid long work). With application
+    /// affinity on ([`crate::Client::affinity_wait`]), a job's first probes go to the
+    /// application's warm hosts only ([`warm_first`]), and the rest after the wait
+    /// ([`State::spread_due`]).
     pub(super) fn probe(&mut self, job: u64) {
         let Some(j) = self.jobs.get(&job) else { return };
         let mut fresh: Vec<u64> = self.up_hosts().into_iter().filter(|h| !j.probed.contains(h) && !j.rejected.contains(h)).collect();
@@ -21,11 +25,67 @@ impl State {
             fresh = rescheduling_targets(&fresh, &self.flagged_hosts());
         }
         let want = eagle_core::probe::probe_count(j.left, self.cfg.probe_ratio, self.cfg.min_probes).saturating_sub(j.probed.len());
-        let picked: Vec<u64> = distinct(&mut self.rng, fresh.len(), want).into_iter().map(|i| fresh[i]).collect();
+        let first = j.probed.is_empty() && j.rejected.is_empty() && j.spread_at.is_none() && !j.long;
+        let warm = if first { self.warm_hosts(job, &fresh, want as usize) } else { Vec::new() };
+        let picked: Vec<u64> = if warm.is_empty() {
+            distinct(&mut self.rng, fresh.len(), want).into_iter().map(|i| fresh[i]).collect()
+        } else {
+            self.counters.warm_first.fetch_add(1, Ordering::Relaxed);
+            if warm.len() < (want as usize).min(fresh.len()) {
+                // Fewer than it would probe: the others only if the warm ones are too slow.
+                let due = Instant::now() + self.hold_back(&warm, &fresh);
+                self.jobs.get_mut(&job).unwrap().spread_at = Some(due);
+                self.spreads.insert((due, job));
+            }
+            warm
+        };
+        let j = &self.jobs[&job];
         let (tasks, est, cpus) = (j.left, j.est, j.cpus);
         for h in picked {
             self.writers.send(h, &ToNode::Probe { job, tasks, est_ms: est, cpus });
             self.jobs.get_mut(&job).unwrap().probed.insert(h);
+        }
+    }
+
+    /// Application affinity: the hosts `job`'s first probes go to (empty: affinity is off or
+    /// no host is warm, and it probes as without). Of `fresh`, the hosts the freshest
+    /// bitvector leaves clear of long work, ranked by the application's short tasks run
+    /// there, at most `min(r·t, want)`.
+    fn warm_hosts(&self, job: u64, fresh: &[u64], want: usize) -> Vec<u64> {
+        let Some(j) = self.jobs.get(&job).filter(|_| !self.affinity_wait.is_zero()) else { return Vec::new() };
+        let flagged = self.flagged_hosts();
+        let clear: Vec<(u64, u64)> =
+            fresh.iter().filter(|h| !flagged.contains(h)).map(|&h| (h, self.hosts[&h].short_runs)).collect();
+        let per_task = (j.left as usize).saturating_mul(self.cfg.probe_ratio.max(1) as usize);
+        warm_first(&clear, per_task.min(want))
+    }
+
+    /// How long a job whose first probes went to `warm` waits before probing the rest of
+    /// `fresh` ([`affinity_wait`]).
+    fn hold_back(&self, warm: &[u64], fresh: &[u64]) -> Duration {
+        let holds = |warm_side: bool| -> Vec<f64> {
+            fresh.iter().filter(|h| warm.contains(h) == warm_side).filter_map(|h| self.hosts[h].hold_ms).collect()
+        };
+        affinity_wait(self.affinity_wait, &holds(true), &holds(false))
+    }
+
+    /// Short jobs whose affinity wait is over by `now` and that still have tasks without a
+    /// grant probe the other hosts, as without affinity.
+    pub(super) fn spread_due(&mut self, now: Instant) {
+        while let Some(&(t, job)) = self.spreads.first() {
+            if t > now {
+                break;
+            }
+            self.spreads.remove(&(t, job));
+            let Some(j) = self.jobs.get(&job) else { continue };
+            if j.left > self.unlaunched(job) {
+                // A rejection may have re-scheduled it meanwhile: count it only if it spreads now.
+                let before = j.probed.len();
+                self.probe(job);
+                if self.jobs.get(&job).is_some_and(|j| j.probed.len() > before) {
+                    self.counters.spread_late.fetch_add(1, Ordering::Relaxed);
+                }
+            }
         }
     }
 

@@ -63,7 +63,7 @@ private[eagle] final class ClusterMode(
   /** Links to the central; the hosts come with the executors. */
   def start(): Unit = {
     engine.call("clusterStart")(_.clusterStart(_, conf.central.getBytes(StandardCharsets.UTF_8),
-      conf.nodePort, conf.secret, appId.getBytes(StandardCharsets.UTF_8), conf.pingMs, conf.warmGrants))
+      conf.nodePort, conf.secret, appId.getBytes(StandardCharsets.UTF_8), conf.pingMs, conf.warmGrants, conf.affinity))
     if (engine.active) {
       logInfo(s"Eagle cluster mode: application $appId, central ${conf.central}, " +
         s"eagle-node on port ${conf.nodePort} of every executor host")

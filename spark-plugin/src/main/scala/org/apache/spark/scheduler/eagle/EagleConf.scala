@@ -144,7 +144,8 @@ private[eagle] case class EagleConf(
     "cluster.central" -> cluster.map(_.central).orNull,
     "cluster.nodePort" -> cluster.map(_.nodePort).getOrElse(null),
     "cluster.pingMs" -> cluster.map(_.pingMs).getOrElse(null),
-    "cluster.warmGrants" -> cluster.map(_.warmGrants).getOrElse(null))
+    "cluster.warmGrants" -> cluster.map(_.warmGrants).getOrElse(null),
+    "cluster.affinity" -> cluster.map(_.affinity).getOrElse(null))
 }
 
 /**
@@ -153,9 +154,10 @@ private[eagle] case class EagleConf(
  * else `cluster.secret`, else `spark.authenticate.secret`.
  */
 private[eagle] case class ClusterConf(
-    central: String, nodePort: Int, secret: Array[Byte], pingMs: Long, warmGrants: Boolean = true) {
+    central: String, nodePort: Int, secret: Array[Byte], pingMs: Long, warmGrants: Boolean = true,
+    affinity: Boolean = true) {
   override def toString: String =
-    s"ClusterConf($central, nodePort=$nodePort, pingMs=$pingMs, warmGrants=$warmGrants)"
+    s"ClusterConf($central, nodePort=$nodePort, pingMs=$pingMs, warmGrants=$warmGrants, affinity=$affinity)"
 }
 
 private[eagle] object EagleConf {
@@ -302,7 +304,14 @@ private[eagle] object EagleConf {
       "Cluster mode, policy=adaptive: a short task set hands back a slot granted on a host where it " +
         "has not warmed an executor yet when its own running tasks' slots would drain its waiting " +
         "tasks sooner than a new executor's warm-up pays for (the warm-executors rule); false takes " +
-        "every grant."))
+        "every grant."),
+    Key("cluster.affinity", "true",
+      "Cluster mode, policy=adaptive: a short task set's first probes go only to the hosts where " +
+        "the application has run the most short tasks (at most probeRatio x its tasks), and to the " +
+        "others only if it still has tasks without a slot after what a task costs more there (measured; " +
+        "at least the warm-up, warmupMs); " +
+        "this keeps an application's short work on as few executor JVMs as its load needs. false " +
+        "probes every host at once, as the paper does."))
 
   private val known: Set[String] = Keys.map(k => Prefix + k.name).toSet
 
@@ -446,7 +455,8 @@ private[eagle] object EagleConf {
       raw: String => Option[String],
       long: (String, Long, Long) => Long,
       bool: (String, Boolean) => Boolean): Option[ClusterConf] = {
-    val others = Seq("cluster.nodePort", "cluster.secretFile", "cluster.secret", "cluster.pingMs", "cluster.warmGrants")
+    val others = Seq("cluster.nodePort", "cluster.secretFile", "cluster.secret", "cluster.pingMs", "cluster.warmGrants",
+      "cluster.affinity")
       .filter(k => raw(k).isDefined)
     val central = raw("cluster.central") match {
       case None =>
@@ -478,7 +488,8 @@ private[eagle] object EagleConf {
               "or spark.authenticate.secret")
         }
     }
-    Some(ClusterConf(central, nodePort, secret, pingMs, bool("cluster.warmGrants", true)))
+    Some(ClusterConf(central, nodePort, secret, pingMs, bool("cluster.warmGrants", true),
+      bool("cluster.affinity", true)))
   }
 
   /**

@@ -211,7 +211,7 @@ private[eagle] class Native {
    */
   @native def clusterStart(
       handle: Long, central: Array[Byte], nodePort: Int, secret: Array[Byte], app: Array[Byte],
-      pingMs: Long, warmGrants: Boolean): Unit
+      pingMs: Long, warmGrants: Boolean, affinity: Boolean): Unit
 
   /** Cluster mode: executor `node` (from `addNode`) runs on `host` (UTF-8). */
   @native def executorHost(handle: Long, node: Int, host: Array[Byte]): Unit
@@ -274,7 +274,7 @@ private[eagle] object Native {
   val ClusterStatusNames: Seq[String] = Seq(
     "centralUp", "hostsUp", "heldGrants", "runningLeases", "grants", "launched", "returned",
     "revoked", "taskEnds", "hostDowns", "centralDowns", "surplusReturned",
-    "coldReturned", "unplacedLong", "placedLocally")
+    "coldReturned", "unplacedLong", "placedLocally", "warmFirst", "spreadLate")
 
   val EstimateSources: Seq[String] = Seq("hint", "history", "runningMean", "default")
 
