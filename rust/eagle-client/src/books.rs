@@ -163,8 +163,8 @@ pub(crate) struct Lease {
     /// The host's local long work this lease took over from a local share, in ms (0 for
     /// any other lease): it leaves the host's `local_long_ms` when the lease is over.
     pub(crate) local_ms: f64,
-    pub(crate) running: bool,
-    /// When the driver said it launched a task under it (`Client::launched`).
+    /// When the driver said it launched a task under it (`Client::launched`); None while
+    /// the grant is not used yet.
     pub(crate) launched_at: Option<Instant>,
     /// A short grant its node did not keep a probe for (eagle-adaptive grants a short probe
     /// beside long work only while a slot is free, and once): see `State::probe_after` in client/probing.rs.

@@ -533,7 +533,6 @@ impl State {
         // dropped, still launched: counting it as left would probe for a task that is gone).
         if let Some(&h) = self.by_name.get(&g.host) {
             if let Some(l) = self.leases.get_mut(&(h, g.lease)) {
-                l.running = true;
                 l.launched_at = Some(Instant::now());
                 self.writers.send(h, &ToNode::Launched { lease: g.lease });
             }
@@ -556,7 +555,7 @@ impl State {
 
     /// Grants of `job` handed to the driver and not launched yet.
     fn unlaunched(&self, job: u64) -> u32 {
-        self.leases.values().filter(|l| l.job == job && !l.running).count() as u32
+        self.leases.values().filter(|l| l.job == job && l.launched_at.is_none()).count() as u32
     }
 
     fn lease_over(&mut self, g: Grant, no_task: bool) {
@@ -624,7 +623,7 @@ impl State {
         let gone: Vec<(u64, u64)> = self.leases.keys().filter(|(l, _)| *l == link).copied().collect();
         for k in gone {
             let l = self.leases.remove(&k).unwrap();
-            if !l.running {
+            if l.launched_at.is_none() {
                 self.emit(Event::Revoked(Grant { host: name.clone(), lease: k.1, job: l.job, long: l.long, kept: false }));
             }
         }
@@ -686,7 +685,7 @@ impl State {
                         j.unqueue_placed(link, 1, central_up);
                     }
                 }
-                self.leases.insert((link, lease), Lease { job, long, local_ms, running: false, launched_at: None, once });
+                self.leases.insert((link, lease), Lease { job, long, local_ms, launched_at: None, once });
                 self.emit(Event::Grant(Grant { host: name, lease, job, long, kept }));
                 if !long && !kept {
                     // The grant used the probe up (hawk and sparrow grant once per probe).
