@@ -272,6 +272,7 @@ def one_system(args, label: str, plans_by_tag: dict, out_dir: str, slots: int) -
     a.worker_memory = f"{(len(APPS) if system != 'static' else slots) * 900}m"
     a.executor_memory = "512m"
     tbed = harness.Testbed(a)
+    base = os.path.join(out_dir, "runs", run_dir_name(label))
     runs = []
     sampler = threads.Sampler() if threads.Sampler.available() else None
     try:
@@ -284,7 +285,6 @@ def one_system(args, label: str, plans_by_tag: dict, out_dir: str, slots: int) -
         # Static split: the cores of the first plan's shares (the plans of one trace differ little).
         cores = static_cores(next(iter(plans_by_tag.values()))["apps"], hosts * slots) if system == "static" else {}
         sequence = plan_sequence(plans_by_tag, not getattr(args, "no_warmup", False))
-        base = os.path.join(out_dir, "runs", run_dir_name(label))
         shutil.rmtree(base, ignore_errors=True)
         os.makedirs(base)
         harness.wait_idle(args, harness.TESTBED_STATE)
@@ -371,7 +371,22 @@ def one_system(args, label: str, plans_by_tag: dict, out_dir: str, slots: int) -
         if sampler:
             sampler.stop()
         tbed.down()
+        keep_testbed_logs(tbed.state, base)
     return runs
+
+
+def keep_testbed_logs(state: str, base: str) -> None:
+    """Copies the testbed's logs (``state``/logs: the master's, the workers', and in cluster
+    mode every eagle-node's and eagle-central's) into the system's run folder ``base``, as
+    ``testbed-logs/``: the next system's testbed writes over them, so without the copy only the
+    last system's daemon logs outlived a run. Nothing to copy, nothing done."""
+    src = os.path.join(state, "logs")
+    if not os.path.isdir(src):
+        return
+    dst = os.path.join(base, "testbed-logs")
+    shutil.rmtree(dst, ignore_errors=True)
+    os.makedirs(base, exist_ok=True)
+    shutil.copytree(src, dst)
 
 
 END = "end"

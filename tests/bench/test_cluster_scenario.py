@@ -244,3 +244,22 @@ def test_the_task_anatomy_splits_each_stage_executor_pairs_first_task_from_the_r
     assert a["hold_ms"] == 250.0 and a["run_ms"] == 100.0 and a["deserialize_cpu_ms"] == 2.0
     assert a["pairs_per_stage"] == 1.5 and a["gc_s"] == 2.0
     assert eventlog.task_anatomy([str(p)], since_ms=10_000) == {"tasks": 0}
+
+
+def test_each_systems_testbed_logs_are_kept_in_its_own_run_folder(tmp_path):
+    state = tmp_path / "testbed"
+    (state / "logs").mkdir(parents=True)
+    runs = tmp_path / "runs"
+    for system, line in [("eagle-adaptive", "first"), ("hawk", "second")]:
+        # The next testbed writes over the same files.
+        (state / "logs" / "eagle-node0.log").write_text(line)
+        cluster.keep_testbed_logs(str(state), str(runs / system))
+    assert (runs / "eagle-adaptive" / "testbed-logs" / "eagle-node0.log").read_text() == "first"
+    assert (runs / "hawk" / "testbed-logs" / "eagle-node0.log").read_text() == "second"
+    # Copied again (a system run twice): the newest logs replace the old copy.
+    (state / "logs" / "eagle-node0.log").write_text("third")
+    cluster.keep_testbed_logs(str(state), str(runs / "hawk"))
+    assert (runs / "hawk" / "testbed-logs" / "eagle-node0.log").read_text() == "third"
+    # A testbed that never came up has no logs: nothing to copy, no folder made.
+    cluster.keep_testbed_logs(str(tmp_path / "none"), str(runs / "static"))
+    assert not (runs / "static").exists()
