@@ -379,14 +379,20 @@ def keep_testbed_logs(state: str, base: str) -> None:
     """Copies the testbed's logs (``state``/logs: the master's, the workers', and in cluster
     mode every eagle-node's and eagle-central's) into the system's run folder ``base``, as
     ``testbed-logs/``: the next system's testbed writes over them, so without the copy only the
-    last system's daemon logs outlived a run. Nothing to copy, nothing done."""
+    last system's daemon logs outlived a run. Nothing to copy, nothing done. It runs in
+    ``one_system``'s ``finally``, so a copy that fails (a full disk, a folder in the way) is
+    logged, not raised: it must not replace the run's own error or its results."""
+    from .harness import log
     src = os.path.join(state, "logs")
     if not os.path.isdir(src):
         return
     dst = os.path.join(base, "testbed-logs")
-    shutil.rmtree(dst, ignore_errors=True)
-    os.makedirs(base, exist_ok=True)
-    shutil.copytree(src, dst)
+    try:
+        shutil.rmtree(dst, ignore_errors=True)
+        os.makedirs(base, exist_ok=True)
+        shutil.copytree(src, dst)
+    except OSError as e:
+        log(f"testbed logs not kept in {dst}: {e}")
 
 
 END = "end"

@@ -263,3 +263,18 @@ def test_each_systems_testbed_logs_are_kept_in_its_own_run_folder(tmp_path):
     # A testbed that never came up has no logs: nothing to copy, no folder made.
     cluster.keep_testbed_logs(str(tmp_path / "none"), str(runs / "static"))
     assert not (runs / "static").exists()
+
+
+def test_a_failed_log_copy_is_logged_and_does_not_mask_the_runs_own_outcome(tmp_path, capsys):
+    # keep_testbed_logs runs in one_system's finally: an OSError there would replace the
+    # run's own exception (or its results) with a copy failure.
+    state = tmp_path / "testbed"
+    (state / "logs").mkdir(parents=True)
+    (state / "logs" / "eagle-node0.log").write_text("x")
+    blocker = tmp_path / "runs"
+    blocker.write_text("a file where the run folder's parent should be")
+    cluster.keep_testbed_logs(str(state), str(blocker / "eagle-adaptive"))
+    out = capsys.readouterr()
+    said = out.out + out.err
+    assert "testbed logs" in said and "not kept" in said, said
+    assert str(blocker / "eagle-adaptive") in said, said
