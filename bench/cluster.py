@@ -18,8 +18,10 @@ in arrival order; every job keeps its arrival time). Systems, each on a fresh te
   ``APPS``, and the master (most free cores first) spreads them so that each host holds the
   executors of N x 4 / hosts applications; ``SYSTEM/N:M`` (e.g. ``eagle-adaptive/4:8``) puts
   the interactive applications on N hosts and the batch ones on M; each run records where every
-  application's executors were (``executor_hosts``). Jobs carry the trace's class and estimate
-  as hints.
+  application's executors were (``executor_hosts``) and, for each application, its cluster
+  counters over that plan (``cluster``: grants, hand-backs... read by the driver after each
+  plan; ``plan_counters``) and over the whole run (``cluster_run``, its summary's). Jobs carry
+  the trace's class and estimate as hints.
   ``SYSTEM+KEY=VALUE`` (after the rest, repeatable: ``eagle-adaptive/4+minProbes=2``) gives that
   one system its own ``spark.scheduler.eagle.*`` keys on top of ``--eagle-conf``, so that a key is
   measured against the same baselines in one invocation.
@@ -55,6 +57,8 @@ SYSTEMS = ("eagle", "eagle-adaptive", "hawk", "sparrow", "static", "oversubscrib
 CLUSTER_SYSTEMS = ("eagle", "eagle-adaptive", "hawk", "sparrow")
 PARTITIONS = ("fixed", "adaptive", "slots", "share")
 APPS = ("interactive-0", "interactive-1", "batch-0", "batch-1")
+# The cluster counters that are levels, not running totals (a plan's figure is the level after it).
+CLUSTER_GAUGES = ("centralUp", "hostsUp", "heldGrants", "runningLeases")
 NODE_PORT = 7101                     # scripts/testbed.sh runs every eagle-node on it
 
 
@@ -356,7 +360,9 @@ def one_system(args, label: str, plans_by_tag: dict, out_dir: str, slots: int) -
                          "short": stats.summary(short), "long": stats.summary(long_),
                          "correct": ok and len(jobs) == meta["n_jobs"], "errors": errors,
                          "jobs": len(jobs), "load": meta.get("nominal_load"),
-                         "static_cores": cores or None, "cluster": counters, "executor_hosts": placed,
+                         "static_cores": cores or None, "executor_hosts": placed,
+                         "cluster": {app: plan_counters(results.get(app) or {}, tag) for app in APPS},
+                         "cluster_run": counters,
                          "short_partition": tb.get("eagle_short_partition") if cluster else None,
                          "anatomy": anatomy(base, go_ms, tag),
                          "threads": thread_cpu(sampler, base, [t for t, _ in sequence], tag),
@@ -373,6 +379,28 @@ def one_system(args, label: str, plans_by_tag: dict, out_dir: str, slots: int) -
         tbed.down()
         keep_testbed_logs(tbed.state, base)
     return runs
+
+
+def plan_counters(result: dict, tag: str) -> dict | None:
+    """One application's cluster counters over plan ``tag``, from its driver's result
+    (``run_cluster``: the reading at the start and after each plan): each running total less
+    its reading after the plan before (or at the start), and the levels of ``CLUSTER_GAUGES``
+    as read after the plan. {} for an application not under cluster mode; None when a reading
+    is missing (the plan did not run, or the counters could not be read)."""
+    prev = result.get("counters_at_start")
+    for r in result.get("replays") or []:
+        cur = r.get("counters")
+        if r.get("tag") == tag:
+            if cur is None or prev is None:
+                return None
+            out = {}
+            for k, v in cur.items():
+                if k.startswith("cluster."):
+                    name = k[len("cluster."):]
+                    out[name] = v if name in CLUSTER_GAUGES else v - prev.get(k, 0)
+            return out
+        prev = cur
+    return None
 
 
 def keep_testbed_logs(state: str, base: str) -> None:

@@ -57,6 +57,18 @@ def sleep_job(spark, durations_ms) -> int:
     return int(job.run(sc._jsc.sc(), ",".join(str(int(d)) for d in durations_ms)))
 
 
+def eagle_counters(spark) -> dict | None:
+    """The Eagle scheduler's counters now (the bench jar's ``EagleCounters``: the metrics
+    source's reading, ``cluster.*`` under cluster mode), or None when they cannot be read. An
+    application not under ``spark-eagle:`` has none: {}."""
+    sc = spark.sparkContext
+    try:
+        return json.loads(sc._jvm.org.apache.spark.scheduler.eagle.EagleCounters.read(sc._jsc.sc()))
+    except Exception as e:
+        log(f"eagle counters not read: {e}")
+        return None
+
+
 def driver_cpu(spark) -> float | None:
     """The driver JVM's CPU time so far (s): the scheduler's own cost lives there (with
     Spark's), and on a shared machine it is CPU the executors do not get."""
@@ -168,6 +180,8 @@ def run_cluster(spark, cfg: dict) -> dict:
     epoch seconds) and replays this application's share of the plan."""
     sched = "eagle" if cfg["system"] in ("eagle", "eagle-adaptive", "hawk", "sparrow") else "fifo"
     out = []
+    # Read again after each plan, so the orchestrator reports each plan's counters.
+    at_start = eagle_counters(spark)
     for p in cfg["plans"]:
         with open(p["path"]) as f:
             plan = json.load(f)
@@ -185,7 +199,8 @@ def run_cluster(spark, cfg: dict) -> dict:
         else:
             out.append({"jobs": [], "wall_seconds": 0.0, "correct": True})
         out[-1]["tag"] = p["tag"]
-    return {"replays": out, "correct": all(r["correct"] for r in out)}
+        out[-1]["counters"] = eagle_counters(spark)
+    return {"replays": out, "counters_at_start": at_start, "correct": all(r["correct"] for r in out)}
 
 
 # ---------------------------------------------------------------- TPC-H and sort

@@ -1,8 +1,9 @@
 """Benchmark code stays out of the product jar: EagleBench, EagleStress, SleepJob,
-StragglerSleepJob and ColdInputJob are in
+StragglerSleepJob, ColdInputJob and EagleCounters are in
 build/libs/eagle-spark-bench-<version>.jar (spark-plugin/src/bench/scala, gradle benchJar),
 which the benchmarks put next to the plugin jar."""
 import glob
+import json
 import os
 import re
 import subprocess
@@ -12,7 +13,7 @@ import zipfile
 
 from conftest import JAR, ROOT
 
-BENCH_CLASSES = re.compile(r"(^|/)(EagleBench|EagleStress|SleepJob|StragglerSleepJob|ColdInputJob)([$.]|$)")
+BENCH_CLASSES = re.compile(r"(^|/)(EagleBench|EagleStress|SleepJob|StragglerSleepJob|ColdInputJob|EagleCounters)([$.]|$)")
 
 
 def bench_jar():
@@ -30,7 +31,7 @@ def test_the_product_jar_holds_no_benchmark_class():
 
 def test_the_bench_jar_holds_the_benchmark_mains_and_nothing_else():
     names = [n for n in zipfile.ZipFile(bench_jar()).namelist() if n.endswith(".class")]
-    for c in ("EagleBench", "EagleStress", "SleepJob", "StragglerSleepJob", "ColdInputJob"):
+    for c in ("EagleBench", "EagleStress", "SleepJob", "StragglerSleepJob", "ColdInputJob", "EagleCounters"):
         assert f"org/apache/spark/scheduler/eagle/{c}.class" in names, names
     # Compiled against the plugin classes, not with them.
     assert [n for n in names if not BENCH_CLASSES.search(n)] == []
@@ -44,7 +45,8 @@ def test_sleep_job_runs_on_executors_with_both_jars(tmp_path):
         import sys
         sys.path.insert(0, {ROOT!r})
         from pyspark.sql import SparkSession
-        from bench.driver import sleep_job
+        import json
+        from bench.driver import eagle_counters, sleep_job
         from bench.schedulers import jar_conf
         b = (SparkSession.builder.master("spark-eagle:local-cluster[1,2,1024]")
              .config("spark.ui.enabled", "false").config("spark.executor.memory", "768m"))
@@ -54,6 +56,7 @@ def test_sleep_job_runs_on_executors_with_both_jars(tmp_path):
         try:
             print("TASKS", sleep_job(spark, [5, 10, 0, 20]))
             print("SCHEDULER", spark.sparkContext._jsc.sc().taskScheduler().getClass().getSimpleName())
+            print("COUNTERS", json.dumps(eagle_counters(spark)))
         finally:
             spark.stop()
     """)
@@ -63,3 +66,8 @@ def test_sleep_job_runs_on_executors_with_both_jars(tmp_path):
     assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-4000:]
     assert "TASKS 4" in p.stdout.splitlines(), p.stdout
     assert "SCHEDULER EagleTaskScheduler" in p.stdout.splitlines(), p.stdout
+    # The counters the cluster bench reads after each plan: the metrics source's, fresh.
+    (line,) = [x for x in p.stdout.splitlines() if x.startswith("COUNTERS ")]
+    c = json.loads(line[len("COUNTERS "):])
+    assert c["decisions"] >= 4 and c["totalSlots"] == 2 and c["fallback"] == 0, c
+    assert not [k for k in c if k.startswith("cluster.")], c  # not under cluster mode

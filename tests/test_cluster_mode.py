@@ -35,6 +35,7 @@ import time
 
 import pytest
 
+from bench import eventlog
 from conftest import JAR, ROOT
 from test_config import start_fails
 from standalone import free_port, standalone
@@ -136,6 +137,8 @@ def launch(d, master, tmp_path, name, jobs, go=None, executors=len(HOSTS)):
             "executors": executors}
     spec_path = tmp_path / f"{name}.spec.json"
     spec_path.write_text(json.dumps(spec))
+    events = tmp_path / f"{name}.events"
+    events.mkdir()
     conf = {
         "spark.driver.host": "127.0.0.1",
         "spark.driver.bindAddress": "127.0.0.1",
@@ -149,6 +152,9 @@ def launch(d, master, tmp_path, name, jobs, go=None, executors=len(HOSTS)):
         "spark.scheduler.eagle.cluster.secretFile": d["secret"],
         "spark.scheduler.eagle.cluster.pingMs": "500",
         "spark.scheduler.eagle.summary.path": str(tmp_path / f"{name}.summary.json"),
+        "spark.eventLog.enabled": "true",
+        "spark.eventLog.dir": str(events),
+        "spark.eventLog.compress": "false",
     }
     cmd = [os.path.join(os.environ["SPARK_HOME"], "bin", "spark-submit"), "--master", "spark-eagle:" + master,
            "--driver-class-path", JAR, "--driver-memory", "700m"]
@@ -185,6 +191,16 @@ def most_at_once(intervals):
     return best
 
 
+def final_counters(tmp_path, name):
+    """The counters of the application's last EagleCountersSnapshot (posted at stop), by name,
+    from its event log."""
+    log = eventlog.find_log(str(tmp_path / f"{name}.events"))
+    snaps = [e for e in eventlog.events(log)
+             if e["Event"] == "org.apache.spark.scheduler.eagle.events.EagleCountersSnapshot"]
+    assert snaps and snaps[-1]["atStop"], (name, len(snaps))
+    return dict(zip(snaps[-1]["names"], snaps[-1]["values"]))
+
+
 def leased(d):
     """Leases held on every node, by host (None for a node that does not answer)."""
     return {h: (node_status(d, h) or {}).get("leased") for h in HOSTS}
@@ -194,13 +210,18 @@ def test_two_applications_share_the_hosts_slots_at_task_level(daemons, shared_ho
     # The daemons run without --policy: the default is the adaptive node policy, as the
     # plugin's default is policy=adaptive.
     assert {node_status(daemons, h)["policy"] for h in HOSTS} == {"eagle-adaptive"}
-    go = tmp_path / "go"
-    batch, batch_out = launch(daemons, shared_hosts, tmp_path, "batch", [{"class": "long", "ms": 2500, "tasks": 24}])
+    go, batch_go = tmp_path / "go", tmp_path / "batch-go"
+    batch, batch_out = launch(daemons, shared_hosts, tmp_path, "batch", [{"class": "long", "ms": 2500, "tasks": 24}],
+                              go=batch_go)
     inter, inter_out = launch(daemons, shared_hosts, tmp_path, "interactive",
                               [{"class": "short", "ms": 300, "tasks": 2}] * 3, go=go)
+    # Every executor up before the long job starts: while no application has short work, the
+    # central's short-only host is the one that covers the most applications' executors, so
+    # it may move while they register (then long work already placed stays where it runs).
+    _until("both applications' executors", lambda: os.path.exists(batch_out) and os.path.exists(inter_out), 240)
+    batch_go.write_text("go")
     # The batch job runs on the general host (long work: the central's placements).
     _until("the batch job to hold a host's slots", lambda: str(SLOTS) in leased(daemons).values(), 240)
-    _until("the interactive application's executors", lambda: os.path.exists(inter_out), 240)
     go.write_text("go")
     finish(inter, 300)
     finish(batch, 300)
@@ -227,6 +248,12 @@ def test_two_applications_share_the_hosts_slots_at_task_level(daemons, shared_ho
         # A round ends with free cores while tasks wait for grants; that alone asks for no
         # other round (the next grant brings one). Only a grant held past its round does.
         assert sm["plugin"]["reviveRequests"] <= tasks, (name, sm["plugin"])
+        # The same counters reach the event log (and the metrics source, the live tab) while
+        # the application runs, as cluster.* gauges, not only the summary written at stop.
+        ev = final_counters(tmp_path, name)
+        assert {k[len("cluster."):] for k in ev if k.startswith("cluster.")} == set(c) - {"app", "central", "nodePort"}
+        assert ev["cluster.launched"] == ev["cluster.taskEnds"] == tasks, ev
+        assert ev["cluster.runningLeases"] == 0 and ev["cluster.hostsUp"] == len(HOSTS), ev
 
 
 def test_a_wide_task_holds_as_many_slots_as_its_cores(daemons, shared_hosts, tmp_path):

@@ -270,6 +270,8 @@ def test_event_log_counters_reservation_and_intervals(run):
     c = dict(zip(final[0]["names"], final[0]["values"]))
     assert c["decisions"] >= task_starts >= run["launched"]
     assert final[0]["fallback"] is False and c["fallback"] == 0
+    # cluster.* counters are cluster mode's (tests/test_cluster_mode.py); none here
+    assert not [n for n in c if n.startswith("cluster.")], c
     # the same counters as the run summary written at stop
     assert c["decisions"] == run["summary"]["counters"]["decisions"]
     assert c["srptBypasses"] == run["summary"]["counters"]["srptBypasses"]

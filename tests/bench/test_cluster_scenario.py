@@ -278,3 +278,23 @@ def test_a_failed_log_copy_is_logged_and_does_not_mask_the_runs_own_outcome(tmp_
     said = out.out + out.err
     assert "testbed logs" in said and "not kept" in said, said
     assert str(blocker / "eagle-adaptive") in said, said
+
+
+def test_a_plans_cluster_counters_are_the_change_over_that_plan():
+    # run_cluster reads the counters at the start and after each plan (warm-up first).
+    result = {"counters_at_start": {"cluster.grants": 3, "cluster.heldGrants": 0, "decisions": 1},
+              "replays": [
+                  {"tag": "warmup", "counters": {"cluster.grants": 10, "cluster.heldGrants": 2,
+                                                 "cluster.runningLeases": 1}},
+                  {"tag": "1.2-s1", "counters": {"cluster.grants": 25, "cluster.heldGrants": 1,
+                                                 "cluster.runningLeases": 0, "decisions": 9}},
+                  {"tag": "1.2-s2", "counters": None}]}
+    # Running totals less the reading before the plan; levels as read after it; only cluster.*.
+    assert cluster.plan_counters(result, "warmup") == {"grants": 7, "heldGrants": 2, "runningLeases": 1}
+    assert cluster.plan_counters(result, "1.2-s1") == {"grants": 15, "heldGrants": 1, "runningLeases": 0}
+    # A reading that failed, a plan that did not run, or no start reading: unknown, not 0.
+    assert cluster.plan_counters(result, "1.2-s2") is None
+    assert cluster.plan_counters(result, "2.0-s1") is None
+    assert cluster.plan_counters(dict(result, counters_at_start=None), "warmup") is None
+    # An application not under cluster mode has no cluster counters.
+    assert cluster.plan_counters({"counters_at_start": {}, "replays": [{"tag": "w", "counters": {}}]}, "w") == {}

@@ -9,10 +9,11 @@ import org.apache.spark.metrics.source.Source
 
 /**
  * The `eagle` metrics source of the driver: one gauge per name of [[EagleObserver.names]]
- * (engine counters, reservation, cutoff, slots, live task sets by class, DDS waits, plugin
- * counters, fallback). Every gauge reads the observer's cached reading, which a native
- * call refreshes at most every [[EagleObserver.RefreshMs]] ms without the scheduler lock,
- * so reporters (JMX, CSV, the metrics servlets) cost the scheduler nothing.
+ * (engine counters, reservation, cutoff, slots, live task sets by class, DDS waits, cluster
+ * mode's grants and leases, plugin counters, fallback). Every gauge reads the observer's
+ * cached reading, which a native call refreshes at most every [[EagleObserver.RefreshMs]] ms
+ * without the scheduler lock, so reporters (JMX, CSV, the metrics servlets) cost the
+ * scheduler nothing.
  */
 private[eagle] class EagleMetricsSource(observer: EagleObserver) extends Source {
   override val sourceName: String = "eagle"

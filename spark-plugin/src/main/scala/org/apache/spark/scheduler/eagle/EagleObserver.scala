@@ -18,7 +18,8 @@ import org.apache.spark.status.ElementTrackingStore
 
 /**
  * Makes what the scheduler does visible while it runs, in Spark's own channels:
- *  - the `eagle` metrics source ([[EagleMetricsSource]]: JMX, CSV, Prometheus servlet...);
+ *  - the `eagle` metrics source ([[EagleMetricsSource]]: JMX, CSV, Prometheus servlet...),
+ *    with `cluster.*` gauges (grants, leases, hand-backs) under cluster mode;
  *  - Eagle events on the listener bus (`events/EagleEvents.scala`), hence in the event log
  *    and in the History Server;
  *  - the Eagle tab of the live Spark UI (`ui/`), fed by the same events.
@@ -39,10 +40,12 @@ private[eagle] class EagleObserver(
   import EagleObserver._
 
   private val engineNames: Seq[String] = Native.CounterNames ++ Native.StatusNames
+  /** Cluster mode only: the grants, leases and hand-backs of [[Native.ClusterStatusNames]]. */
+  private val clusterNames: Seq[String] = if (conf.cluster.isDefined) Native.ClusterStatusNames else Nil
   private val pluginNames: Seq[String] = summary.pluginCounters.map(_._1)
 
   /** Metric names, in the order of every reading's values. */
-  val names: Array[String] = (engineNames ++ pluginNames.map("plugin." + _) ++
+  val names: Array[String] = (engineNames ++ clusterNames.map("cluster." + _) ++ pluginNames.map("plugin." + _) ++
     Seq("taskSetsSubmittedShort", "taskSetsSubmittedLong", "fallback", "engineClosedCalls")).toArray
 
   private val submittedShort = new AtomicLong
@@ -68,6 +71,7 @@ private[eagle] class EagleObserver(
   // ---- the reading ----------------------------------------------------------------------
 
   @volatile private var engineValues: Array[Long] = Array.fill(engineNames.size)(-1L)
+  @volatile private var clusterValues: Array[Long] = Array.fill(clusterNames.size)(-1L)
   /** True once `engineValues` holds a real reading. */
   @volatile private var engineRead = false
   @volatile private var last: EagleLiveStatus = _
@@ -94,6 +98,10 @@ private[eagle] class EagleObserver(
       engineValues = v
       engineRead = true
     }
+    if (clusterNames.nonEmpty) {
+      engine.observe("clusterStatus")(_.clusterStatus(_)).filter(_.length == clusterNames.size)
+        .foreach(clusterValues = _)
+    }
     val s = compose()
     last = s
     lastNanos = System.nanoTime()
@@ -102,7 +110,7 @@ private[eagle] class EagleObserver(
 
   private def compose(): EagleLiveStatus = {
     val plugin = summary.pluginCounters.toMap
-    val values = engineValues ++ pluginNames.map(n => plugin.getOrElse(n, 0L)) ++
+    val values = engineValues ++ clusterValues ++ pluginNames.map(n => plugin.getOrElse(n, 0L)) ++
       Seq(submittedShort.get, submittedLong.get, if (engine.failureReason.isDefined) 1L else 0L,
         engine.closedCalls)
     EagleLiveStatus(System.currentTimeMillis(), engineNowMs(), names, values,
