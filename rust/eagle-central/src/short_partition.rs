@@ -36,9 +36,8 @@
 //! queues on as many hosts as hold a kept slot. A host whose every slot is kept (a host of
 //! one slot) takes no long placement.
 //!
-//! "Lowest index first" holds while every application has executors on every host (and
-//! the reservation holds no host yet: once it does, those hosts come first). When the
-//! drivers' hosts (`Executors`) differ, the hosts are taken in [`cover_order`], so that
+//! "Lowest index first" holds while every application has executors on every host. When
+//! the drivers' hosts (`Executors`) differ, the hosts are taken in [`cover_order`], so that
 //! the reservation is on the hosts of every application it can reach. Under every mode the
 //! partition then spans at least [`cover_len`] hosts (a kept slot on each, under `slots`),
 //! up to half of them, so that every application that has run short work has a short-only
@@ -233,16 +232,15 @@ pub fn short_slots_per_host(slots: &[u32], fraction: f64, short_slots: u32) -> V
     kept
 }
 
-/// The order in which the short reservation takes the `live` hosts (`(id, name)`): their
-/// order (by id, the paper's: every job may run on every node), except that each next host
+/// The order in which the short reservation takes the `live` hosts (`(id, name)`, by id):
+/// index order (the paper's: every job may run on every node), except that each next host
 /// is the one where the most drivers not yet covered have executors (`drivers`: each
-/// driver's hosts, by name), the earliest in `live` on ties; once every driver with a live
-/// host is covered, coverage starts again. So the fixed share's few hosts, and the first
-/// slots `--short-partition slots` keeps, are on the hosts of as many applications as they
-/// can be, and an application with executors on some hosts is not left without any
-/// short-only host or kept slot while another application's hosts hold them all. With every
-/// driver on every host, or no driver, the order is `live`'s. The central lists the hosts
-/// the reservation holds first, so that it moves only for a gain. Costs hosts² × drivers.
+/// driver's hosts, by name), lowest index on ties; once every driver with a live host is
+/// covered, coverage starts again. So the fixed share's few hosts, and the first slots
+/// `--short-partition slots` keeps, are on the hosts of as many applications as they can
+/// be, and an application with executors on some hosts is not left without any short-only
+/// host or kept slot while another application's hosts hold them all. With every driver on
+/// every host, or no driver, the order is index order. Costs hosts² × drivers.
 pub fn cover_order(live: &[(NodeId, &str)], drivers: &[&BTreeSet<String>]) -> Vec<NodeId> {
     // Only drivers with a live host can be covered.
     let sets: Vec<&BTreeSet<String>> = drivers.iter().copied().filter(|s| live.iter().any(|(_, h)| s.contains(*h))).collect();

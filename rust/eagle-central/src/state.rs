@@ -92,10 +92,6 @@ pub struct CentralState {
     demand: Option<ShortDemand>,
     /// Short-only hosts (`slots`: kept slots) at the last layout (logged when it changes).
     short_only: usize,
-    /// The hosts the last layout held for short work (short-only hosts; `slots`: the hosts
-    /// with a kept slot), in its order: a new [`Self::reservation_order`] takes them first
-    /// where no other host covers more drivers, so the partition moves only for a gain.
-    held: Vec<NodeId>,
     /// The short slots the last layout was sized for: the demand, under `share` capped by
     /// the short class's part ([`share_of_demand`]); what `Status` reports (0 under `fixed`).
     short_want: u32,
@@ -149,7 +145,6 @@ impl CentralState {
             mode: ShortPartition::Fixed,
             demand: None,
             short_only: 0,
-            held: Vec::new(),
             short_want: 0,
             now: 0.0,
             drivers: BTreeMap::new(),
@@ -432,16 +427,6 @@ impl CentralState {
     /// are short-only (`slots`: keep slots, dealt in that order), `k` by the fixed share or,
     /// adaptive, by the short demand ([`crate::short_partition`]).
     fn layout(&mut self) -> Partitions {
-        let p = self.lay_out();
-        if self.mode == ShortPartition::Slots {
-            self.held = p.small.iter().copied().filter(|n| self.hosts[n.0 as usize].kept > 0).collect();
-        } else {
-            self.held = p.short_only.clone();
-        }
-        p
-    }
-
-    fn lay_out(&mut self) -> Partitions {
         let live: Vec<NodeId> = (0..self.hosts.len()).filter(|&i| self.hosts[i].up).map(|i| NodeId(i as u32)).collect();
         let (now, before) = (self.now, self.short_drivers.len());
         self.short_drivers.retain(|_, idle| idle.is_none_or(|t| now - t < SHORT_IDLE_S));
@@ -508,12 +493,7 @@ impl CentralState {
     /// drivers with short work (of every driver until one has some), and [`cover_len`]: how
     /// many of its first hosts hold an executor of every driver with short work.
     fn reservation_order(&self, live: &[NodeId]) -> Cover {
-        // The hosts held now first (in their order), then the rest by index: ties stay put.
-        let first = self.held.iter().filter(|n| live.contains(n));
-        let named: Vec<(NodeId, &str)> = first
-            .chain(live.iter().filter(|n| !self.held.contains(n)))
-            .map(|&n| (n, self.hosts[n.0 as usize].name.as_str()))
-            .collect();
+        let named: Vec<(NodeId, &str)> = live.iter().map(|&n| (n, self.hosts[n.0 as usize].name.as_str())).collect();
         let short: Vec<&BTreeSet<String>> =
             self.executors.iter().filter(|(c, _)| self.short_drivers.contains_key(c)).map(|(_, on)| on).collect();
         let drivers: Vec<&BTreeSet<String>> = if short.is_empty() { self.executors.values().collect() } else { short.clone() };

@@ -161,14 +161,13 @@ fn slots_keep_the_short_demand_on_every_host_and_each_node_is_told_its_count() {
     assert_eq!(st.nodes.iter().map(|n| n.short_slots).collect::<Vec<_>>(), [1, 1, 1, 1, 1, 1, 0, 0]);
     assert!(st.nodes.iter().all(|n| n.general), "every host still takes long work");
     assert!(!st.bitvector.bit(2) && st.bitvector.bit(6));
-    // A host lost: the next host keeps its slot; back, it is told its count again, which
-    // is 0: every driver is on every host, so the slot stays where it went.
+    // A host lost: the next host keeps its slot; back, it is told its count again.
     assert_eq!(told(&s.handle(Event::NodeDown { host: 3 })), BTreeMap::from([(6, 1)]));
-    assert_eq!(told(&s.handle(Event::NodeUp { host: 3 })), BTreeMap::from([(3, 0)]));
-    // The demand goes: back to the floor after the idle time, on the first hosts held.
+    assert_eq!(told(&s.handle(Event::NodeUp { host: 3 })), BTreeMap::from([(3, 1), (6, 0)]));
+    // The demand goes: back to the floor after the idle time.
     s.handle(Event::Disconnected { conn: 1 });
     s.set_now(30.0);
-    assert_eq!(told(&s.handle(Event::Tick)), [2, 4, 5, 6].into_iter().map(|h| (h, 0)).collect());
+    assert_eq!(told(&s.handle(Event::Tick)), (2..6).map(|h| (h, 0)).collect());
 }
 
 #[test]
@@ -215,17 +214,14 @@ fn the_short_reservation_covers_the_hosts_of_every_application_on_some_hosts() {
     on(&mut s, 4, &[6, 7]);
     s.handle(Event::Tick);
     assert_eq!(kept(&mut s), [0, 1, 0, 0, 0, 0, 1, 0]);
-    // a and b on every host: h6 still covers all four, and h7, not h1, now covers the
-    // most (a, b and d) once c is gone. With d gone too every host covers the same: the
-    // slots stay where they are.
+    // Every driver on every host, or gone: index order, the paper's.
     for conn in 1..=2 {
         on(&mut s, conn, &(0..8).collect::<Vec<_>>());
     }
     s.handle(Event::Disconnected { conn: 3 });
-    assert_eq!(kept(&mut s), [0, 0, 0, 0, 0, 0, 1, 1]);
     s.handle(Event::Disconnected { conn: 4 });
     s.handle(Event::Tick);
-    assert_eq!(kept(&mut s), [0, 0, 0, 0, 0, 0, 1, 1]);
+    assert_eq!(kept(&mut s), [1, 1, 0, 0, 0, 0, 0, 0]);
 
     // `fixed`: its one short-only host is on the hosts of two of the four, and moves to
     // the one host that all four share.
@@ -599,30 +595,4 @@ fn a_share_partition_takes_only_the_short_part_of_the_demand_while_long_work_wai
     assert_eq!(short_only(ShortPartition::Adaptive, 40), (4, 8, 4));
     // A little long work leaves the short demand as it was.
     assert_eq!(short_only(ShortPartition::Share, 1), (4, 8, 4));
-}
-
-/// The reservation moves only where another host covers more applications: while no
-/// application has short work it is on the host of the most applications' executors, and
-/// as executors register one by one every host may come to cover as many. Taking the
-/// lowest index on such a tie moved it (tests/test_cluster_mode.py saw a long job that had
-/// started on one host of two go on on the other, its first host now short-only), and
-/// each move asks the host that becomes short-only to hand back its queued long work.
-#[test]
-fn the_short_only_host_stays_put_while_no_other_host_covers_more() {
-    let mut s = three_up(0.34);
-    driver_on(&mut s, 1, &[0, 1, 2]);
-    let short_only = |s: &mut CentralState| -> Vec<String> { s.status().nodes.into_iter().filter(|n| !n.general).map(|n| n.name).collect() };
-    // The second application's first executor is on h2: h2 covers both.
-    driver_on(&mut s, 2, &[2]);
-    assert_eq!(short_only(&mut s), ["h2"]);
-    // Its other executors come: every host covers both, so h2 stays.
-    s.handle(Event::Message { conn: 2, msg: ToCentral::Executors { hosts: ["h0", "h2"].map(String::from).into() } });
-    assert_eq!(short_only(&mut s), ["h2"]);
-    s.handle(Event::Message { conn: 2, msg: ToCentral::Executors { hosts: ["h0", "h1", "h2"].map(String::from).into() } });
-    let out = s.handle(Event::Message { conn: 1, msg: ToCentral::SubmitLong { job: 1, tasks: 4, est_ms: 100.0, cpus: 1 } });
-    assert_eq!(short_only(&mut s), ["h2"]);
-    assert!(placements(&out).iter().all(|x| x.0 != 2), "{out:?}");
-    // A host that covers more still takes it: the second application leaves h2.
-    s.handle(Event::Message { conn: 2, msg: ToCentral::Executors { hosts: ["h1"].map(String::from).into() } });
-    assert_eq!(short_only(&mut s), ["h1"]);
 }
