@@ -672,7 +672,8 @@ def main(args) -> int:
     results = {"scenario": "cluster", "trace": os.path.basename(path), "cutoff_s": cutoff,
                "testbed": {"hosts": args.workers, "slots": args.workers * slots, "slots_per_host": slots,
                            "mode": "netns", "applications": list(APPS),
-                           "network": args.network, "short_only_hosts": short_only_hosts(args.workers)},
+                           "network": args.network, "host_cpu": getattr(args, "host_cpu", "shared"),
+                           "short_only_hosts": short_only_hosts(args.workers)},
                "warmup": not getattr(args, "no_warmup", False),
                "runs": runs, "summary": summary, "simulator": sim_runs,
                "paper_check": paper_check(sim_runs, summary)}

@@ -46,6 +46,8 @@ class Testbed:
                "--network", a.network, "--rate", a.rate, "--state", self.state]
         if a.local:
             cmd.append("--local")
+        if action == "up" and getattr(a, "host_cpu", "shared") != "shared":
+            cmd += ["--host-cpu", a.host_cpu]
         if getattr(a, "cores_list", None):     # heterogeneous hosts (bench/lotes.py)
             cmd += ["--cores-list", a.cores_list]
         if action == "up":
@@ -69,6 +71,7 @@ class Testbed:
         return {"mode": e["TB_MODE"], "master": e["TB_MASTER"], "driver_host": e["TB_DRIVER_HOST"],
                 "hosts": int(e["TB_HOSTS"]), "cores": int(e["TB_CORES"]), "slots": int(e["TB_SLOTS"]),
                 "network": e["TB_NETWORK"], "note": e.get("TB_NOTE", ""),
+                "host_cpu": e.get("TB_HOST_CPU", "shared"),
                 "executor_memory": self.args.executor_memory,
                 "executor_java_options": getattr(self.args, "executor_java_options", None),
                 "eagle_central": e.get("TB_EAGLE_CENTRAL"), "eagle_secret": e.get("TB_EAGLE_SECRET"),
@@ -223,7 +226,7 @@ def spark_home():
 
 def testbed_json(tb):
     return {"hosts": tb["hosts"], "slots": tb["slots"], "network": tb["network"], "mode": tb["mode"],
-            "cores_per_host": tb["cores"], "note": tb["note"]}
+            "cores_per_host": tb["cores"], "note": tb["note"], "host_cpu": tb.get("host_cpu", "shared")}
 
 
 def write_results(out_root, results):

@@ -45,6 +45,8 @@ def parse_args(argv):
     p.add_argument("--network", choices=["fast", "congested"], default="fast")
     p.add_argument("--rate", default="100mbit", help="per-host bandwidth when congested")
     p.add_argument("--local", action="store_true", help="use local-cluster[...] instead of namespaces")
+    p.add_argument("--host-cpu", choices=["shared", "isolated"], default="shared",
+                   help="isolated: a cpu cgroup of equal weight for each testbed host (scripts/testbed.sh --host-cpu)")
     p.add_argument("--no-wait-idle", action="store_true",
                    help="do not wait for other Spark processes on this machine to finish first")
     p.add_argument("--max-idle-wait", type=float, default=600,

@@ -29,6 +29,12 @@
 #   --eagle-slots N [--cores]  --eagle-policy eagle-adaptive|eagle|hawk|sparrow [eagle-adaptive]  --eagle-lease-ms MS [3000]
 #   --eagle-slots-list N,...  node i's slots (hosts of different sizes; one entry per worker)
 #   --eagle-placement lwl|lotes [lwl]  eagle-central's placement of long tasks
+#   --host-cpu shared|isolated [shared]  isolated = a cpu cgroup of its own for each worker host (its
+#                    worker, the executors it starts and its eagle-node), all of equal weight beside
+#                    each driver's: hosts then share the machine's cores as separate machines would
+#                    own theirs (one host's JIT or GC cannot take another's share under contention;
+#                    a host's unused share goes to the busy ones). Needs a writable cpu cgroup
+#                    (v1 /sys/fs/cgroup/cpu, or v2 with the cpu controller); namespaces only.
 #   --eagle-short-partition fixed|adaptive|slots|share [fixed]  eagle-central's short partition: the
 #                    paper's share, or grown to the drivers' short load (whole hosts, or slots
 #                    kept on every host)
@@ -53,7 +59,7 @@ export SPARK_DAEMON_MEMORY="${SPARK_DAEMON_MEMORY:-256m}"
 WORKERS=4 CORES=2 MEMORY=1g NETWORK=fast RATE=100mbit STATE="$ROOT/target/bench/testbed"
 PREFIX=eb SUBNET=77 FORCE_LOCAL=0 CORES_LIST=""
 EAGLE=0 EAGLE_SLOTS="" EAGLE_POLICY=eagle-adaptive EAGLE_LEASE_MS=3000 EAGLE_CENTRAL_PORT=7100 EAGLE_NODE_PORT=7101
-EAGLE_SLOTS_LIST="" EAGLE_PLACEMENT=lwl EAGLE_SHORT_PARTITION=fixed
+EAGLE_SLOTS_LIST="" EAGLE_PLACEMENT=lwl EAGLE_SHORT_PARTITION=fixed HOST_CPU=shared
 CMD=()
 ACTION="${1:-}"
 [ $# -gt 0 ] && shift
@@ -69,6 +75,7 @@ while [ $# -gt 0 ]; do
     --prefix) PREFIX="$2"; shift 2 ;;
     --subnet) SUBNET="$2"; shift 2 ;;
     --local) FORCE_LOCAL=1; shift ;;
+    --host-cpu) HOST_CPU="$2"; shift 2 ;;
     --eagle-daemons) EAGLE=1; shift ;;
     --eagle-slots) EAGLE_SLOTS="$2"; shift 2 ;;
     --eagle-policy) EAGLE_POLICY="$2"; shift 2 ;;
@@ -81,6 +88,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 case "$NETWORK" in fast|congested) ;; *) echo "testbed: --network must be fast or congested" >&2; exit 2 ;; esac
+case "$HOST_CPU" in shared|isolated) ;; *) echo "testbed: --host-cpu must be shared or isolated, got '$HOST_CPU'" >&2; exit 2 ;; esac
 [[ "$WORKERS" =~ ^[0-9]+$ && "$WORKERS" -ge 1 && "$WORKERS" -le 200 ]] || { echo "testbed: --workers must be 1..200" >&2; exit 2; }
 [[ "$SUBNET" =~ ^[0-9]+$ && "$SUBNET" -ge 0 && "$SUBNET" -le 255 ]] || { echo "testbed: --subnet must be 0..255" >&2; exit 2; }
 [[ "$PREFIX" =~ ^[a-z][a-z0-9]{0,5}$ ]] || { echo "testbed: --prefix must be 1-6 lowercase letters/digits" >&2; exit 2; }
@@ -113,6 +121,33 @@ MASTER_UI=18080
 mem_mb() { local m="$1"; case "$m" in *g|*G) echo $(( ${m%[gG]} * 1024 ));; *m|*M) echo "${m%[mM]}";; *) echo "$m";; esac; }
 
 log() { printf '[testbed] %s\n' "$*" >&2; }
+
+# ---- --host-cpu isolated: a cpu cgroup for each worker host -----------------------------------------
+# The mounted cpu hierarchy: cgroup v1's 'cpu', or v2's root with the cpu controller. Each host's
+# group keeps the default weight, which is also what each driver's session (an autogroup) has.
+cpu_cgroup_root() {
+  if [ -w /sys/fs/cgroup/cpu/cgroup.procs ]; then echo /sys/fs/cgroup/cpu; return 0; fi
+  if [ -f /sys/fs/cgroup/cgroup.controllers ] && grep -qw cpu /sys/fs/cgroup/cgroup.controllers; then
+    grep -qw cpu /sys/fs/cgroup/cgroup.subtree_control || echo +cpu > /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null || return 1
+    echo /sys/fs/cgroup; return 0
+  fi
+  return 1
+}
+# The command prefix that starts a process in worker i's group (nothing when hosts share the CPU).
+# It goes before 'ip netns exec', which mounts a sysfs of the namespace's own over /sys.
+host_cpu_prefix() {
+  [ "$HOST_CPU" = isolated ] || return 0
+  printf '%s\0' sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$CG_ROOT/$PREFIX-w$1"
+}
+remove_host_cgroups() {
+  local root d
+  root="$(cpu_cgroup_root 2>/dev/null)" || return 0
+  for d in "$root/$PREFIX"-w*; do
+    [ -d "$d" ] || continue
+    for _ in $(seq 1 20); do rmdir "$d" 2>/dev/null && break; sleep 0.25; done
+    [ -d "$d" ] && log "cpu cgroup $d still has processes: $(tr '\n' ' ' < "$d/cgroup.procs")" || true
+  done
+}
 
 # ---- down: everything recorded in STATE, plus anything with our names ------------------------
 down() {
@@ -150,6 +185,7 @@ down() {
   for l in $(ip -o link show 2>/dev/null | awk -F': ' '{print $2}' | sed 's/@.*//' | grep -E "^$PREFIX-(v[0-9]+|br)$" || true); do
     ip link del "$l" 2>/dev/null || true
   done
+  remove_host_cgroups
   rm -f "$pidfile"
   [ -f "$STATE/testbed.env" ] && mv -f "$STATE/testbed.env" "$STATE/testbed.env.down" || true
   log "down"
@@ -192,6 +228,7 @@ TB_SLOTS=$slots
 TB_CORES_LIST='$CORES_LIST'
 TB_WORKER_MEMORY=$MEMORY
 TB_NETWORK=$5
+TB_HOST_CPU=$HOST_CPU
 TB_WORKER_IPS='$6'
 TB_NOTE='$4'
 TB_STATE='$STATE'
@@ -216,7 +253,7 @@ start_eagle() { # mode central-addr node-addr...
   for addr in "$@"; do
     i=$((i + 1))
     local run=() extra=() peers
-    [ "$mode" = netns ] && run=(ip netns exec "$PREFIX-w$i")
+    [ "$mode" = netns ] && mapfile -d '' run < <(host_cpu_prefix "$i") && run+=(ip netns exec "$PREFIX-w$i")
     peers="$(printf '%s\n' "$@" | grep -vxF "$addr" | paste -sd, - || true)"
     [ "$EAGLE_POLICY" = hawk ] && [ -n "$peers" ] && extra=(--peers "$peers")
     "${run[@]}" env RUST_LOG="${RUST_LOG:-info}" nohup "$bin/eagle-node" --slots "$(node_slots "$i")" --listen "$addr" \
@@ -269,6 +306,18 @@ up() {
     rm -f "$STATE/pids"
     exit 2
   fi
+  if [ "$HOST_CPU" = isolated ] && { [ "$FORCE_LOCAL" = 1 ] || ! netns_possible; }; then
+    log "--host-cpu isolated needs network namespaces (root, iproute2): local-cluster runs every executor under one process"
+    rm -f "$STATE/pids"
+    exit 2
+  fi
+  if [ "$HOST_CPU" = isolated ]; then
+    CG_ROOT="$(cpu_cgroup_root)" || {
+      log "--host-cpu isolated needs a writable cpu cgroup (v1 /sys/fs/cgroup/cpu, or v2 with the cpu controller); found neither"
+      rm -f "$STATE/pids"
+      exit 2
+    }
+  fi
   if [ "$FORCE_LOCAL" = 1 ] || ! netns_possible; then
     local why="requested with --local"
     [ "$FORCE_LOCAL" = 1 ] || why="network namespaces are not available (need root and iproute2 'ip netns')"
@@ -311,6 +360,7 @@ up() {
       tc qdisc add dev "$v" root tbf rate "$RATE" burst 256kb latency 50ms
       tc -n "$ns" qdisc add dev eth0 root tbf rate "$RATE" burst 256kb latency 50ms
     fi
+    if [ "$HOST_CPU" = isolated ]; then mkdir -p "$CG_ROOT/$ns"; fi
     ips="$ips $ip"
   done
   ips="${ips# }"
@@ -329,7 +379,8 @@ up() {
   for i in $(seq 1 "$WORKERS"); do
     local ns="$PREFIX-w$i" ip="$NET.$((10 + i))" wdir="$STATE/w$i"
     mkdir -p "$wdir/work" "$wdir/local"
-    ip netns exec "$ns" env SPARK_LOCAL_IP="$ip" SPARK_LOCAL_HOSTNAME="$ip" SPARK_LOCAL_DIRS="$wdir/local" SPARK_WORKER_DIR="$wdir/work" \
+    local cg=(); mapfile -d '' cg < <(host_cpu_prefix "$i")
+    "${cg[@]}" ip netns exec "$ns" env SPARK_LOCAL_IP="$ip" SPARK_LOCAL_HOSTNAME="$ip" SPARK_LOCAL_DIRS="$wdir/local" SPARK_WORKER_DIR="$wdir/work" \
       nohup "$SPARK_HOME/bin/spark-class" org.apache.spark.deploy.worker.Worker \
       --host "$ip" --cores "$(worker_cores "$i")" --memory "$MEMORY" --work-dir "$wdir/work" --webui-port 8081 \
       "spark://$MASTER_IP:$MASTER_PORT" > "$logs/worker$i.log" 2>&1 &
@@ -348,6 +399,7 @@ up() {
   trap - ERR INT TERM
   local shaped="unshaped"
   [ "$NETWORK" = congested ] && shaped="tbf $RATE per host, both directions"
+  [ "$HOST_CPU" = isolated ] && shaped="$shaped; a cpu cgroup per host"
   write_env netns "spark://$MASTER_IP:$MASTER_PORT" "$MASTER_IP" \
     "$WORKERS hosts in network namespaces on $NET.0/24 ($shaped)" "$NETWORK" "$ips"
   if [ "$EAGLE" = 1 ]; then

@@ -51,3 +51,19 @@ def test_executor_java_options_reach_every_scheduler_alike(tmp_path):
     # Without the option the executors keep Spark's default.
     info["executor_java_options"] = None
     assert "spark.executor.extraJavaOptions" not in spark_conf("fifo", info, str(tmp_path / "d"), str(tmp_path))
+
+
+def test_host_cpu_reaches_the_testbed_only_when_asked():
+    from bench.harness import Testbed
+    shared = Testbed(run.parse_args(["cluster", "--quick"]))._cmd("up")
+    assert "--host-cpu" not in shared, "the default testbed is started as before"
+    isolated = run.parse_args(["cluster", "--quick", "--host-cpu", "isolated"])
+    tb = Testbed(isolated)
+    up = tb._cmd("up")
+    assert up[up.index("--host-cpu") + 1] == "isolated"
+    assert "--host-cpu" not in tb._cmd("down"), "down finds the groups by the prefix"
+    tb.env = {"TB_MODE": "netns", "TB_MASTER": "spark://h:7077", "TB_DRIVER_HOST": "h", "TB_HOSTS": "2",
+              "TB_CORES": "2", "TB_SLOTS": "4", "TB_NETWORK": "fast", "TB_HOST_CPU": "isolated"}
+    assert tb.info()["host_cpu"] == "isolated"
+    with pytest.raises(SystemExit):
+        run.parse_args(["cluster", "--host-cpu", "private"])

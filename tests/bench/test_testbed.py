@@ -66,23 +66,40 @@ JOB = textwrap.dedent("""
     rows = spark.range(0, 4, 1, 4).selectExpr(
         "reflect('java.lang.Thread', 'sleep', cast(300 as bigint)) as s").collect()
     hosts = sorted(e.host() for e in sc._jsc.sc().statusTracker().getExecutorInfos())
+    # The cpu cgroup each task ran in: its Python worker is a child of the executor, so in its group.
+    def cpu_cgroup(_):
+        lines = [l.strip().split(":", 2) for l in open("/proc/self/cgroup")]
+        v1 = [p for _, ctl, p in lines if "cpu" in ctl.split(",")]
+        return v1[0] if v1 else [p for _, ctl, p in lines if ctl == ""][0]
+    cgroups = sorted(set(sc.parallelize(range(8), 8).map(cpu_cgroup).collect()))
     spark.stop()
-    print(json.dumps({"rows": len(rows), "hosts": hosts}))
+    print(json.dumps({"rows": len(rows), "hosts": hosts, "cgroups": cgroups}))
 """)
 
 
-def test_up_one_job_down_leaves_nothing(tmp_path):
-    reason = _netns_reason()
+def _cpu_cgroup_reason():
+    if os.access("/sys/fs/cgroup/cpu/cgroup.procs", os.W_OK):
+        return None
+    try:
+        with open("/sys/fs/cgroup/cgroup.controllers") as f:
+            return None if "cpu" in f.read().split() else "cgroup v2 without the cpu controller"
+    except OSError:
+        return "no writable cpu cgroup"
+
+
+@pytest.mark.parametrize("host_cpu", ["shared", "isolated"])
+def test_up_one_job_down_leaves_nothing(tmp_path, host_cpu):
+    reason = _netns_reason() or (host_cpu == "isolated" and _cpu_cgroup_reason())
     if reason:
         pytest.skip(reason)
     state = str(tmp_path / "tb")
     assert _ours_left() == ([], []), "a previous test testbed was not cleaned up"
     pids = []
     try:
-        r = _tb("up", state)
+        r = _tb("up", state, "--host-cpu", host_cpu)
         assert r.returncode == 0, r.stderr[-3000:]
         env = dict(l.split("=", 1) for l in r.stdout.splitlines() if "=" in l)
-        assert env["TB_MODE"] == "netns"
+        assert env["TB_MODE"] == "netns" and env["TB_HOST_CPU"] == host_cpu
         assert env["TB_HOSTS"] == "2" and env["TB_SLOTS"] == "2"
         with open(os.path.join(state, "pids")) as f:
             pids = [int(l.split()[0]) for l in f if l.strip()]
@@ -93,7 +110,7 @@ def test_up_one_job_down_leaves_nothing(tmp_path):
         master = env["TB_MASTER"].strip("'")
         host = env["TB_DRIVER_HOST"]
         penv = dict(os.environ, SPARK_HOME=SPARK_HOME, SPARK_SCALA_VERSION="2.13",
-                    SPARK_LOCAL_IP=host, SPARK_LOCAL_HOSTNAME=host)
+                    SPARK_LOCAL_IP=host, SPARK_LOCAL_HOSTNAME=host, PYSPARK_PYTHON=sys.executable)
         job = subprocess.run([sys.executable, "-c", JOB, master, host], env=penv,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=400)
         assert job.returncode == 0, job.stderr[-3000:]
@@ -103,6 +120,20 @@ def test_up_one_job_down_leaves_nothing(tmp_path):
         # The driver and one executor per namespace, each with its own address.
         net = f"10.{SUBNET}.0."
         assert res["hosts"] == [net + "1", net + "11", net + "12"], res
+        if host_cpu == "isolated":
+            # Every task ran in its host's group (the executors inherit the worker's), and every
+            # process of each namespace is in that namespace's group.
+            assert res["cgroups"] == [f"/{PREFIX}-w1", f"/{PREFIX}-w2"], res
+            for i in (1, 2):
+                ps = subprocess.run(["ip", "netns", "pids", f"{PREFIX}-w{i}"], stdout=subprocess.PIPE,
+                                    text=True).stdout.split()
+                assert ps, f"no process in {PREFIX}-w{i}"
+                for p in ps:
+                    with open(f"/proc/{p}/cgroup") as f:
+                        groups = {l.split(":")[1]: l.strip().split(":", 2)[2] for l in f}
+                    assert groups.get("cpu", groups.get("cpu,cpuacct", groups.get(""))) == f"/{PREFIX}-w{i}", (p, groups)
+        else:
+            assert len(res["cgroups"]) == 1, res    # every task where the testbed was started
     finally:
         d = _tb("down", state)
     assert d.returncode == 0, d.stderr[-2000:]
@@ -111,6 +142,9 @@ def test_up_one_job_down_leaves_nothing(tmp_path):
         time.sleep(0.5)
     assert [p for p in pids if _alive(p)] == [], "testbed processes still running after down"
     assert _ours_left() == ([], []), "namespaces or interfaces left behind"
+    left = [d for root in ("/sys/fs/cgroup/cpu", "/sys/fs/cgroup") if os.path.isdir(root)
+            for d in os.listdir(root) if d.startswith(f"{PREFIX}-")]
+    assert left == [], f"cpu cgroups left behind: {left}"
 
 
 def _alive(pid):
