@@ -584,14 +584,35 @@ def short_only_hosts(hosts: int, fraction: float = CENTRAL_SHORT_FRACTION) -> in
     return min(max(1, round(fraction * hosts)), hosts - 1)
 
 
+def build_simulator(root: str, run=None) -> bool:
+    """``cargo build --release -p eagle-sim`` in ``root``; False (and the reason logged) when it
+    fails or cargo is missing."""
+    import subprocess
+    from .harness import log
+    run = run or subprocess.run
+    log("building eagle-sim for the paper check (cargo build --release -p eagle-sim)")
+    try:
+        r = run(["cargo", "build", "--release", "-q", "-p", "eagle-sim"], cwd=root,
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    except OSError as e:
+        log(f"paper check skipped: cannot run cargo ({e})")
+        return False
+    if r.returncode != 0:
+        log(f"paper check skipped: eagle-sim did not build (exit {r.returncode}): {r.stderr[-800:]}")
+        return False
+    return True
+
+
 def simulate(plans_by_tag: dict, hosts: int, slots: int, cutoff_s: float, out_dir: str) -> list | None:
     """The same plans through eagle-sim (one central and distributed schedulers, as the
     prototype; no JVM, no network): eagle, hawk and sparrow on ``hosts`` nodes of ``slots``
-    slots, with the testbed's short partition. None when target/release/eagle-sim is missing."""
+    slots, with the testbed's short partition. eagle-sim is built first (``cargo build
+    --release``, a no-op when current), as the testbed builds the daemons, so the check runs on
+    the working tree's engine; None, with the reason logged, when that build fails."""
     import subprocess
     from .harness import ROOT
     sim = os.path.join(ROOT, "target", "release", "eagle-sim")
-    if not os.path.exists(sim):
+    if not build_simulator(ROOT):
         return None
     big = 100.0 * (hosts - short_only_hosts(hosts)) / hosts
     out = []
@@ -667,8 +688,6 @@ def main(args) -> int:
         runs += one_system(args, system, plans, out_dir, slots)
     summary = summarise(runs, args.ratios, systems)
     sim_runs = simulate(plans, args.workers, slots, cutoff, out_dir)
-    if sim_runs is None:
-        log("paper check skipped: no target/release/eagle-sim (cargo build --release -p eagle-sim)")
     results = {"scenario": "cluster", "trace": os.path.basename(path), "cutoff_s": cutoff,
                "testbed": {"hosts": args.workers, "slots": args.workers * slots, "slots_per_host": slots,
                            "mode": "netns", "applications": list(APPS),

@@ -298,3 +298,29 @@ def test_a_plans_cluster_counters_are_the_change_over_that_plan():
     assert cluster.plan_counters(dict(result, counters_at_start=None), "warmup") is None
     # An application not under cluster mode has no cluster counters.
     assert cluster.plan_counters({"counters_at_start": {}, "replays": [{"tag": "w", "counters": {}}]}, "w") == {}
+
+
+def test_the_paper_check_builds_the_simulator_and_says_why_it_is_skipped(tmp_path, capsys):
+    import subprocess
+    calls = []
+
+    def ok(cmd, **kw):
+        calls.append((cmd, kw.get("cwd")))
+        return subprocess.CompletedProcess(cmd, 0, "", "")
+
+    assert cluster.build_simulator(str(tmp_path), run=ok)
+    assert calls == [(["cargo", "build", "--release", "-q", "-p", "eagle-sim"], str(tmp_path))]
+
+    def broken(cmd, **kw):
+        return subprocess.CompletedProcess(cmd, 101, "", "error[E0425]: cannot find value `x`")
+
+    assert not cluster.build_simulator(str(tmp_path), run=broken)
+
+    def no_cargo(cmd, **kw):
+        raise FileNotFoundError(2, "No such file or directory", "cargo")
+
+    assert not cluster.build_simulator(str(tmp_path), run=no_cargo)
+    err = capsys.readouterr()
+    text = err.out + err.err
+    assert "eagle-sim did not build (exit 101)" in text and "E0425" in text
+    assert "cannot run cargo" in text
