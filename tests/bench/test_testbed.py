@@ -5,6 +5,7 @@ Skipped, with the reason, when network namespaces cannot be created (not root, n
 or a container without CAP_SYS_ADMIN/CAP_NET_ADMIN). Takes about a minute on a loaded
 2-core machine; every wait has a generous timeout.
 """
+import inspect
 import json
 import os
 import subprocess
@@ -66,15 +67,21 @@ JOB = textwrap.dedent("""
     rows = spark.range(0, 4, 1, 4).selectExpr(
         "reflect('java.lang.Thread', 'sleep', cast(300 as bigint)) as s").collect()
     hosts = sorted(e.host() for e in sc._jsc.sc().statusTracker().getExecutorInfos())
-    # The cpu cgroup each task ran in: its Python worker is a child of the executor, so in its group.
-    def cpu_cgroup(_):
-        lines = [l.strip().split(":", 2) for l in open("/proc/self/cgroup")]
-        v1 = [p for _, ctl, p in lines if "cpu" in ctl.split(",")]
-        return v1[0] if v1 else [p for _, ctl, p in lines if ctl == ""][0]
-    cgroups = sorted(set(sc.parallelize(range(8), 8).map(cpu_cgroup).collect()))
+    # The cpu cgroup each task ran in (the test's _cpu_cgroup, passed in as source): its Python
+    # worker is a child of the executor, so in its group.
+    exec(sys.argv[3])
+    cgroups = sorted(set(sc.parallelize(range(8), 8).map(lambda _: _cpu_cgroup("self")).collect()))
     spark.stop()
     print(json.dumps({"rows": len(rows), "hosts": hosts, "cgroups": cgroups}))
 """)
+
+
+def _cpu_cgroup(pid):
+    """The cpu cgroup of ``pid``, by the rule the job's tasks use (cgroup v1's cpu line, else v2's)."""
+    with open(f"/proc/{pid}/cgroup") as f:
+        lines = [l.strip().split(":", 2) for l in f]
+    v1 = [p for _, ctl, p in lines if "cpu" in ctl.split(",")]
+    return v1[0] if v1 else [p for _, ctl, p in lines if ctl == ""][0]
 
 
 def _cpu_cgroup_reason():
@@ -111,7 +118,7 @@ def test_up_one_job_down_leaves_nothing(tmp_path, host_cpu):
         host = env["TB_DRIVER_HOST"]
         penv = dict(os.environ, SPARK_HOME=SPARK_HOME, SPARK_SCALA_VERSION="2.13",
                     SPARK_LOCAL_IP=host, SPARK_LOCAL_HOSTNAME=host, PYSPARK_PYTHON=sys.executable)
-        job = subprocess.run([sys.executable, "-c", JOB, master, host], env=penv,
+        job = subprocess.run([sys.executable, "-c", JOB, master, host, inspect.getsource(_cpu_cgroup)], env=penv,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=400)
         assert job.returncode == 0, job.stderr[-3000:]
         out = [l for l in job.stdout.splitlines() if l.startswith("{")][-1]
@@ -129,9 +136,7 @@ def test_up_one_job_down_leaves_nothing(tmp_path, host_cpu):
                                     text=True).stdout.split()
                 assert ps, f"no process in {PREFIX}-w{i}"
                 for p in ps:
-                    with open(f"/proc/{p}/cgroup") as f:
-                        groups = {l.split(":")[1]: l.strip().split(":", 2)[2] for l in f}
-                    assert groups.get("cpu", groups.get("cpu,cpuacct", groups.get(""))) == f"/{PREFIX}-w{i}", (p, groups)
+                    assert _cpu_cgroup(p) == f"/{PREFIX}-w{i}", p
         else:
             assert len(res["cgroups"]) == 1, res    # every task where the testbed was started
     finally:
