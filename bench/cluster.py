@@ -34,13 +34,15 @@ in arrival order; every job keeps its arrival time). Systems, each on a fresh te
 
 The latency of a job is from its arrival to its end, in whichever application it ran. The
 four applications of a system replay every plan (ratio, seed) in turn, after an unmeasured
-replay of the first plan that warms every executor (``--no-warmup`` leaves it out; see
-``plan_sequence``): before each, every
+replay of the first plan that warms every executor (``--warmup N``: of the first N plans;
+``--no-warmup`` leaves it out; see ``plan_sequence``): before each, every
 application writes a ready file (its executors up, the previous plan drained), and the
 orchestrator then gives all four the same start time. Writes
 ``target/bench/cluster/results.json`` (``runs: [{"system", "ratio", "seed", "short": {"count",
 "p50", "p90", "p99"}, "long": {...}}]``, the summary per ratio with issue 13's targets, and the
-paper check: the same plans through eagle-sim) and ``report.html``.
+paper check: the same plans through eagle-sim) and ``report.html``. Each run also carries
+its plan's ``threads`` (each application's JVMs) and ``machine`` (the whole machine's CPU, by
+process group; ``bench/threads.py``).
 """
 from __future__ import annotations
 
@@ -73,18 +75,31 @@ def add_arguments(p):
     p.add_argument("--short-partition", choices=PARTITIONS,
                    help="cluster: eagle-central's short-only partition for every cluster-mode system "
                         "(default fixed, the paper's)")
+    p.add_argument("--warmup", type=int, default=1, metavar="N",
+                   help="cluster: replay the first N plans (in order, again from the first if N is "
+                        "more) unmeasured before the measured ones, by every system alike (default 1)")
     p.add_argument("--no-warmup", action="store_true",
-                   help="cluster: measure from the first plan, on cold executors (default: the first "
-                        "plan is replayed once unmeasured, by every system alike)")
+                   help="cluster: measure from the first plan, on cold executors (--warmup 0)")
 
 
 WARMUP = "warmup"
 
 
-def plan_sequence(plans_by_tag: dict, warmup: bool) -> list:
-    """The plans every application replays, in order, as ``(tag, split)``: with ``warmup``, the
-    first plan once more ahead of the measured ones, under the tag ``warmup`` (left out of the
-    results).
+def warmups(args) -> int:
+    """The number of warm-up plans: ``--warmup`` (default 1), 0 under ``--no-warmup``."""
+    if getattr(args, "no_warmup", False):
+        return 0
+    n = getattr(args, "warmup", 1)
+    if n is None or n < 0:
+        raise SystemExit(f"cluster: --warmup must be a number of plans >= 0, got {n}")
+    return n
+
+
+def plan_sequence(plans_by_tag: dict, warmup: int) -> list:
+    """The plans every application replays, in order, as ``(tag, split)``: ``warmup`` plans
+    ahead of the measured ones, the first plans once more in order (from the first again when
+    ``warmup`` is more than there are), under the tags ``warmup``, ``warmup-2``, ... (left out
+    of the results).
 
     Why: the testbed runs every host's executors on the machine's few cores. A new executor
     JVM spends seconds of CPU compiling hot code (about 9 CPU-s each, measured), and the
@@ -93,9 +108,17 @@ def plan_sequence(plans_by_tag: dict, warmup: bool) -> list:
     executors on its own cores, once per application lifetime; here that one-off cost lands
     in the first measured plan and grows with the executor count, whatever the scheduler.
     Replaying a plan first measures every system in the steady state of long-lived
-    applications."""
+    applications.
+
+    One plan is not always enough: cluster mode's executors each run a share of an
+    application's tasks, and a JVM compiles a code path once it has run it often enough, so
+    a system with more executors per application takes more plans to reach that state
+    (``threads``' JIT CPU-s of each plan show whether it has)."""
     seq = list(plans_by_tag.items())
-    return ([(WARMUP, seq[0][1])] if warmup and seq else []) + seq
+    if not seq:
+        return []
+    warm = [(WARMUP if i == 0 else f"{WARMUP}-{i + 1}", seq[i % len(seq)][1]) for i in range(int(warmup))]
+    return warm + seq
 
 
 def split_plan(plan: dict) -> dict:
@@ -288,7 +311,7 @@ def one_system(args, label: str, plans_by_tag: dict, out_dir: str, slots: int) -
         hosts = int(tb["hosts"])
         # Static split: the cores of the first plan's shares (the plans of one trace differ little).
         cores = static_cores(next(iter(plans_by_tag.values()))["apps"], hosts * slots) if system == "static" else {}
-        sequence = plan_sequence(plans_by_tag, not getattr(args, "no_warmup", False))
+        sequence = plan_sequence(plans_by_tag, warmups(args))
         shutil.rmtree(base, ignore_errors=True)
         os.makedirs(base)
         harness.wait_idle(args, harness.TESTBED_STATE)
@@ -333,7 +356,7 @@ def one_system(args, label: str, plans_by_tag: dict, out_dir: str, slots: int) -
                 f.write(str(time.time() + 2.0))
             os.replace(go + ".tmp", go)
             log(f"  {label} {tag}: {len(APPS)} applications ready after {time.time() - t_wait:.0f}s; replaying"
-                + (" (unmeasured)" if tag == WARMUP else ""))
+                + (" (unmeasured)" if tag not in plans_by_tag else ""))
         for th in workers:
             th.join()
         if sampler:
@@ -366,6 +389,7 @@ def one_system(args, label: str, plans_by_tag: dict, out_dir: str, slots: int) -
                          "short_partition": tb.get("eagle_short_partition") if cluster else None,
                          "anatomy": anatomy(base, go_ms, tag),
                          "threads": thread_cpu(sampler, base, [t for t, _ in sequence], tag),
+                         "machine": machine_cpu(sampler, [t for t, _ in sequence], tag),
                          "latencies": {"short": [round(x, 4) for x in short], "long": [round(x, 4) for x in long_]}})
             r = runs[-1]
             log(f"  {label} {tag}: short p50/p90/p99 = {_fmt(r['short'])} | long p50 = "
@@ -373,6 +397,8 @@ def one_system(args, label: str, plans_by_tag: dict, out_dir: str, slots: int) -
             if r["threads"]:
                 log(f"  {label} {tag}: executor CPU-s (JIT part; task threads' s waiting for a core per CPU-s) "
                     + "; ".join(f"{app} {fmt_threads(x.get('executor'))}" for app, x in r["threads"].items()))
+            if r["machine"]:
+                log(f"  {label} {tag}: {fmt_machine(r['machine'])}")
     finally:
         if sampler:
             sampler.stop()
@@ -450,6 +476,23 @@ def _thread_cpu(sampler, base: str, tags: list, tag: str) -> dict:
             return next((app for app, s in ids.items() if key in s), None)
         return os.path.basename(key) if os.path.dirname(key) == base else None
     return sampler.window(tag, end, app_of)
+
+
+def machine_cpu(sampler, tags: list, tag: str) -> dict:
+    """The whole machine's CPU over plan ``tag``, windowed as :func:`thread_cpu` is
+    (``bench.threads.Sampler.machine``); {} without a sampler or a reading."""
+    if sampler is None or tag not in tags:
+        return {}
+    i = tags.index(tag)
+    return sampler.machine(tag, tags[i + 1] if i + 1 < len(tags) else END)
+
+
+def fmt_machine(m: dict) -> str:
+    """``machine CPU-s used / capacity (busy %): group CPU-s, ...``, the groups that used any."""
+    busy = f"{100 * m['busy']:.0f} %" if m.get("busy") is not None else "-"
+    groups = ", ".join(f"{g} {v:.1f}" for g, v in sorted(m["by"].items(), key=lambda x: -x[1]) if v >= 0.05)
+    return (f"machine CPU-s {m['used_cpu_s']:.1f} used of {m['capacity_cpu_s']:.1f} "
+            f"({m['cpus']} CPUs x {m['wall_s']:.1f} s; busy {busy}): {groups}")
 
 
 def fmt_threads(fig: dict | None) -> str:
@@ -693,7 +736,7 @@ def main(args) -> int:
                            "mode": "netns", "applications": list(APPS),
                            "network": args.network, "host_cpu": getattr(args, "host_cpu", "shared"),
                            "short_only_hosts": short_only_hosts(args.workers)},
-               "warmup": not getattr(args, "no_warmup", False),
+               "warmup": warmups(args),
                "runs": runs, "summary": summary, "simulator": sim_runs,
                "paper_check": paper_check(sim_runs, summary)}
     harness.write_results(args.out, results)

@@ -215,6 +215,32 @@ def _work_table(runs):
             "<th>(stage, executor) pairs</th></tr>", *rows, "</table>"]
 
 
+def _machine_table(runs):
+    """Each run's whole-machine CPU over its plan (``machine``, cluster bench): what the
+    machine's cores could give, what was used, and by whom (``bench/threads.py``'s groups)."""
+    runs = [r for r in runs if r.get("machine")]
+    if not runs:
+        return []
+    from .threads import GROUPS
+    rows = []
+    for r in runs:
+        m = r["machine"]
+        variant = f"ratio {r['ratio']:g} seed {r['seed']}" if "ratio" in r else (r.get("variant") or "")
+        busy = m.get("busy")
+        rows.append(f"<tr><td>{html.escape(r['scheduler'])}</td><td>{html.escape(variant)}</td>"
+                    f"<td>{_fmt(m['capacity_cpu_s'], 1)}</td><td>{_fmt(m['used_cpu_s'], 1)}</td>"
+                    f"<td class='{'bad' if busy is not None and busy >= 0.9 else ''}'>"
+                    f"{'–' if busy is None else f'{100 * busy:.0f} %'}</td>"
+                    + "".join(f"<td>{_fmt(m['by'].get(g), 1)}</td>" for g in GROUPS) + "</tr>")
+    return ["<h2>Machine CPU over each plan (CPU-s)</h2>"
+            "<p>From a plan's start to the next one's: the machine's CPUs times the wall time, the "
+            "busy time it used, and each group's share; <i>other</i> is the rest of the busy time "
+            "(the kernel, the testbed's network, other processes). A plan near 100 % ran on a "
+            "machine whose cores, not its slots, were the bottleneck.</p>"
+            "<table><tr><th>scheduler</th><th>plan</th><th>capacity</th><th>used</th><th>busy</th>"
+            + "".join(f"<th>{html.escape(g)}</th>" for g in GROUPS) + "</tr>", *rows, "</table>"]
+
+
 def _html(results, images):
     tb = results.get("testbed", {})
     e = html.escape
@@ -269,6 +295,7 @@ def _html(results, images):
                      f"<td style='text-align:left'>{e(loc_s)}</td></tr>")
     parts.append("</table>")
     parts.extend(_work_table(results["runs"]))
+    parts.extend(_machine_table(results["runs"]))
     if results["scenario"] == "tpch":
         runs = results["runs"]
         parts.append("<h2>Query latency (s) and DuckDB check</h2><table><tr><th>query</th>"

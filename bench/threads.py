@@ -14,14 +14,27 @@ with ``kind`` one of :data:`KINDS`: ``jit`` (the C1/C2 compiler threads), ``gc``
 threads), ``task`` (Spark's task threads) and ``other`` (RPC, shuffle, heartbeats, the
 driver's scheduler threads). ``wait_s`` over ``cpu_s`` is how long a thread of that kind
 waited for a core per second it ran. The cluster bench puts it in every run's ``threads``.
+
+The same samples also read the whole machine (:func:`read_machine`): its busy CPU time from
+``/proc/stat`` and each process's from ``/proc/<pid>/stat``, by :data:`GROUPS`, so that
+:meth:`Sampler.machine` says whether a plan was bound by the machine's cores, and who used
+them (the cluster bench's ``machine``):
+
+``{"cpus", "wall_s", "capacity_cpu_s", "used_cpu_s", "busy", "by": {group: cpu_s}}``
+
+``other`` is the machine's busy time less the named groups: the kernel (the testbed's
+network), every other process, and what a process that ended between two samples ran after
+the last one.
 """
 from __future__ import annotations
 
 import os
 import re
 import threading
+import time
 
 KINDS = ("jit", "gc", "task", "other")
+GROUPS = ("executors", "drivers", "eagle-node", "eagle-central", "spark-daemons", "bench", "other")
 _EXECUTOR = "CoarseGrainedExecutorBackend"
 
 
@@ -94,15 +107,74 @@ def read_proc() -> dict:
     return out
 
 
+def group_of(pid) -> str | None:
+    """A process's :data:`GROUPS` entry (None: ``other``): Spark's executors and the bench's
+    driver JVMs (:func:`identify`), the Eagle daemons, the standalone master and workers, and
+    the bench's own Python processes."""
+    who = identify(pid)
+    if who is not None:
+        return "executors" if who[0] == "executor" else "drivers"
+    args = _cmdline(pid)
+    if not args:
+        return None
+    exe = os.path.basename(args[0])
+    if exe in ("eagle-node", "eagle-central"):
+        return exe
+    if exe == "java" and any(a.startswith("org.apache.spark.deploy.") for a in args):
+        return "spark-daemons"
+    if exe.startswith("python") and any(a == "bench" or a.startswith("bench.") for a in args):
+        return "bench"
+    return None
+
+
+def _ncpu() -> int:
+    try:
+        with open("/proc/stat") as f:
+            return sum(1 for line in f if re.match(r"cpu\d+ ", line)) or (os.cpu_count() or 1)
+    except OSError:
+        return os.cpu_count() or 1
+
+
+def read_machine() -> dict:
+    """``{"busy_s", "cpus", "procs": {(pid, start): (group, cpu_s)}}``: the machine's busy CPU
+    seconds since boot (every state but idle and iowait), its CPUs, and each process's CPU
+    seconds (user + system) in a :data:`GROUPS` entry other than ``other``."""
+    hz = os.sysconf("SC_CLK_TCK")
+    with open("/proc/stat") as f:
+        fields = [int(x) for x in f.readline().split()[1:]]
+    # user nice system idle iowait irq softirq steal (guest time is already in user).
+    busy = sum(fields[:8]) - fields[3] - fields[4]
+    procs = {}
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                stat = f.read()
+            rest = stat[stat.rindex(")") + 2:].split()
+            key, ticks = (pid, rest[19]), int(rest[11]) + int(rest[12])
+        except (OSError, ValueError, IndexError):
+            continue
+        if ticks:
+            procs[key] = ticks / hz
+    return {"busy_s": busy / hz, "cpus": _ncpu(), "procs": procs}
+
+
 class Sampler:
     """Samples ``read`` (default :func:`read_proc`) every ``period_s`` on a daemon thread, keeping
     each thread's last reading, so a thread or JVM that ends between marks still counts up to
     its last sample. ``mark(name)`` takes a sample at once and snapshots the readings."""
 
-    def __init__(self, period_s: float = 2.0, read=read_proc):
+    def __init__(self, period_s: float = 2.0, read=read_proc, read_machine=read_machine, group_of=group_of,
+                 clock=time.monotonic):
         self.period_s, self.read = period_s, read
+        self.read_machine, self.group_of, self.clock = read_machine, group_of, clock
         self.last: dict = {}            # (pid, tid) -> (who, comm, cpu_ns, wait_ns)
         self.marks: dict = {}           # name -> {(pid, tid): (cpu_ns, wait_ns)}
+        self.groups: dict = {}          # (pid, start) -> group, or None for other
+        self.procs: dict = {}           # (pid, start) -> last CPU s
+        self.busy = None                # (cpus, busy_s) of the last sample
+        self.machine_marks: dict = {}   # name -> (clock s, cpus, busy_s, {(pid, start): cpu_s})
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread = None
@@ -115,15 +187,45 @@ class Sampler:
 
     def sample(self):
         readings = self.read()
+        machine = self.read_machine() if self.read_machine else None
+        if machine:
+            # A process is classified once, when first seen (its command line stays).
+            for key in machine["procs"]:
+                if key not in self.groups:
+                    self.groups[key] = self.group_of(key[0])
         with self._lock:
             for pid, (who, threads) in readings.items():
                 for tid, (comm, cpu, wait) in threads.items():
                     self.last[(pid, tid)] = (who, comm, cpu, wait)
+            if machine:
+                self.busy = (machine["cpus"], machine["busy_s"])
+                self.procs.update(machine["procs"])
 
     def mark(self, name: str):
         self.sample()
         with self._lock:
             self.marks[name] = {k: (v[2], v[3]) for k, v in self.last.items()}
+            if self.busy is not None:
+                self.machine_marks[name] = (self.clock(), self.busy[0], self.busy[1], dict(self.procs))
+
+    def machine(self, start: str, end: str) -> dict:
+        """The whole machine between marks ``start`` and ``end`` (module doc); {} when either
+        mark has no machine reading. A process born after ``start`` counts from 0."""
+        if start not in self.machine_marks or end not in self.machine_marks:
+            return {}
+        (t0, cpus, busy0, p0), (t1, _, busy1, p1) = self.machine_marks[start], self.machine_marks[end]
+        by = {g: 0.0 for g in GROUPS}
+        for key, cpu in p1.items():
+            group = self.groups.get(key)
+            if group is not None:
+                by[group] += max(0.0, cpu - p0.get(key, 0.0))
+        used = max(0.0, busy1 - busy0)
+        by["other"] = max(0.0, used - sum(by.values()))
+        wall = max(0.0, t1 - t0)
+        cap = wall * cpus
+        return {"cpus": cpus, "wall_s": round(wall, 2), "capacity_cpu_s": round(cap, 2),
+                "used_cpu_s": round(used, 2), "busy": round(used / cap, 3) if cap else None,
+                "by": {g: round(v, 2) for g, v in by.items()}}
 
     def start(self):
         def loop():

@@ -1,5 +1,6 @@
 """bench/cluster.py's pure parts: how the replay is split between the four applications, the
 static split's cores, and each system's SparkConf."""
+import argparse
 import json
 
 import pytest
@@ -142,6 +143,21 @@ def test_the_warm_up_replays_the_first_plan_unmeasured_ahead_of_every_measured_o
     assert cluster.WARMUP not in plans, "the measured plans stay as they were"
     assert [t for t, _ in cluster.plan_sequence(plans, warmup=False)] == ["r1.2-s1", "r2-s1"]
     assert cluster.plan_sequence({}, warmup=True) == []
+
+
+def test_more_warm_up_plans_replay_the_first_plans_in_order_and_wrap_around():
+    plans = {"r1.2-s1": {"apps": "a"}, "r1.2-s2": {"apps": "b"}}
+    seq = cluster.plan_sequence(plans, warmup=3)
+    assert [t for t, _ in seq] == ["warmup", "warmup-2", "warmup-3", "r1.2-s1", "r1.2-s2"]
+    assert [s for _, s in seq[:3]] == [plans["r1.2-s1"], plans["r1.2-s2"], plans["r1.2-s1"]]
+    ns = lambda **kw: argparse.Namespace(**kw)
+    assert cluster.warmups(ns()) == 1, "one plan by default"
+    assert cluster.warmups(ns(warmup=3)) == 3 and cluster.warmups(ns(warmup=3, no_warmup=True)) == 0
+    with pytest.raises(SystemExit, match="--warmup must be a number of plans >= 0, got -1"):
+        cluster.warmups(ns(warmup=-1))
+    from bench import run
+    assert cluster.warmups(run.parse_args(["cluster", "--warmup", "3"])) == 3
+    assert cluster.warmups(run.parse_args(["cluster", "--no-warmup"])) == 0
 
 
 def test_a_system_may_give_each_application_executors_on_some_hosts(tmp_path, monkeypatch):

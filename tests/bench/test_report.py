@@ -81,3 +81,17 @@ def test_adaptive_state_is_plotted(tmp_path):
     assert "adaptive.png" in html
     with open(tmp_path / "adaptive.png", "rb") as fh:
         assert fh.read(8) == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_machine_table_shows_each_plans_cpu_and_flags_a_saturated_one(tmp_path):
+    runs = _runs()[:2]
+    runs[0]["machine"] = {"cpus": 2, "wall_s": 57.7, "capacity_cpu_s": 115.4, "used_cpu_s": 111.7, "busy": 0.968,
+                          "by": {"executors": 72.8, "drivers": 27.0, "eagle-node": 1.4, "eagle-central": 0.4,
+                                 "spark-daemons": 2.1, "bench": 3.3, "other": 4.7}}
+    runs[1]["machine"] = {}
+    html = report._html({"scenario": "cluster", "testbed": {}, "runs": runs}, [])
+    assert "Machine CPU over each plan" in html
+    assert "<td class='bad'>97 %</td>" in html, "a plan that used 90 % or more of the cores is flagged"
+    assert "<td>72.8</td>" in html and "<td>115.4</td>" in html
+    assert html.split("Machine CPU")[1].count("<tr><td>") == 1, "a run without a machine reading has no row"
+    assert "Machine CPU" not in report._html({"scenario": "cluster", "testbed": {}, "runs": _runs()[2:4]}, [])

@@ -2,6 +2,7 @@
 window over the sampler's marks."""
 import os
 import threading
+import time
 
 from bench import threads
 
@@ -141,3 +142,85 @@ def test_the_cluster_bench_names_each_jvm_by_its_application_and_windows_plans_m
     assert cluster.fmt_threads(None) == "-"
     assert cluster.thread_cpu(None, str(base), tags, "warmup") == {}
     assert cluster.thread_cpu(sm, str(base), tags, "r2-s1") == {}
+
+
+def test_the_machine_window_splits_the_busy_time_by_group_and_leaves_the_rest_to_other():
+    # Three samples of the whole machine: 2 CPUs, busy seconds since boot, and processes'
+    # CPU seconds keyed by (pid, start time).
+    readings = [
+        {"busy_s": 100.0, "cpus": 2, "procs": {("1", "5"): 10.0, ("2", "6"): 4.0, ("3", "7"): 1.0}},
+        {"busy_s": 130.0, "cpus": 2, "procs": {("1", "5"): 20.0, ("2", "6"): 5.0, ("3", "7"): 2.0,
+                                                ("4", "90"): 3.0}},
+        # pid 4 ended (its last reading stands); pid 2 was reused by a new process.
+        {"busy_s": 150.0, "cpus": 2, "procs": {("1", "5"): 26.0, ("2", "95"): 1.5, ("3", "7"): 9.0}},
+    ]
+    groups = {"1": "executors", "2": "eagle-node", "3": None, "4": "drivers"}
+    clock = iter([10.0, 30.0])
+    sm = threads.Sampler(read=lambda: {}, read_machine=lambda: readings.pop(0),
+                         group_of=groups.get, clock=lambda: next(clock))
+    sm.mark("r1.2-s1")
+    sm.sample()
+    sm.mark("end")
+    m = sm.machine("r1.2-s1", "end")
+    assert m["cpus"] == 2 and m["wall_s"] == 20.0 and m["capacity_cpu_s"] == 40.0
+    assert m["used_cpu_s"] == 50.0 and m["busy"] == 1.25
+    by = m["by"]
+    assert by["executors"] == 16.0, "26 - 10"
+    assert by["drivers"] == 3.0, "born in the window: counted from 0, up to its last sample"
+    assert by["eagle-node"] == 2.5, "the old pid 2's 1 s, then the new process's 1.5 s from its birth"
+    assert by["other"] == 50.0 - 16.0 - 3.0 - 2.5, "an unnamed process and the rest of the busy time"
+    assert set(by) == set(threads.GROUPS)
+    assert sm.machine("r1.2-s1", "r2-s1") == {}, "an unknown mark gives nothing"
+    assert threads.Sampler(read=lambda: {}, read_machine=None).machine("a", "b") == {}
+
+
+def test_each_process_of_the_testbed_has_its_group(monkeypatch):
+    cmd = {
+        "10": ["/usr/bin/java", "-cp", "x", "org.apache.spark.executor.CoarseGrainedExecutorBackend",
+               "--app-id", "app-1"],
+        "11": ["/usr/bin/java", "-cp", "x", "org.apache.spark.deploy.worker.Worker", "spark://m:7077"],
+        "12": ["/work/rust/target/release/eagle-node", "--slots", "2"],
+        "13": ["/work/rust/target/release/eagle-central", "--port", "7090"],
+        "14": ["/venv/bin/python3", "-m", "bench.driver", "/out/runs/x/batch-0/config.json"],
+        "15": ["/venv/bin/python3", "-m", "bench", "cluster", "--quick"],
+        "16": ["/usr/bin/python3", "-m", "pytest"],
+        "17": ["/bin/bash", "-c", "bench"],
+    }
+    monkeypatch.setattr(threads, "_cmdline", lambda pid: cmd.get(pid, []))
+    monkeypatch.setattr(threads, "_ppid", lambda pid: None)
+    assert threads.group_of("10") == "executors"
+    assert threads.group_of("11") == "spark-daemons"
+    assert threads.group_of("12") == "eagle-node"
+    assert threads.group_of("13") == "eagle-central"
+    assert threads.group_of("14") == "bench" and threads.group_of("15") == "bench"
+    assert threads.group_of("16") is None and threads.group_of("17") is None, "other"
+    assert threads.group_of("99") is None, "a process gone"
+
+
+def test_read_machine_reads_this_machine():
+    a = threads.read_machine()
+    me = [k for k in a["procs"] if k[0] == str(os.getpid())]
+    assert a["cpus"] >= 1 and a["busy_s"] > 0
+    t = time.process_time()
+    while time.process_time() - t < 0.3:  # burn CPU so that this process's reading moves
+        pass
+    b = threads.read_machine()
+    assert b["busy_s"] > a["busy_s"]
+    mine = [k for k in b["procs"] if k[0] == str(os.getpid())]
+    assert mine and b["procs"][mine[0]] >= (a["procs"][me[0]] if me else 0.0) + 0.2
+
+
+def test_the_cluster_bench_windows_the_machine_as_it_windows_the_threads():
+    from bench import cluster
+    readings = [{"busy_s": b, "cpus": 2, "procs": {("7", "1"): p}} for b, p in [(0.0, 0.0), (30.0, 20.0), (50.0, 26.0)]]
+    clock = iter([0.0, 20.0, 40.0])
+    sm = threads.Sampler(read=lambda: {}, read_machine=lambda: readings.pop(0),
+                         group_of=lambda pid: "executors", clock=lambda: next(clock))
+    tags = ["warmup", "r1.2-s1"]
+    for t in tags + [cluster.END]:
+        sm.mark(t)
+    m = cluster.machine_cpu(sm, tags, "r1.2-s1")
+    assert (m["used_cpu_s"], m["capacity_cpu_s"], m["by"]["executors"], m["by"]["other"]) == (20.0, 40.0, 6.0, 14.0)
+    assert cluster.machine_cpu(sm, tags, "warmup")["by"]["executors"] == 20.0
+    assert cluster.fmt_machine(m) == "machine CPU-s 20.0 used of 40.0 (2 CPUs x 20.0 s; busy 50 %): other 14.0, executors 6.0"
+    assert cluster.machine_cpu(None, tags, "warmup") == {} and cluster.machine_cpu(sm, tags, "r2-s1") == {}
