@@ -187,7 +187,10 @@ class Sampler:
 
     def sample(self):
         readings = self.read()
-        machine = self.read_machine() if self.read_machine else None
+        try:
+            machine = self.read_machine() if self.read_machine else None
+        except (OSError, ValueError, IndexError):  # a measurement aid: never what stops a mark
+            machine = None
         if machine:
             # A process is classified once, when first seen (its command line stays).
             for key in machine["procs"]:

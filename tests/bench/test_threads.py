@@ -173,6 +173,13 @@ def test_the_machine_window_splits_the_busy_time_by_group_and_leaves_the_rest_to
     assert sm.machine("r1.2-s1", "r2-s1") == {}, "an unknown mark gives nothing"
     assert threads.Sampler(read=lambda: {}, read_machine=None).machine("a", "b") == {}
 
+    def unreadable():
+        raise OSError("no /proc/stat")
+    sm = threads.Sampler(read=lambda: {}, read_machine=unreadable)
+    sm.mark("a")
+    sm.mark("b")
+    assert sm.machine("a", "b") == {} and "a" in sm.marks, "the threads' marks still stand"
+
 
 def test_each_process_of_the_testbed_has_its_group(monkeypatch):
     cmd = {
