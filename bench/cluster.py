@@ -465,9 +465,14 @@ def thread_cpu(sampler, base: str, tags: list, tag: str) -> dict:
         return {}
 
 
-def _thread_cpu(sampler, base: str, tags: list, tag: str) -> dict:
+def _plan_end(tags: list, tag: str) -> str:
+    """The mark that ends plan ``tag``'s window: the next plan's start, or ``END``."""
     i = tags.index(tag)
-    end = tags[i + 1] if i + 1 < len(tags) else END
+    return tags[i + 1] if i + 1 < len(tags) else END
+
+
+def _thread_cpu(sampler, base: str, tags: list, tag: str) -> dict:
+    end = _plan_end(tags, tag)
     ids = {app: threads.app_ids(os.path.join(base, app, "events")) for app in APPS}
 
     def app_of(who):
@@ -483,8 +488,7 @@ def machine_cpu(sampler, tags: list, tag: str) -> dict:
     (``bench.threads.Sampler.machine``); {} without a sampler or a reading."""
     if sampler is None or tag not in tags:
         return {}
-    i = tags.index(tag)
-    return sampler.machine(tag, tags[i + 1] if i + 1 < len(tags) else END)
+    return sampler.machine(tag, _plan_end(tags, tag))
 
 
 def fmt_machine(m: dict) -> str:
