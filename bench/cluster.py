@@ -34,7 +34,7 @@ in arrival order; every job keeps its arrival time). Systems, each on a fresh te
 
 The latency of a job is from its arrival to its end, in whichever application it ran. The
 four applications of a system replay every plan (ratio, seed) in turn, after an unmeasured
-replay of the first plan that warms every executor (``--warmup N``: of the first N plans;
+replay of the first plans that warms every executor (``--warmup N``, default 3, quick 1;
 ``--no-warmup`` leaves it out; see ``plan_sequence``): before each, every
 application writes a ready file (its executors up, the previous plan drained), and the
 orchestrator then gives all four the same start time. Writes
@@ -75,9 +75,10 @@ def add_arguments(p):
     p.add_argument("--short-partition", choices=PARTITIONS,
                    help="cluster: eagle-central's short-only partition for every cluster-mode system "
                         "(default fixed, the paper's)")
-    p.add_argument("--warmup", type=int, default=1, metavar="N",
+    p.add_argument("--warmup", type=int, metavar="N",
                    help="cluster: replay the first N plans (in order, again from the first if N is "
-                        "more) unmeasured before the measured ones, by every system alike (default 1)")
+                        "more) unmeasured before the measured ones, by every system alike (default 3; "
+                        "quick 1)")
     p.add_argument("--no-warmup", action="store_true",
                    help="cluster: measure from the first plan, on cold executors (--warmup 0)")
 
@@ -85,11 +86,23 @@ def add_arguments(p):
 WARMUP = "warmup"
 
 
+#: Warm-up plans by default. One plan left cluster mode's executors compiling: each
+#: application has a JVM on every host and each JVM sees a share of its tasks, so its JIT CPU
+#: at the first measured ratio was about twice the next one's. At three, the interactive
+#: executors' compilation on the plan that carries the ratio-1.2 means fell from 23-32 to
+#: 13-16 CPU-s, and hawk's figures moved as much as eagle's (docs/MEASUREMENTS.md,
+#: twenty-fourth and twenty-fifth sessions). ``--quick`` is a smoke run: one plan.
+DEFAULT_WARMUP, QUICK_WARMUP = 3, 1
+
+
 def warmups(args) -> int:
-    """The number of warm-up plans: ``--warmup`` (default 1), 0 under ``--no-warmup``."""
+    """The number of warm-up plans: ``--warmup`` (default :data:`DEFAULT_WARMUP`, under
+    ``--quick`` :data:`QUICK_WARMUP`), 0 under ``--no-warmup``."""
     if getattr(args, "no_warmup", False):
         return 0
-    n = getattr(args, "warmup", 1)
+    n = getattr(args, "warmup", None)
+    if n is None:
+        n = QUICK_WARMUP if getattr(args, "quick", False) else DEFAULT_WARMUP
     if n is None or n < 0:
         raise SystemExit(f"cluster: --warmup must be a number of plans >= 0, got {n}")
     return n

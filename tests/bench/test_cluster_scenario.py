@@ -151,13 +151,17 @@ def test_more_warm_up_plans_replay_the_first_plans_in_order_and_wrap_around():
     assert [t for t, _ in seq] == ["warmup", "warmup-2", "warmup-3", "r1.2-s1", "r1.2-s2"]
     assert [s for _, s in seq[:3]] == [plans["r1.2-s1"], plans["r1.2-s2"], plans["r1.2-s1"]]
     ns = lambda **kw: argparse.Namespace(**kw)
-    assert cluster.warmups(ns()) == 1, "one plan by default"
+    assert cluster.warmups(ns()) == 3, "three plans by default"
+    assert cluster.warmups(ns(quick=True)) == 1, "a quick run warms on one plan"
+    assert cluster.warmups(ns(quick=True, warmup=2)) == 2
     assert cluster.warmups(ns(warmup=3)) == 3 and cluster.warmups(ns(warmup=3, no_warmup=True)) == 0
     with pytest.raises(SystemExit, match="--warmup must be a number of plans >= 0, got -1"):
         cluster.warmups(ns(warmup=-1))
     from bench import run
     assert cluster.warmups(run.parse_args(["cluster", "--warmup", "3"])) == 3
     assert cluster.warmups(run.parse_args(["cluster", "--no-warmup"])) == 0
+    assert cluster.warmups(run.parse_args(["cluster"])) == 3
+    assert cluster.warmups(run.parse_args(["cluster", "--quick"])) == 1
 
 
 def test_a_system_may_give_each_application_executors_on_some_hosts(tmp_path, monkeypatch):
