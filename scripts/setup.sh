@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Idempotent set-up for a fresh Debian machine: installs what is missing, then builds the jar.
 #   apt: gradle (4.4.1, runs Scala through JavaExec), junit4, xz-utils, a JDK, gcc, python3-venv
-#   rustup: a stable Rust toolchain when cargo is missing
+#   rustup: a stable Rust toolchain when cargo is missing, and its rustfmt component
 #   .venv: pyspark of the default Spark line (4.3.0; sdist only, ~35 s build), pytest,
 #          tpchgen-cli, duckdb, matplotlib, pyarrow
 #   EAGLE_SPARK_LINES="3.5 4.0": also .venv-spark-3.5, .venv-spark-4.0 (that line's pinned
@@ -36,6 +36,12 @@ if ! command -v cargo >/dev/null 2>&1; then
   log "installing the Rust toolchain with rustup (minimal profile)"
   curl -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal >/dev/null
   . "$HOME/.cargo/env"
+fi
+# rustfmt: scripts/test.sh checks the workspace's formatting (rustfmt.toml). The minimal
+# profile leaves it out.
+if ! cargo fmt --version >/dev/null 2>&1; then
+  log "adding rustfmt to the Rust toolchain"
+  rustup component add rustfmt >/dev/null
 fi
 
 PY=${PYTHON:-python3}

@@ -18,6 +18,9 @@ for line in $smoke_lines; do
   bash scripts/build.sh --spark "$line"
 done
 
+echo "== cargo fmt --all --check (rustfmt.toml)"
+cargo fmt --all --check
+
 echo "== cargo test --workspace --release"
 cargo test --workspace --release
 

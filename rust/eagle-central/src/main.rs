@@ -76,7 +76,15 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let opts = Options { listen, secret, nodes, short_fraction: a.short_fraction, short_partition: a.short_partition, ping_ms: a.ping_ms, placement: a.placement };
+    let opts = Options {
+        listen,
+        secret,
+        nodes,
+        short_fraction: a.short_fraction,
+        short_partition: a.short_partition,
+        ping_ms: a.ping_ms,
+        placement: a.placement,
+    };
     match spawn(opts) {
         Ok(h) => h.join(),
         Err(e) => {

@@ -105,7 +105,15 @@ impl HostPlacement {
     /// Chooses a host for each of `tasks` tasks of `app`'s `job` (each `est_ms` long,
     /// holding `cpus` slots) among `hosts` (the general partition's live hosts), in
     /// placement order; fewer (possibly none) when no host fits.
-    pub fn choose(&mut self, app: &str, job: u64, tasks: u32, est_ms: f64, cpus: u32, hosts: &[Candidate]) -> Vec<HostId> {
+    pub fn choose(
+        &mut self,
+        app: &str,
+        job: u64,
+        tasks: u32,
+        est_ms: f64,
+        cpus: u32,
+        hosts: &[Candidate],
+    ) -> Vec<HostId> {
         let fit: Vec<Candidate> = hosts.iter().copied().filter(|c| c.size() >= cpus).collect();
         if fit.is_empty() || tasks == 0 {
             return Vec::new();

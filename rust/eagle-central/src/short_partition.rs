@@ -243,7 +243,8 @@ pub fn short_slots_per_host(slots: &[u32], fraction: f64, short_slots: u32) -> V
 /// every host, or no driver, the order is index order. Costs hosts² × drivers.
 pub fn cover_order(live: &[(NodeId, &str)], drivers: &[&BTreeSet<String>]) -> Vec<NodeId> {
     // Only drivers with a live host can be covered.
-    let sets: Vec<&BTreeSet<String>> = drivers.iter().copied().filter(|s| live.iter().any(|(_, h)| s.contains(*h))).collect();
+    let sets: Vec<&BTreeSet<String>> =
+        drivers.iter().copied().filter(|s| live.iter().any(|(_, h)| s.contains(*h))).collect();
     let mut left = live.to_vec();
     let mut order = Vec::with_capacity(live.len());
     let mut covered = vec![false; sets.len()];
@@ -272,11 +273,7 @@ pub fn cover_order(live: &[(NodeId, &str)], drivers: &[&BTreeSet<String>]) -> Ve
 /// shortest prefix a short partition must span so that every application with short work
 /// has a short-only host, or a kept slot, among its own. 0 with no such driver.
 pub fn cover_len(order: &[&str], drivers: &[&BTreeSet<String>]) -> usize {
-    drivers
-        .iter()
-        .filter_map(|on| order.iter().position(|h| on.contains(*h)))
-        .max()
-        .map_or(0, |last| last + 1)
+    drivers.iter().filter_map(|on| order.iter().position(|h| on.contains(*h))).max().map_or(0, |last| last + 1)
 }
 
 /// The most hosts of `order` (by name) a grown partition may span and still leave every
@@ -323,7 +320,11 @@ mod tests {
         let two = [2u32; 8];
         assert_eq!(short_slots_per_host(&two, 0.1, 0), [1, 1, 0, 0, 0, 0, 0, 0], "the paper's host, as slots");
         assert_eq!(short_slots_per_host(&two, 0.1, 5), [1, 1, 1, 1, 1, 0, 0, 0]);
-        assert_eq!(short_slots_per_host(&two, 0.1, 10), [2, 2, 1, 1, 1, 1, 1, 1], "a second slot once every host keeps one");
+        assert_eq!(
+            short_slots_per_host(&two, 0.1, 10),
+            [2, 2, 1, 1, 1, 1, 1, 1],
+            "a second slot once every host keeps one"
+        );
         assert_eq!(short_slots_per_host(&two, 0.1, 99), [2, 2, 2, 2, 2, 2, 2, 1], "never every slot");
         assert_eq!(short_slots_per_host(&two, 0.0, 0), [0; 8]);
         assert_eq!(short_slots_per_host(&[1, 4, 1], 0.0, 4), [1, 2, 1], "by the hosts' own slots");

@@ -22,7 +22,8 @@
 
 use crate::placement::{Candidate, HostPlacement, Placement};
 use crate::short_partition::{
-    cover_len, cover_order, long_bound, share_of_demand, short_only_hosts, short_slots_per_host, Measure, ShortDemand, ShortPartition,
+    cover_len, cover_order, long_bound, share_of_demand, short_only_hosts, short_slots_per_host, Measure, ShortDemand,
+    ShortPartition,
 };
 use eagle_core::partition::{short_only_count, Partitions};
 use eagle_core::sss::LongMap;
@@ -46,23 +47,47 @@ type Cover = (Vec<NodeId>, usize);
 #[derive(Clone, Debug, PartialEq)]
 pub enum Event {
     /// A driver (or a node announcing itself) connected to the central.
-    Connected { conn: ConnId, peer: Peer },
-    Disconnected { conn: ConnId },
-    Message { conn: ConnId, msg: ToCentral },
+    Connected {
+        conn: ConnId,
+        peer: Peer,
+    },
+    Disconnected {
+        conn: ConnId,
+    },
+    Message {
+        conn: ConnId,
+        msg: ToCentral,
+    },
     /// The central's link to a host came up / went down.
-    NodeUp { host: HostId },
-    NodeDown { host: HostId },
-    FromNode { host: HostId, msg: FromNode },
+    NodeUp {
+        host: HostId,
+    },
+    NodeDown {
+        host: HostId,
+    },
+    FromNode {
+        host: HostId,
+        msg: FromNode,
+    },
     /// Keep the links to the nodes alive.
     Tick,
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Action {
-    ToPeer { conn: ConnId, msg: FromCentral },
-    ToNode { host: HostId, msg: ToNode },
+    ToPeer {
+        conn: ConnId,
+        msg: FromCentral,
+    },
+    ToNode {
+        host: HostId,
+        msg: ToNode,
+    },
     /// Start connecting to a new host.
-    Dial { host: HostId, addr: String },
+    Dial {
+        host: HostId,
+        addr: String,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -238,7 +263,10 @@ impl CentralState {
                 FromNode::PlaceRefused { app, job, est_ms, cpus } => {
                     self.long_over(host, &app, job, est_ms, cpus);
                     if let Some((&conn, _)) = self.drivers.iter().find(|(_, a)| **a == app) {
-                        out.push(Action::ToPeer { conn, msg: FromCentral::Unplaced { job, tasks: 1, host: Some(host) } });
+                        out.push(Action::ToPeer {
+                            conn,
+                            msg: FromCentral::Unplaced { job, tasks: 1, host: Some(host) },
+                        });
                     }
                 }
                 FromNode::Error { what } => log::warn!("node {} reports: {what}", self.hosts[host as usize].name),
@@ -314,10 +342,18 @@ impl CentralState {
                     return reply(out, FromCentral::Error { what: "SubmitLong is a driver message".into() });
                 };
                 if !(est_ms.is_finite() && est_ms >= 0.0) {
-                    return reply(out, FromCentral::Error { what: format!("SubmitLong of job {job}: est_ms must be a finite number >= 0, got {est_ms}") });
+                    return reply(
+                        out,
+                        FromCentral::Error {
+                            what: format!("SubmitLong of job {job}: est_ms must be a finite number >= 0, got {est_ms}"),
+                        },
+                    );
                 }
                 if cpus == 0 {
-                    return reply(out, FromCentral::Error { what: format!("SubmitLong of job {job}: cpus must be >= 1, got 0") });
+                    return reply(
+                        out,
+                        FromCentral::Error { what: format!("SubmitLong of job {job}: cpus must be >= 1, got 0") },
+                    );
                 }
                 self.long_drivers.insert(conn, self.now);
                 let placed = self.place(conn, &app, job, tasks, est_ms, cpus);
@@ -496,7 +532,8 @@ impl CentralState {
         let named: Vec<(NodeId, &str)> = live.iter().map(|&n| (n, self.hosts[n.0 as usize].name.as_str())).collect();
         let short: Vec<&BTreeSet<String>> =
             self.executors.iter().filter(|(c, _)| self.short_drivers.contains_key(c)).map(|(_, on)| on).collect();
-        let drivers: Vec<&BTreeSet<String>> = if short.is_empty() { self.executors.values().collect() } else { short.clone() };
+        let drivers: Vec<&BTreeSet<String>> =
+            if short.is_empty() { self.executors.values().collect() } else { short.clone() };
         let order = cover_order(&named, &drivers);
         let names: Vec<&str> = order.iter().map(|n| self.hosts[n.0 as usize].name.as_str()).collect();
         let cover = cover_len(&names, &short);
@@ -508,7 +545,8 @@ impl CentralState {
     /// A long stage outlasts that minute: its queued tasks must keep a general host too.
     fn long_bound(&mut self, live: &[NodeId]) -> usize {
         let (now, drivers, placement) = (self.now, &self.drivers, &self.placement);
-        self.long_drivers.retain(|c, t| now - *t < SHORT_IDLE_S || drivers.get(c).is_some_and(|app| placement.has_live(app)));
+        self.long_drivers
+            .retain(|c, t| now - *t < SHORT_IDLE_S || drivers.get(c).is_some_and(|app| placement.has_live(app)));
         let names: Vec<&str> = live.iter().map(|n| self.hosts[n.0 as usize].name.as_str()).collect();
         let on: Vec<&BTreeSet<String>> = self.long_drivers.keys().filter_map(|c| self.executors.get(c)).collect();
         long_bound(&names, &on)
@@ -527,7 +565,10 @@ impl CentralState {
         }
         let sum: u32 = kept.iter().sum();
         if sum as usize != self.short_only {
-            log::info!("short slots: {sum} of {} (short demand {want} slots), per host {kept:?}", slots.iter().sum::<u32>());
+            log::info!(
+                "short slots: {sum} of {} (short demand {want} slots), per host {kept:?}",
+                slots.iter().sum::<u32>()
+            );
         }
         self.short_only = sum as usize;
         let mut p = Partitions { small: live.to_vec(), ..Partitions::default() };

@@ -93,7 +93,8 @@ struct Driver {
 impl Driver {
     fn new(app: &str, nodes: &[SocketAddr], task_ms: u64) -> (Driver, Sender<In>) {
         let (tx, rx) = unbounded();
-        let links = nodes.iter().enumerate().map(|(i, &a)| Link::open(a, app, tx.clone(), move |m| In::Node(i, m))).collect();
+        let links =
+            nodes.iter().enumerate().map(|(i, &a)| Link::open(a, app, tx.clone(), move |m| In::Node(i, m))).collect();
         let mut d = Driver {
             nodes: links,
             rx,
@@ -237,7 +238,9 @@ fn run_cluster(policy: Policy) {
             match d.poll() {
                 Some(In::Node(n, m)) => assert!(d.on_node(n, m).is_none(), "long work is never rejected"),
                 Some(In::Central(FromCentral::Placed { hosts, .. })) => placed.extend(hosts),
-                Some(In::Central(FromCentral::Unplaced { job, tasks, host: None })) => panic!("job {job}: {tasks} tasks unplaced"),
+                Some(In::Central(FromCentral::Unplaced { job, tasks, host: None })) => {
+                    panic!("job {job}: {tasks} tasks unplaced")
+                }
                 _ => {}
             }
         }

@@ -27,7 +27,14 @@ const Q: Duration = Duration::from_secs(10);
 
 fn node_args(scratch: &Scratch, slots: u32, lease_ms: u64) -> Vec<String> {
     let s = |x: &str| x.to_string();
-    vec![s("--slots"), slots.to_string(), s("--lease-ms"), lease_ms.to_string(), s("--secret-file"), scratch.secret_file.display().to_string()]
+    vec![
+        s("--slots"),
+        slots.to_string(),
+        s("--lease-ms"),
+        lease_ms.to_string(),
+        s("--secret-file"),
+        scratch.secret_file.display().to_string(),
+    ]
 }
 
 fn central_args(scratch: &Scratch, nodes: &[&Daemon]) -> Vec<String> {
@@ -126,7 +133,10 @@ impl Tasks {
 fn a_killed_node_stops_granting_its_driver_goes_on_and_registers_again_after_the_restart() {
     let scratch = Scratch::new("node");
     let node = node_bin();
-    let mut nodes = [Daemon::start("n0", &node, &node_args(&scratch, 2, 2000)), Daemon::start("n1", &node, &node_args(&scratch, 2, 2000))];
+    let mut nodes = [
+        Daemon::start("n0", &node, &node_args(&scratch, 2, 2000)),
+        Daemon::start("n1", &node, &node_args(&scratch, 2, 2000)),
+    ];
     let addrs: Vec<String> = nodes.iter().map(|n| n.addr.clone()).collect();
     let mut d = FakeDriver::new("app", &addrs, "127.0.0.1:9");
     let mut t = Tasks::default();
@@ -203,7 +213,10 @@ fn a_killed_central_fails_placements_fast_placed_work_finishes_and_it_serves_aga
     // A long lease: this test is about the central, and on a loaded CI machine a driver
     // starved past a short one is dropped as silent or has its grant revoked (the subject of
     // the driver test below), which would leave it waiting here for grants that cannot come.
-    let nodes = [Daemon::start("n0", &node, &node_args(&scratch, 2, 10_000)), Daemon::start("n1", &node, &node_args(&scratch, 2, 10_000))];
+    let nodes = [
+        Daemon::start("n0", &node, &node_args(&scratch, 2, 10_000)),
+        Daemon::start("n1", &node, &node_args(&scratch, 2, 10_000)),
+    ];
     let mut central = Daemon::start("central", &central_bin(), &central_args(&scratch, &[&nodes[0], &nodes[1]]));
     central_linked(&central, 2);
     let addrs: Vec<String> = nodes.iter().map(|n| n.addr.clone()).collect();
@@ -223,7 +236,9 @@ fn a_killed_central_fails_placements_fast_placed_work_finishes_and_it_serves_aga
         match ev {
             Ev::Central { msg: FromCentral::Placed { hosts, .. }, .. } => placed += hosts.len(),
             Ev::Central { msg: FromCentral::Unplaced { job, tasks, .. }, .. } => placed -= resubmit(d, job, tasks),
-            Ev::Node { node, msg: FromNode::Grant { lease, job, long: true, .. }, .. } => t.on_grant(d, node, lease, job),
+            Ev::Node { node, msg: FromNode::Grant { lease, job, long: true, .. }, .. } => {
+                t.on_grant(d, node, lease, job)
+            }
             _ => {}
         }
         (placed == 6 && t.running.len() == 4).then_some(())
@@ -293,12 +308,17 @@ fn a_dead_and_a_silent_driver_lose_everything_and_another_driver_gets_every_slot
     let scratch = Scratch::new("driver");
     let node = node_bin();
     let lease_ms = 3000;
-    let nodes = [Daemon::start("n0", &node, &node_args(&scratch, 2, lease_ms)), Daemon::start("n1", &node, &node_args(&scratch, 2, lease_ms))];
+    let nodes = [
+        Daemon::start("n0", &node, &node_args(&scratch, 2, lease_ms)),
+        Daemon::start("n1", &node, &node_args(&scratch, 2, lease_ms)),
+    ];
     let central = Daemon::start("central", &central_bin(), &central_args(&scratch, &[&nodes[0], &nodes[1]]));
     central_linked(&central, 2);
     let addrs: Vec<String> = nodes.iter().map(|n| n.addr.clone()).collect();
 
-    let held = |n: &Daemon, app: &str| node_status(&n.addr, SECRET, Q).unwrap().apps.iter().any(|a| a.app == app && a.leased == 2);
+    let held = |n: &Daemon, app: &str| {
+        node_status(&n.addr, SECRET, Q).unwrap().apps.iter().any(|a| a.app == app && a.leased == 2)
+    };
     // `hung` takes n1's two slots, then goes silent with its sockets open.
     let mut hung = FakeDriver::new("hung", &addrs, &central.addr);
     let mut ht = Tasks::default();
@@ -370,10 +390,17 @@ fn a_dead_and_a_silent_driver_lose_everything_and_another_driver_gets_every_slot
     assert_eq!((lt.ran_on(1), lt.ran_on(2)), (BTreeSet::from([0]), BTreeSet::from([1])));
     for n in &nodes {
         let st = node_status(&n.addr, SECRET, Q).unwrap();
-        assert_eq!(st.apps.iter().map(|a| (a.app.as_str(), a.leased)).collect::<Vec<_>>(), vec![("live", 2)], "{}: {st:?}", n.name);
+        assert_eq!(
+            st.apps.iter().map(|a| (a.app.as_str(), a.leased)).collect::<Vec<_>>(),
+            vec![("live", 2)],
+            "{}: {st:?}",
+            n.name
+        );
     }
     // The silent driver was cut off: its link to n1 was closed by the node.
-    hung.wait_for("n1 to close the silent driver's link", |_, ev| matches!(ev, Ev::NodeClosed { node: 1, .. }).then_some(()));
+    hung.wait_for("n1 to close the silent driver's link", |_, ev| {
+        matches!(ev, Ev::NodeClosed { node: 1, .. }).then_some(())
+    });
     assert!(nodes[1].logged("not heard from for more than 3000 ms"), "n1 logs why it dropped the silent driver");
 
     lt.end_on(&mut live, 0);

@@ -323,7 +323,8 @@ struct State {
 impl State {
     fn new(cfg: ClientConfig, cmd: Sender<Cmd>, events: Sender<Event>, counters: Arc<Counters>) -> State {
         let secret: Arc<[u8]> = Arc::from(cfg.secret.as_slice());
-        let central = link::start(CENTRAL, cfg.central.clone(), secret.clone(), cfg.app.clone(), cmd.clone(), Cmd::Central);
+        let central =
+            link::start(CENTRAL, cfg.central.clone(), secret.clone(), cfg.app.clone(), cmd.clone(), Cmd::Central);
         State {
             rng: Rng::new(cfg.seed),
             cfg,
@@ -409,9 +410,11 @@ impl State {
                 }
                 let id = self.next_link;
                 self.next_link += 1;
-                let link = link::start(id, addr, self.secret.clone(), self.cfg.app.clone(), self.cmd.clone(), Cmd::Node);
+                let link =
+                    link::start(id, addr, self.secret.clone(), self.cfg.app.clone(), self.cmd.clone(), Cmd::Node);
                 self.by_name.insert(host.clone(), id);
-                self.hosts.insert(id, Host { name: host, link, up: false, local_long_ms: 0.0, short_runs: 0, hold_ms: None });
+                self.hosts
+                    .insert(id, Host { name: host, link, up: false, local_long_ms: 0.0, short_runs: 0, hold_ms: None });
             }
             Cmd::RemoveHost { host } => {
                 if let Some(id) = self.by_name.remove(&host) {
@@ -487,7 +490,8 @@ impl State {
     /// tasks of `job` over the up hosts by the local long work there, as probes.
     fn place_locally(&mut self, job: u64, tasks: u32) {
         let Some(j) = self.jobs.get_mut(&job) else { return };
-        let up: Vec<u64> = self.hosts.iter().filter(|(i, h)| h.up && !j.rejected.contains(i)).map(|(&i, _)| i).collect();
+        let up: Vec<u64> =
+            self.hosts.iter().filter(|(i, h)| h.up && !j.rejected.contains(i)).map(|(&i, _)| i).collect();
         j.local = true;
         let (est, cpus) = (j.est, j.cpus);
         if !up.is_empty() {
@@ -596,7 +600,8 @@ impl State {
                 log::info!("eagle-client: node of {name} linked");
                 self.emit(Event::HostUp(name));
                 // Short jobs still short of probes take this host too.
-                let short: Vec<u64> = self.jobs.iter().filter(|(_, j)| j.left > 0 && !j.long).map(|(&id, _)| id).collect();
+                let short: Vec<u64> =
+                    self.jobs.iter().filter(|(_, j)| j.left > 0 && !j.long).map(|(&id, _)| id).collect();
                 for job in short {
                     self.probe(job);
                 }
@@ -624,7 +629,13 @@ impl State {
         for k in gone {
             let l = self.leases.remove(&k).unwrap();
             if l.launched_at.is_none() {
-                self.emit(Event::Revoked(Grant { host: name.clone(), lease: k.1, job: l.job, long: l.long, kept: false }));
+                self.emit(Event::Revoked(Grant {
+                    host: name.clone(),
+                    lease: k.1,
+                    job: l.job,
+                    long: l.long,
+                    kept: false,
+                }));
             }
         }
         let mut lost = Vec::new();

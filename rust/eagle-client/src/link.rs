@@ -23,11 +23,21 @@ use std::time::Duration;
 /// What a link thread reports, tagged with the link's id.
 #[derive(Debug)]
 pub enum LinkEvent<M> {
-    Up { link: u64, writer: TcpStream },
-    Msg { link: u64, msg: M },
+    Up {
+        link: u64,
+        writer: TcpStream,
+    },
+    Msg {
+        link: u64,
+        msg: M,
+    },
     /// The connection ended or was never made; `refused`: the daemon refused the
     /// handshake itself (see the module doc), which retrying will not mend.
-    Down { link: u64, why: String, refused: bool },
+    Down {
+        link: u64,
+        why: String,
+        refused: bool,
+    },
 }
 
 /// How often a link the daemon refused is tried again.
@@ -73,7 +83,10 @@ pub fn start<M: DeserializeOwned + Send + 'static>(
             let (why, refused) = once::<M>(link, &addr, &secret, &app, &s, &|e| cmd.send(map(e)).is_ok());
             if refused {
                 if logged.as_deref() != Some(why.as_str()) {
-                    log::error!("eagle-client: {why}; the driver '{app}' tries again every {}s", REFUSED_RETRY.as_secs());
+                    log::error!(
+                        "eagle-client: {why}; the driver '{app}' tries again every {}s",
+                        REFUSED_RETRY.as_secs()
+                    );
                     logged = Some(why.clone());
                 } else {
                     log::debug!("eagle-client: {why}");
@@ -126,7 +139,9 @@ fn once<M: DeserializeOwned>(
         return (format!("{addr}: handshake: {e}"), false);
     }
     let _ = stream.set_read_timeout(None);
-    let (Ok(writer), Ok(mine)) = (stream.try_clone(), stream.try_clone()) else { return (format!("{addr}: socket"), false) };
+    let (Ok(writer), Ok(mine)) = (stream.try_clone(), stream.try_clone()) else {
+        return (format!("{addr}: socket"), false);
+    };
     *slot.lock() = Some(mine);
     if !send(LinkEvent::Up { link, writer }) {
         return ("client stopped".into(), false);

@@ -62,7 +62,12 @@ fn placements_a_node_hands_back_as_the_central_dies_are_placed_locally_and_all_r
     d.until(&c, "all three tasks run", false, |d| d.ran_of(1).len() == 3);
     assert_eq!(*asked.lock(), vec![(1, 3)], "the central was asked once");
     // The two handed back, and again any that a node rejected then.
-    assert!(c.unplaced_long() == 0 && c.placed_locally() >= 2, "unplaced {}, placed locally {}", c.unplaced_long(), c.placed_locally());
+    assert!(
+        c.unplaced_long() == 0 && c.placed_locally() >= 2,
+        "unplaced {}, placed locally {}",
+        c.unplaced_long(),
+        c.placed_locally()
+    );
     eventually("every lease over", || (leased(&n0) == 0 && leased(&n1) == 0).then_some(()));
     assert_eq!(d.ran_of(1).len(), 3, "each task ran once");
 }

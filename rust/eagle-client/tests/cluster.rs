@@ -11,7 +11,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use support::*;
 
 fn hosts_up(d: &mut Driver, c: &eagle_client::Client, n: usize) {
-    d.until(c, "the hosts to be linked", false, |d| d.events.iter().filter(|e| matches!(e, Event::HostUp(_))).count() >= n);
+    d.until(c, "the hosts to be linked", false, |d| {
+        d.events.iter().filter(|e| matches!(e, Event::HostUp(_))).count() >= n
+    });
 }
 
 /// `n` nodes of 2 slots linked to a central the client reaches only through a proxy that
@@ -504,9 +506,17 @@ fn long_tasks_placed_on_a_host_whose_link_drops_are_placed_again() {
 #[test]
 fn short_tasks_waiting_grow_an_adaptive_short_partition_and_long_work_keeps_off_it() {
     let nodes: Vec<String> = (0..4).map(|_| node(1)).collect();
-    let central = central_sized(&nodes, eagle_central::placement::Placement::Lwl, eagle_central::short_partition::ShortPartition::Adaptive);
+    let central = central_sized(
+        &nodes,
+        eagle_central::placement::Placement::Lwl,
+        eagle_central::short_partition::ShortPartition::Adaptive,
+    );
     let (c, mut d) = linked_client(&nodes, &central);
-    assert_eq!(central_status(&central).nodes.iter().filter(|n| !n.general).count(), 0, "no short work, no fixed share");
+    assert_eq!(
+        central_status(&central).nodes.iter().filter(|n| !n.general).count(),
+        0,
+        "no short work, no fixed share"
+    );
     // 8 short tasks on 4 slots: 4 run (held) and 4 wait. Capped at half the slots: 2 hosts.
     d.submit(&c, 1, 8, false);
     d.until(&c, "4 short tasks to run", true, |d| d.running.len() == 4);
@@ -533,7 +543,11 @@ fn short_tasks_waiting_grow_an_adaptive_short_partition_and_long_work_keeps_off_
 #[test]
 fn short_tasks_waiting_make_every_node_keep_a_slot_and_long_work_goes_to_every_host() {
     let nodes: Vec<String> = (0..4).map(|_| node(2)).collect();
-    let central = central_sized(&nodes, eagle_central::placement::Placement::Lwl, eagle_central::short_partition::ShortPartition::Slots);
+    let central = central_sized(
+        &nodes,
+        eagle_central::placement::Placement::Lwl,
+        eagle_central::short_partition::ShortPartition::Slots,
+    );
     let (c, mut d) = linked_client(&nodes, &central);
     assert!(nodes.iter().all(|n| short_slots(n) == 0), "no short work, no fixed share");
     // 12 short tasks on 8 slots: 8 run (held, the demand) and 4 wait. Capped at half the slots: 4, one
@@ -570,7 +584,8 @@ fn a_refusing_daemon_is_told_apart_from_one_that_is_down_and_never_gets_work() {
     let bad = node_keyed(eagle_node::Policy::Eagle, 2, 5_000, b"another build's secret");
     let wait = std::time::Duration::from_secs(30);
 
-    let refusing = central_keyed(std::slice::from_ref(&good), Placement::Lwl, ShortPartition::Fixed, b"another build's secret");
+    let refusing =
+        central_keyed(std::slice::from_ref(&good), Placement::Lwl, ShortPartition::Fixed, b"another build's secret");
     let why = client("app", &refusing, 2).central_first(wait).unwrap_err();
     assert!(why.contains(&refusing) && why.contains("refused"), "{why}");
 

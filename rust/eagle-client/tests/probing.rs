@@ -38,12 +38,15 @@ fn a_short_job_probes_max_k_and_the_ratio_times_its_tasks_hosts() {
         }
         let mut d = Driver::default();
         d.until(&c, "every host and the central", false, |d| {
-            d.events.iter().filter(|e| matches!(e, Event::HostUp(_))).count() == 5 && d.events.contains(&Event::CentralUp)
+            d.events.iter().filter(|e| matches!(e, Event::HostUp(_))).count() == 5
+                && d.events.contains(&Event::CentralUp)
         });
         d.submit(&c, 1, 5, true);
         d.until(&c, "the long tasks to hold every slot", true, |d| d.running.len() == 5);
         d.submit(&c, 2, 2, false);
-        eventually(&format!("{want} hosts to hold a probe (ratio {ratio})"), || (hosts_with_probes(&nodes) == want).then_some(()));
+        eventually(&format!("{want} hosts to hold a probe (ratio {ratio})"), || {
+            (hosts_with_probes(&nodes) == want).then_some(())
+        });
         std::thread::sleep(Duration::from_millis(500));
         assert_eq!(hosts_with_probes(&nodes), want, "ratio {ratio}: no more probes came");
         for g in std::mem::take(&mut d.running) {

@@ -154,7 +154,16 @@ pub fn client_with(app: &str, central: &str, min_probes: u32, ping_ms: u64) -> C
 
 /// [`client_with`] whose short jobs probe `max(min_probes, probe_ratio · t)` hosts.
 pub fn client_probing(app: &str, central: &str, min_probes: u32, probe_ratio: u32, ping_ms: u64) -> Client {
-    let cfg = ClientConfig { app: app.into(), central: central.into(), secret: SECRET.to_vec(), min_probes, probe_ratio, ping_ms, seed: 1, retry_rejected: true };
+    let cfg = ClientConfig {
+        app: app.into(),
+        central: central.into(),
+        secret: SECRET.to_vec(),
+        min_probes,
+        probe_ratio,
+        ping_ms,
+        seed: 1,
+        retry_rejected: true,
+    };
     Client::start(cfg)
 }
 
@@ -207,7 +216,9 @@ impl Driver {
             let left = deadline.saturating_duration_since(Instant::now());
             match c.events().recv_timeout(left.min(Duration::from_millis(200))) {
                 Ok(e) => self.on(c, e, hold),
-                Err(_) if Instant::now() >= deadline => panic!("timed out waiting for {what}; events: {:?}", self.events),
+                Err(_) if Instant::now() >= deadline => {
+                    panic!("timed out waiting for {what}; events: {:?}", self.events)
+                }
                 Err(_) => {}
             }
         }
@@ -227,13 +238,21 @@ pub fn linked_client(app: &str, central: &str, hosts: &[(&str, &str)]) -> (Clien
     }
     let mut d = Driver::default();
     d.until(&c, "every host and the central", false, |d| {
-        d.events.contains(&Event::CentralUp) && d.events.iter().filter(|e| matches!(e, Event::HostUp(_))).count() == hosts.len()
+        d.events.contains(&Event::CentralUp)
+            && d.events.iter().filter(|e| matches!(e, Event::HostUp(_))).count() == hosts.len()
     });
     (c, d)
 }
 
 /// Handles the events of two clients until `done` holds (bounded generously).
-pub fn until2(a: &Client, da: &mut Driver, b: &Client, db: &mut Driver, what: &str, done: impl Fn(&Driver, &Driver) -> bool) {
+pub fn until2(
+    a: &Client,
+    da: &mut Driver,
+    b: &Client,
+    db: &mut Driver,
+    what: &str,
+    done: impl Fn(&Driver, &Driver) -> bool,
+) {
     let deadline = Instant::now() + Duration::from_secs(60);
     while !done(da, db) {
         assert!(Instant::now() < deadline, "timed out waiting for {what}; events: {:?} / {:?}", da.events, db.events);
@@ -288,10 +307,12 @@ pub type Asked = Arc<Mutex<Vec<(u64, u32)>>>;
 /// asks for), then hands the queued ones back if `drop` (`DropReservations`), and returns
 /// once the node has refused `refused` of them (`PlaceRefused`). The link then closes.
 pub fn place_on_node(addr: &str, app: &str, job: u64, cpus: &[u32], drop: bool, refused: u32) {
-    let s = eagle_wire::client::open(addr, SECRET, Role::Central, "central", "eagle-node", Duration::from_secs(10)).unwrap();
+    let s = eagle_wire::client::open(addr, SECRET, Role::Central, "central", "eagle-node", Duration::from_secs(10))
+        .unwrap();
     let bitvector = eagle_wire::Bitvector { stamp: 1, words: vec![u64::MAX] };
     for &cpus in cpus {
-        let place = eagle_wire::ToNode::Place { app: app.into(), job, est_ms: 50.0, bitvector: bitvector.clone(), cpus };
+        let place =
+            eagle_wire::ToNode::Place { app: app.into(), job, est_ms: 50.0, bitvector: bitvector.clone(), cpus };
         eagle_wire::write_frame(&mut &s, &place).unwrap();
     }
     if drop {
@@ -299,7 +320,9 @@ pub fn place_on_node(addr: &str, app: &str, job: u64, cpus: &[u32], drop: bool, 
     }
     let mut seen = 0;
     while seen < refused {
-        if let eagle_wire::FromNode::PlaceRefused { .. } = eagle_wire::read_frame::<_, eagle_wire::FromNode>(&mut &s).unwrap() {
+        if let eagle_wire::FromNode::PlaceRefused { .. } =
+            eagle_wire::read_frame::<_, eagle_wire::FromNode>(&mut &s).unwrap()
+        {
             seen += 1;
         }
     }

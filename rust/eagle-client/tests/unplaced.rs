@@ -41,7 +41,9 @@ fn a_placement_the_node_refused_is_not_placed_again_when_that_hosts_link_drops()
     let (c, mut d) = linked_client("app", &central, &[("h0", &n0), ("h1", &proxy.addr)]);
     d.submit(&c, 1, 2, true);
     // Two tasks placed (one on each host), the one on h1 refused and asked for again.
-    eventually("the refused task asked for again", || (asked.lock().iter().map(|a| a.1).sum::<u32>() >= 3).then_some(()));
+    eventually("the refused task asked for again", || {
+        (asked.lock().iter().map(|a| a.1).sum::<u32>() >= 3).then_some(())
+    });
     proxy.cut();
     d.until(&c, "h1 seen down", false, |d| d.events.contains(&Event::HostDown("h1".into())));
     // Nothing of the job was queued on h1 any more: its link dropping places nothing again.

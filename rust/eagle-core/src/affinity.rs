@@ -36,10 +36,7 @@ pub fn lend_to_short(nodes: &[Node], ni: usize) -> bool {
     if !n.live || n.running_long > 0 || short_on(n) == 0 {
         return false;
     }
-    nodes
-        .iter()
-        .enumerate()
-        .any(|(i, m)| i != ni && m.live && m.running_long > 0 && short_on(m) > 0)
+    nodes.iter().enumerate().any(|(i, m)| i != ni && m.live && m.running_long > 0 && short_on(m) > 0)
 }
 
 #[cfg(test)]
@@ -82,10 +79,7 @@ mod tests {
     fn no_loan_on_an_executor_that_runs_long_work_or_nothing() {
         let nodes = [node(0, 1), node(0, 0), node(1, 1)];
         assert!(!lend_to_short(&nodes, 0), "long work runs there");
-        assert!(
-            !lend_to_short(&nodes, 1),
-            "nothing runs there: no class to keep"
-        );
+        assert!(!lend_to_short(&nodes, 1), "nothing runs there: no class to keep");
         assert!(!lend_to_short(&nodes, 2), "the mixed executor itself");
         assert!(!lend_to_short(&nodes, 7), "no such node");
     }

@@ -52,11 +52,9 @@ impl fmt::Display for System {
 impl FromStr for System {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        System::ALL
-            .iter()
-            .copied()
-            .find(|x| x.name() == s.to_ascii_lowercase())
-            .ok_or_else(|| format!("unknown system '{s}' (expected one of sparrow, hawk, eagle, dlwl, clwl, eagle-adaptive)"))
+        System::ALL.iter().copied().find(|x| x.name() == s.to_ascii_lowercase()).ok_or_else(|| {
+            format!("unknown system '{s}' (expected one of sparrow, hawk, eagle, dlwl, clwl, eagle-adaptive)")
+        })
     }
 }
 

@@ -104,9 +104,7 @@ impl CutoffLearner {
         let moved = self.cutoff.is_none_or(|old| {
             let at = v.partition_point(|&x| x < old.ln());
             let (pre, pre2) = prefix_sums(&v);
-            let kept = self
-                .evaluate(&v, &pre, &pre2, at)
-                .is_some_and(|k| total - k.sse >= KEEP * (total - best.sse));
+            let kept = self.evaluate(&v, &pre, &pre2, at).is_some_and(|k| total - k.sse >= KEEP * (total - best.sse));
             !kept && (new / old - 1.0).abs() > self.hysteresis
         });
         if moved {

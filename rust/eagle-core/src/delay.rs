@@ -177,7 +177,16 @@ impl StageDelay {
             .map(|&l| Sample { at: now, level: l, interval: interval[l as usize] })
             .collect();
         let initial_samples = history.len();
-        StageDelay { interval, current: 0, wait_begin: now, last_launch: now, history, initial_samples, stride: 1, updates: 0 }
+        StageDelay {
+            interval,
+            current: 0,
+            wait_begin: now,
+            last_launch: now,
+            history,
+            initial_samples,
+            stride: 1,
+            updates: 0,
+        }
     }
 
     pub fn interval(&self, level: Level) -> f64 {
@@ -193,7 +202,13 @@ impl StageDelay {
     /// The least local level the stage may launch at now. `valid` lists the levels the
     /// stage has tasks for, most local first (Spark's `myLocalityLevels`);
     /// `has_pending(level)` tells whether tasks still wait at that level.
-    pub fn allowed(&mut self, now: Time, params: &DelayParams, valid: &[Level], has_pending: impl Fn(Level) -> bool) -> Level {
+    pub fn allowed(
+        &mut self,
+        now: Time,
+        params: &DelayParams,
+        valid: &[Level],
+        has_pending: impl Fn(Level) -> bool,
+    ) -> Level {
         let Some(&last) = valid.last() else { return Level::Any };
         if self.current >= valid.len() {
             self.current = valid.len() - 1;
@@ -244,7 +259,8 @@ impl StageDelay {
     /// A task of this stage ended: it preferred `preferred`, ran at `actual`, and lost
     /// `net_oh` seconds to non-locality (0 when it ran at its preferred level).
     pub fn task_ended(&mut self, now: Time, params: &DelayParams, preferred: Level, actual: Level, net_oh: f64) {
-        let (history, keep, stride, updates) = (&mut self.history, self.initial_samples, &mut self.stride, &mut self.updates);
+        let (history, keep, stride, updates) =
+            (&mut self.history, self.initial_samples, &mut self.stride, &mut self.updates);
         update_rule(&mut self.interval, params, preferred, actual, net_oh, |l, iv| {
             record_sample(history, keep, stride, updates, Sample { at: now, level: l, interval: iv });
         });
@@ -307,7 +323,11 @@ impl LearnedIntervals {
 
     /// Where a new stage starts: the learned intervals with `inherit`, else Spark's waits.
     pub fn start_for_new_stage<'a>(&'a self, params: &'a DelayParams) -> &'a [f64; 5] {
-        if params.inherit { &self.interval } else { &params.initial }
+        if params.inherit {
+            &self.interval
+        } else {
+            &params.initial
+        }
     }
 }
 

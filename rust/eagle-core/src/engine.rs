@@ -41,7 +41,13 @@ impl Engine {
     }
 
     /// Locality mode: submits a job whose task `i` reads a block held by `prefs[i]`.
-    pub fn submit_job_with_locality(&mut self, now: Time, spec: JobSpec, prefs: &[Vec<NodeId>], out: &mut Vec<Output>) -> JobId {
+    pub fn submit_job_with_locality(
+        &mut self,
+        now: Time,
+        spec: JobSpec,
+        prefs: &[Vec<NodeId>],
+        out: &mut Vec<Output>,
+    ) -> JobId {
         debug_assert_eq!(prefs.len(), spec.tasks as usize);
         self.p.submit_job_with_locality(now, spec, prefs, out)
     }
@@ -100,7 +106,14 @@ impl Engine {
 
     /// Like [`Engine::set_estimate`], with the class fixed by the caller (`Some`) or
     /// derived from the cutoff (`None`).
-    pub fn set_estimate_with(&mut self, now: Time, job: JobId, estimate: f64, class: Option<Class>, out: &mut Vec<Output>) {
+    pub fn set_estimate_with(
+        &mut self,
+        now: Time,
+        job: JobId,
+        estimate: f64,
+        class: Option<Class>,
+        out: &mut Vec<Output>,
+    ) {
         self.p.set_estimate_with(now, job, estimate, class, out)
     }
 

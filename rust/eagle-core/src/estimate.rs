@@ -128,10 +128,13 @@ impl History {
     /// `(signature, mean seconds, samples)`, least recently used first (so that loading
     /// them back in order restores the eviction order).
     pub fn entries(&self) -> Vec<(u64, f64, u64)> {
-        self.lru.values().map(|sig| {
-            let (m, n, _) = self.entries[sig];
-            (*sig, m, n)
-        }).collect()
+        self.lru
+            .values()
+            .map(|sig| {
+                let (m, n, _) = self.entries[sig];
+                (*sig, m, n)
+            })
+            .collect()
     }
 
     pub fn load(&mut self, entries: &[(u64, f64, u64)]) {

@@ -60,6 +60,6 @@ pub mod warmup;
 
 pub use config::{Config, System};
 pub use driver::{AdaptivePoint, Driver, DriverConfig, DriverStatus, PolicyKind};
-pub use estimate::EstimateSource;
 pub use engine::{Counters, Engine, JobSpec, JobView, NodeView};
+pub use estimate::EstimateSource;
 pub use types::{Class, JobId, Msg, NodeId, Output, Time};

@@ -77,14 +77,31 @@ pub struct AdaptiveParams {
 
 impl Default for AdaptiveParams {
     fn default() -> Self {
-        AdaptiveParams { window: 60.0, buckets: 12, headroom: 1.0, max_fraction: 0.5, base_fraction: 0.1, long_share: 0.5, idle: 30.0, min_wait: 1.0, deadline_factor: 5.0, order: crate::fsp::Order::Srpt }
+        AdaptiveParams {
+            window: 60.0,
+            buckets: 12,
+            headroom: 1.0,
+            max_fraction: 0.5,
+            base_fraction: 0.1,
+            long_share: 0.5,
+            idle: 30.0,
+            min_wait: 1.0,
+            deadline_factor: 5.0,
+            order: crate::fsp::Order::Srpt,
+        }
     }
 }
 
 impl AdaptiveParams {
     /// Rejects out-of-range values, naming the field.
     pub fn validate(&self) -> Result<(), String> {
-        let pos = |n: &str, v: f64| if v > 0.0 && v.is_finite() { Ok(()) } else { Err(format!("adaptive {n} must be > 0, got {v}")) };
+        let pos = |n: &str, v: f64| {
+            if v > 0.0 && v.is_finite() {
+                Ok(())
+            } else {
+                Err(format!("adaptive {n} must be > 0, got {v}"))
+            }
+        };
         pos("window", self.window)?;
         pos("headroom", self.headroom)?;
         if !(self.idle >= 0.0 && self.idle.is_finite()) {
@@ -239,7 +256,14 @@ impl Reservation {
             return (self.running as f64, 0.0);
         }
         let mean = sum / k;
-        let var = self.buckets.iter().enumerate().filter_map(|(i, &b)| avg(i, b)).map(|a| (a - mean) * (a - mean)).sum::<f64>() / k;
+        let var = self
+            .buckets
+            .iter()
+            .enumerate()
+            .filter_map(|(i, &b)| avg(i, b))
+            .map(|a| (a - mean) * (a - mean))
+            .sum::<f64>()
+            / k;
         (mean, var.sqrt())
     }
 
@@ -275,7 +299,18 @@ mod tests {
     use super::*;
 
     fn p() -> AdaptiveParams {
-        AdaptiveParams { window: 60.0, buckets: 12, headroom: 1.0, max_fraction: 0.5, base_fraction: 0.1, long_share: 0.5, idle: 30.0, min_wait: 1.0, deadline_factor: 5.0, order: crate::fsp::Order::Srpt }
+        AdaptiveParams {
+            window: 60.0,
+            buckets: 12,
+            headroom: 1.0,
+            max_fraction: 0.5,
+            base_fraction: 0.1,
+            long_share: 0.5,
+            idle: 30.0,
+            min_wait: 1.0,
+            deadline_factor: 5.0,
+            order: crate::fsp::Order::Srpt,
+        }
     }
 
     #[test]

@@ -203,7 +203,11 @@ mod tests {
         assert_eq!(pick_short_first(q.iter().copied(), 5.0), Pick::At(1));
         let overdue = E { acc: 5001.0, ..big };
         let q = [big, overdue, s(1.0, 1.0, 0.0)];
-        assert_eq!(pick_short_first(q.iter().copied(), 5.0), Pick::At(1), "the overdue long entry before the short probe");
+        assert_eq!(
+            pick_short_first(q.iter().copied(), 5.0),
+            Pick::At(1),
+            "the overdue long entry before the short probe"
+        );
     }
 
     #[test]

@@ -40,12 +40,22 @@ mod tests {
     use crate::types::JobId;
 
     fn e(job: u32, long: bool) -> Entry {
-        Entry { job: JobId(job), long, reservation: long, marks_long: long, est: 1.0, behind_long: false, acc_delay: 0.0, sticky: false }
+        Entry {
+            job: JobId(job),
+            long,
+            reservation: long,
+            marks_long: long,
+            est: 1.0,
+            behind_long: false,
+            acc_delay: 0.0,
+            sticky: false,
+        }
     }
 
     #[test]
     fn steals_the_shorts_behind_the_first_long_block() {
-        let mut q: VecDeque<Entry> = [e(1, false), e(2, true), e(3, true), e(4, false), e(5, false), e(6, true), e(7, false)].into();
+        let mut q: VecDeque<Entry> =
+            [e(1, false), e(2, true), e(3, true), e(4, false), e(5, false), e(6, true), e(7, false)].into();
         let got = take_blocked_shorts(&mut q, false, 100, |x| x.long);
         assert_eq!(got.iter().map(|x| x.job.0).collect::<Vec<_>>(), vec![4, 5]);
         assert_eq!(q.iter().map(|x| x.job.0).collect::<Vec<_>>(), vec![1, 2, 3, 6, 7]);

@@ -272,7 +272,15 @@ impl WarmupCost {
 /// always gain from a second executor: TPC-H under a sort widened a query stage to a new
 /// executor 248 times where FAIR, whose freed slots go back to the stage that freed them,
 /// did 35, and 104 of them were next to a single running task.
-pub fn worth_cold_start(waiting: u32, running: u32, warm_slots: u32, est: f64, warmup: f64, others: usize, slots: u64) -> bool {
+pub fn worth_cold_start(
+    waiting: u32,
+    running: u32,
+    warm_slots: u32,
+    est: f64,
+    warmup: f64,
+    others: usize,
+    slots: u64,
+) -> bool {
     if running == 0 || warmup <= 0.0 {
         return true;
     }
@@ -292,7 +300,11 @@ pub fn enough_warm_slots(waiting: u32, est: f64, warmup: f64, others: usize, slo
     if delay > 0.0 {
         bound = bound.min((work / delay).sqrt());
     }
-    if bound.is_finite() { bound.max(0.0).ceil() as u32 + 1 } else { u32::MAX }
+    if bound.is_finite() {
+        bound.max(0.0).ceil() as u32 + 1
+    } else {
+        u32::MAX
+    }
 }
 
 /// Whether a task set should start another task on an executor where it is warming: it
@@ -495,10 +507,15 @@ mod tests {
     fn counting_warm_slots_may_stop_where_no_cold_start_could_pass() {
         for w in [1, 3, 5, 25, 40, 1000] {
             for est in [0.04, 0.5, 2.0, 30.0] {
-                for (warmup, others, slots) in [(0.8, 2, 8), (0.012, 20, 16), (0.5, 0, 16), (0.7, 0, 2000), (0.7, 300, 2000)] {
+                for (warmup, others, slots) in
+                    [(0.8, 2, 8), (0.012, 20, 16), (0.5, 0, 16), (0.7, 0, 2000), (0.7, 300, 2000)]
+                {
                     let n = enough_warm_slots(w, est, warmup, others, slots);
                     for s in [n, n + 1, 2 * n + 5] {
-                        assert!(!worth_cold_start(w, 1, s, est, warmup, others, slots), "{w} x {est} s on {s} warm slots ({n})");
+                        assert!(
+                            !worth_cold_start(w, 1, s, est, warmup, others, slots),
+                            "{w} x {est} s on {s} warm slots ({n})"
+                        );
                     }
                 }
             }

@@ -188,13 +188,22 @@ fn under_sustained_overload_small_jobs_keep_srpt_order() {
             }
         }
     }
-    assert!(done.iter().all(|d| d.is_some()), "every job completes: {} of {}", done.iter().flatten().count(), done.len());
+    assert!(
+        done.iter().all(|d| d.is_some()),
+        "every job completes: {} of {}",
+        done.iter().flatten().count(),
+        done.len()
+    );
     let lat = |small: bool| {
-        let v: Vec<f64> = submitted.iter().zip(&done).filter(|(s, _)| s.1 == small).map(|(s, d)| d.unwrap() - s.0).collect();
+        let v: Vec<f64> =
+            submitted.iter().zip(&done).filter(|(s, _)| s.1 == small).map(|(s, d)| d.unwrap() - s.0).collect();
         v.iter().sum::<f64>() / v.len() as f64
     };
     let (small, big) = (lat(true), lat(false));
-    assert!(small <= 5.0, "small jobs' mean latency {small:.1} s (SRPT serves them within a few seconds; big jobs' mean {big:.1} s)");
+    assert!(
+        small <= 5.0,
+        "small jobs' mean latency {small:.1} s (SRPT serves them within a few seconds; big jobs' mean {big:.1} s)"
+    );
     assert!(big > 4.0 * small, "big jobs wait for the small ones: big {big:.1} s, small {small:.1} s");
 }
 
@@ -253,7 +262,10 @@ fn a_long_job_keeps_its_share_under_a_short_stream_that_fills_the_cluster() {
     let end = long_end.unwrap_or_else(|| panic!("the long job finished {long_done} of 32 tasks by 400 s"));
     // Alone: 4 waves of 10 s on 8 slots = 40 s. With half the slots: ~80 s plus the start.
     assert!(end <= 120.0, "the long job ended at {end} s (half of 8 slots: ~80 s)");
-    assert!(max_short_running_while_long_waits <= 4, "short work held {max_short_running_while_long_waits} of 8 slots while long work waited");
+    assert!(
+        max_short_running_while_long_waits <= 4,
+        "short work held {max_short_running_while_long_waits} of 8 slots while long work waited"
+    );
     assert!(short_launches > 2000, "the short stream still ran: {short_launches} launches");
 }
 
@@ -378,20 +390,12 @@ fn a_short_stream_beside_a_batch_job_ends_on_executors_of_its_own() {
             }
         }
         for k in 0..nodes.len() {
-            offer(
-                &mut d,
-                &mut running,
-                nodes[(k + step as usize) % nodes.len()],
-            );
+            offer(&mut d, &mut running, nodes[(k + step as usize) % nodes.len()]);
         }
         if t >= 40.0 {
             samples += 1;
             for &n in &nodes {
-                let here: Vec<bool> = running
-                    .iter()
-                    .filter(|r| r.1 == n)
-                    .map(|r| r.2 == batch)
-                    .collect();
+                let here: Vec<bool> = running.iter().filter(|r| r.1 == n).map(|r| r.2 == batch).collect();
                 mixed += (here.contains(&true) && here.contains(&false)) as u32;
             }
             long_slots += running.iter().filter(|r| r.2 == batch).count() as u32;
@@ -399,19 +403,7 @@ fn a_short_stream_beside_a_batch_job_ends_on_executors_of_its_own() {
         }
     }
     let per = |x: u32| x as f64 / samples as f64;
-    assert!(
-        per(long_slots) >= 7.0 && per(long_slots) <= 8.5,
-        "the batch kept its share: {:.2} slots",
-        per(long_slots)
-    );
-    assert!(
-        per(short_slots) >= 7.0,
-        "the stream kept its share: {:.2} slots",
-        per(short_slots)
-    );
-    assert!(
-        per(mixed) <= 1.5,
-        "{:.2} of 8 executors ran both classes on average",
-        per(mixed)
-    );
+    assert!(per(long_slots) >= 7.0 && per(long_slots) <= 8.5, "the batch kept its share: {:.2} slots", per(long_slots));
+    assert!(per(short_slots) >= 7.0, "the stream kept its share: {:.2} slots", per(short_slots));
+    assert!(per(mixed) <= 1.5, "{:.2} of 8 executors ran both classes on average", per(mixed));
 }

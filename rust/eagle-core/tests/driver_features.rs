@@ -44,7 +44,11 @@ fn waiting_and_speculatable_counts_add_up() {
 
 #[test]
 fn a_long_job_spark_allows_only_on_short_only_nodes_is_planned_there() {
-    let mut d = Driver::new(DriverConfig { policy: PolicyKind::Paper, cutoff: Some(10.0), short_partition: 0.5, ..DriverConfig::default() }, 7).unwrap();
+    let mut d = Driver::new(
+        DriverConfig { policy: PolicyKind::Paper, cutoff: Some(10.0), short_partition: 0.5, ..DriverConfig::default() },
+        7,
+    )
+    .unwrap();
     let a = d.add_node(0.0, 2); // short-only
     let b = d.add_node(0.0, 2); // general
     let long = d.submit(0.0, 4, Some(Class::Long), Some(60.0), 1);
@@ -65,7 +69,11 @@ fn a_long_job_spark_allows_only_on_short_only_nodes_is_planned_there() {
 
 #[test]
 fn a_restricted_job_that_can_use_a_general_node_keeps_its_class() {
-    let mut d = Driver::new(DriverConfig { policy: PolicyKind::Paper, cutoff: Some(10.0), short_partition: 0.5, ..DriverConfig::default() }, 7).unwrap();
+    let mut d = Driver::new(
+        DriverConfig { policy: PolicyKind::Paper, cutoff: Some(10.0), short_partition: 0.5, ..DriverConfig::default() },
+        7,
+    )
+    .unwrap();
     let a = d.add_node(0.0, 2);
     let b = d.add_node(0.0, 2);
     let long = d.submit(0.0, 4, Some(Class::Long), Some(60.0), 1);

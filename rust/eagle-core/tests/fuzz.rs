@@ -201,9 +201,18 @@ fn sequence(seed: u64) -> u64 {
                 let plan = d.offer(now, NodeId(n), free, &exclude);
                 let node_free = {
                     let node = &m.nodes[n as usize];
-                    if node.live { node.slots as usize - node.running.len() } else { 0 }
+                    if node.live {
+                        node.slots as usize - node.running.len()
+                    } else {
+                        0
+                    }
                 };
-                assert!(plan.len() <= (free as usize).min(node_free), "plan {} > free {free}/{node_free} {}", plan.len(), ctx());
+                assert!(
+                    plan.len() <= (free as usize).min(node_free),
+                    "plan {} > free {free}/{node_free} {}",
+                    plan.len(),
+                    ctx()
+                );
                 let mut per_job: HashMap<u32, u32> = HashMap::new();
                 for j in &plan {
                     *per_job.entry(j.0).or_default() += 1;
@@ -325,7 +334,9 @@ fn random_event_sequences_keep_the_invariants() {
 #[test]
 fn probe_settings_have_upper_bounds() {
     let ok = DriverConfig::default();
-    for (min_probes, probe_ratio, field) in [(10_001, 2, "min_probes"), (u32::MAX, 2, "min_probes"), (20, 101, "probe_ratio")] {
+    for (min_probes, probe_ratio, field) in
+        [(10_001, 2, "min_probes"), (u32::MAX, 2, "min_probes"), (20, 101, "probe_ratio")]
+    {
         let e = Driver::new(DriverConfig { min_probes, probe_ratio, ..ok.clone() }, 1).err().expect("rejected");
         assert!(e.contains(field), "{e}");
     }

@@ -72,26 +72,17 @@ impl ClusterParams {
     /// Rejects what cannot work, naming the key.
     pub fn validate(&self) -> Result<(), String> {
         let central = self.central.trim();
-        let ok = central
-            .rsplit_once(':')
-            .is_some_and(|(h, p)| !h.is_empty() && p.parse::<u16>().is_ok_and(|p| p > 0));
+        let ok = central.rsplit_once(':').is_some_and(|(h, p)| !h.is_empty() && p.parse::<u16>().is_ok_and(|p| p > 0));
         if !ok {
-            return Err(format!(
-                "spark.scheduler.eagle.cluster.central must be host:port, got '{}'",
-                self.central
-            ));
+            return Err(format!("spark.scheduler.eagle.cluster.central must be host:port, got '{}'", self.central));
         }
         if self.node_port == 0 {
-            return Err(
-                "spark.scheduler.eagle.cluster.nodePort must be in [1, 65535], got 0".into(),
-            );
+            return Err("spark.scheduler.eagle.cluster.nodePort must be in [1, 65535], got 0".into());
         }
         if self.secret.is_empty() {
-            return Err(
-                "cluster mode needs a shared secret: spark.scheduler.eagle.cluster.secretFile, \
+            return Err("cluster mode needs a shared secret: spark.scheduler.eagle.cluster.secretFile, \
                         spark.scheduler.eagle.cluster.secret or spark.authenticate.secret"
-                    .into(),
-            );
+                .into());
         }
         if self.app.is_empty() {
             return Err("cluster mode needs an application id".into());
@@ -249,9 +240,7 @@ impl ClusterSide {
             match e {
                 Event::Grant(g) => {
                     self.counters.grants += 1;
-                    if self.pending.contains_key(&JobId(g.job as u32))
-                        && self.executors_on.contains_key(&g.host)
-                    {
+                    if self.pending.contains_key(&JobId(g.job as u32)) && self.executors_on.contains_key(&g.host) {
                         self.held.entry(g.host.clone()).or_default().push(Held {
                             grant: g,
                             since: Instant::now(),
@@ -268,8 +257,7 @@ impl ClusterSide {
                         self.counters.revoked += (before - v.len()) as u64;
                     }
                     // Assigned this round: Spark may launch it anyway; the node no longer counts it.
-                    self.assigned
-                        .retain(|(_, a, _)| !(a.host == g.host && a.lease == g.lease));
+                    self.assigned.retain(|(_, a, _)| !(a.host == g.host && a.lease == g.lease));
                 }
                 Event::HostUp(h) => {
                     self.up.insert(h);
@@ -312,29 +300,16 @@ impl ClusterSide {
         let Some(host) = self.host_of.remove(&node) else {
             return;
         };
-        let ended: Vec<i64> = self
-            .running
-            .iter()
-            .filter(|(_, (n, _))| *n == node)
-            .map(|(&t, _)| t)
-            .collect();
+        let ended: Vec<i64> = self.running.iter().filter(|(_, (n, _))| *n == node).map(|(&t, _)| t).collect();
         for t in ended {
             self.task_ended(t);
         }
-        let mine: Vec<Grant> = self
-            .assigned
-            .iter()
-            .filter(|(n, _, _)| *n == node)
-            .map(|(_, g, _)| g.clone())
-            .collect();
+        let mine: Vec<Grant> = self.assigned.iter().filter(|(n, _, _)| *n == node).map(|(_, g, _)| g.clone()).collect();
         self.assigned.retain(|(n, _, _)| *n != node);
         for g in mine {
             self.give_back(&g);
         }
-        let n = self
-            .executors_on
-            .get_mut(&host)
-            .expect("counted at executor_added");
+        let n = self.executors_on.get_mut(&host).expect("counted at executor_added");
         *n -= 1;
         if *n == 0 {
             self.executors_on.remove(&host);
@@ -352,13 +327,7 @@ impl ClusterSide {
         self.drain();
         let shape = Shape { width: shape.width.max(1), cpus: shape.cpus.max(1) };
         self.pending.insert(job, (units, shape));
-        self.client().submit_wide(
-            job.0 as u64,
-            units / shape.width,
-            est_s * 1000.0,
-            long,
-            shape.cpus,
-        );
+        self.client().submit_wide(job.0 as u64, units / shape.width, est_s * 1000.0, long, shape.cpus);
     }
 
     /// Application affinity's least wait: the driver's measured warm-up, `warmup_s` (0 until
@@ -383,8 +352,6 @@ impl ClusterSide {
             self.client().remaining(job.0 as u64, units / width);
         }
     }
-
-
 
     /// The task set is gone: its probes are withdrawn, its grants go back.
     pub fn remove_job(&mut self, job: JobId) {
@@ -498,11 +465,7 @@ impl ClusterSide {
     /// A planned entry (one engine slot) was not used: once all the entries of a grant
     /// are declined (its task's width), the grant goes back at once.
     pub fn decline(&mut self, node: NodeId, job: JobId) {
-        if let Some(i) = self
-            .assigned
-            .iter()
-            .position(|(n, g, _)| *n == node && g.job == job.0 as u64)
-        {
+        if let Some(i) = self.assigned.iter().position(|(n, g, _)| *n == node && g.job == job.0 as u64) {
             self.assigned[i].2 -= 1;
             if self.assigned[i].2 == 0 {
                 let (_, g, _) = self.assigned.swap_remove(i);
@@ -517,11 +480,7 @@ impl ClusterSide {
     pub fn round_end(&mut self, launched: &[(i64, NodeId, JobId)]) {
         self.drain();
         for &(tid, node, job) in launched {
-            if let Some(i) = self
-                .assigned
-                .iter()
-                .position(|(n, g, _)| *n == node && g.job == job.0 as u64)
-            {
+            if let Some(i) = self.assigned.iter().position(|(n, g, _)| *n == node && g.job == job.0 as u64) {
                 let (n, g, _) = self.assigned.swap_remove(i);
                 self.counters.launched += 1;
                 self.client().launched(&g);
@@ -612,9 +571,9 @@ pub const CLUSTER_STATUS_NAMES: [&str; 17] = [
 ];
 
 fn side(st: &mut State) -> Result<&mut ClusterSide, String> {
-    st.cluster.as_mut().ok_or_else(|| {
-        "cluster mode is off: this call needs spark.scheduler.eagle.cluster.central".to_string()
-    })
+    st.cluster
+        .as_mut()
+        .ok_or_else(|| "cluster mode is off: this call needs spark.scheduler.eagle.cluster.central".to_string())
 }
 
 /// `clusterStart`: from now on the daemons grant the slots. Before any executor or task set.
@@ -651,9 +610,8 @@ fn params(
     warm_grants: bool,
     affinity: bool,
 ) -> Result<ClusterParams, String> {
-    let node_port = u16::try_from(node_port).map_err(|_| {
-        format!("spark.scheduler.eagle.cluster.nodePort must be in [1, 65535], got {node_port}")
-    })?;
+    let node_port = u16::try_from(node_port)
+        .map_err(|_| format!("spark.scheduler.eagle.cluster.nodePort must be in [1, 65535], got {node_port}"))?;
     let ping_ms = u64::try_from(ping_ms)
         .ok()
         .filter(|&p| p > 0)
@@ -710,23 +668,14 @@ pub fn pending(st: &mut State, job: JobId, launchable: u32) {
 /// `roundEnd`: the launches of the round that just ended, as parallel arrays.
 pub fn round_end(st: &mut State, tids: &[i64], nodes: &[i32], jobs: &[i32]) -> Result<(), String> {
     if tids.len() != nodes.len() || tids.len() != jobs.len() {
-        return Err(format!(
-            "roundEnd: {} task ids, {} executors, {} jobs",
-            tids.len(),
-            nodes.len(),
-            jobs.len()
-        ));
+        return Err(format!("roundEnd: {} task ids, {} executors, {} jobs", tids.len(), nodes.len(), jobs.len()));
     }
     let Some(c) = st.cluster.as_mut() else {
         return Ok(());
     };
     let mut launched = Vec::with_capacity(tids.len());
     for i in 0..tids.len() {
-        launched.push((
-            tids[i],
-            crate::state::node_id(nodes[i])?,
-            crate::state::job_id(jobs[i])?,
-        ));
+        launched.push((tids[i], crate::state::node_id(nodes[i])?, crate::state::job_id(jobs[i])?));
     }
     c.round_end(&launched);
     for &(_, node, job) in &launched {

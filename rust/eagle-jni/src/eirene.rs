@@ -87,7 +87,10 @@ pub fn ccdm(st: &mut State, op: i32, args: &[i32]) -> Result<Vec<i32>, String> {
         op::FORGET => p.forget(job(0)?).into_iter().flat_map(|(n, t)| [n.0 as i32, t as i32]).collect(),
         op::COUNTERS => {
             let c = &p.counters;
-            [c.probes, c.started, c.fast, c.migrated, c.failed, c.helped].iter().map(|&x| x.min(i32::MAX as u64) as i32).collect()
+            [c.probes, c.started, c.fast, c.migrated, c.failed, c.helped]
+                .iter()
+                .map(|&x| x.min(i32::MAX as u64) as i32)
+                .collect()
         }
         _ => return Err(format!("ccdm: unknown operation {op}")),
     })

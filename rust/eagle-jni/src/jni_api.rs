@@ -21,8 +21,8 @@
 //!   a default value: nothing unwinds into the JVM.
 
 use crate::handle::{HandleError, Registry};
-use crate::{cluster, placement};
 use crate::state::{self, State};
+use crate::{cluster, placement};
 use jni::errors::ErrorPolicy;
 use jni::objects::{JByteArray, JDoubleArray, JIntArray, JLongArray, JObject};
 use jni::strings::JNIString;
@@ -365,10 +365,8 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_busySlots<'l
     _this: JObject<'l>,
     h: jlong,
 ) -> jlong {
-    env.with_env(|_env| -> Res<jlong> {
-        with_state(h, |st| Ok(st.driver.busy_slots().min(i64::MAX as u64) as jlong))
-    })
-    .resolve_with::<ThrowEagle, _>(|| "busySlots")
+    env.with_env(|_env| -> Res<jlong> { with_state(h, |st| Ok(st.driver.busy_slots().min(i64::MAX as u64) as jlong)) })
+        .resolve_with::<ThrowEagle, _>(|| "busySlots")
 }
 
 /// `offer(handle, nowMs, node, free, exclude): Array[Int]` — the plan for `free`
@@ -386,16 +384,19 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_offer<'l>(
     env.with_env(|env| -> Res<JIntArray<'l>> {
         let node = state::node_id(node)?;
         let free = state::count("free", free)?;
-        let exclude = ints_in(env, &exclude)?
-            .into_iter()
-            .map(state::job_id)
-            .collect::<Result<Vec<_>, _>>()?;
+        let exclude = ints_in(env, &exclude)?.into_iter().map(state::job_id).collect::<Result<Vec<_>, _>>()?;
         let plan: Vec<i32> = with_state(h, |st| {
             st.plan.clear();
             match st.cluster.as_mut() {
                 Some(c) => {
                     let d = &st.driver;
-                    c.offer(node, free, &exclude, |job, waiting, running| d.worth_grant(job, node, waiting, running), &mut st.plan)
+                    c.offer(
+                        node,
+                        free,
+                        &exclude,
+                        |job, waiting, running| d.worth_grant(job, node, waiting, running),
+                        &mut st.plan,
+                    )
                 }
                 None => st.driver.offer_into(state::ms_to_s(now_ms), node, free, &exclude, &mut st.plan),
             }
@@ -586,9 +587,7 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_allowedLocal
         let job = state::job_id(job)?;
         let valid = state::levels(&ints_in(env, &valid)?)?;
         let pending = state::pending_flags(&ints_in(env, &pending)?, valid.len())?;
-        with_state(h, |st| {
-            Ok(st.driver.allowed_locality(state::ms_to_s(now_ms), job, &valid, &pending) as jint)
-        })
+        with_state(h, |st| Ok(st.driver.allowed_locality(state::ms_to_s(now_ms), job, &valid, &pending) as jint))
     })
     .resolve_with::<ThrowEagle, _>(|| "allowedLocality")
 }
@@ -678,7 +677,9 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_groupFuture<
         let sigs = longs_in(env, &signatures)?;
         let tasks = ints_in(env, &tasks)?;
         if sigs.len() != tasks.len() {
-            return Err(format!("expected as many task counts as signatures, got {} and {}", tasks.len(), sigs.len()).into());
+            return Err(
+                format!("expected as many task counts as signatures, got {} and {}", tasks.len(), sigs.len()).into()
+            );
         }
         let stages = sigs
             .iter()

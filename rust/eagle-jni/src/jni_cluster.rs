@@ -4,9 +4,7 @@
 //! thrown as `EagleNativeException`). The logic is in the safe [`crate::cluster`].
 
 use crate::cluster;
-use crate::jni_api::{
-    ints_in, longs_in, longs_out, with_state, BridgeError, Res, ThrowEagle, ENGINES,
-};
+use crate::jni_api::{ints_in, longs_in, longs_out, with_state, BridgeError, Res, ThrowEagle, ENGINES};
 use crate::state;
 use jni::objects::{JByteArray, JIntArray, JLongArray, JObject};
 use jni::sys::{jboolean, jint, jlong};
@@ -38,11 +36,7 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_clusterStart
         let central = utf8(env, &central, "cluster.central")?;
         let secret = env.convert_byte_array(&secret)?;
         let app = utf8(env, &app, "the application id")?;
-        with_state(h, |st| {
-            Ok(cluster::start(
-                st, central, node_port, secret, app, ping_ms, warm_grants, affinity,
-            )?)
-        })
+        with_state(h, |st| Ok(cluster::start(st, central, node_port, secret, app, ping_ms, warm_grants, affinity)?))
     })
     .resolve_with::<ThrowEagle, _>(|| "clusterStart")
 }
@@ -76,11 +70,7 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_roundEnd<'l>
     jobs: JIntArray<'l>,
 ) {
     env.with_env(|env| -> Res<()> {
-        let (tids, nodes, jobs) = (
-            longs_in(env, &tids)?,
-            ints_in(env, &nodes)?,
-            ints_in(env, &jobs)?,
-        );
+        let (tids, nodes, jobs) = (longs_in(env, &tids)?, ints_in(env, &nodes)?, ints_in(env, &jobs)?);
         with_state(h, |st| Ok(cluster::round_end(st, &tids, &nodes, &jobs)?))
     })
     .resolve_with::<ThrowEagle, _>(|| "roundEnd")
@@ -121,9 +111,7 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_awaitGrants<
             Ok(None) | Err(_) => return Ok(-1),
         };
         let timeout = Duration::from_millis(timeout_ms.clamp(0, 60_000) as u64);
-        Ok(inbox
-            .wait(seen.max(0) as u64, timeout)
-            .map_or(-1, |n| n.min(i64::MAX as u64) as jlong))
+        Ok(inbox.wait(seen.max(0) as u64, timeout).map_or(-1, |n| n.min(i64::MAX as u64) as jlong))
     })
     .resolve_with::<ThrowEagle, _>(|| "awaitGrants")
 }

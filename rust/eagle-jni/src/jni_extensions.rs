@@ -68,7 +68,8 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_lotesExclude
     env.with_env(|env| -> Res<JIntArray<'l>> {
         let node = state::node_id(node)?;
         let f = doubles_in(env, &free)?;
-        let jobs: Vec<i32> = with_state(h, |st| Ok(placement::exclude(st, node, &f)?.iter().map(|j| j.0 as i32).collect()))?;
+        let jobs: Vec<i32> =
+            with_state(h, |st| Ok(placement::exclude(st, node, &f)?.iter().map(|j| j.0 as i32).collect()))?;
         ints_out(env, &jobs)
     })
     .resolve_with::<ThrowEagle, _>(|| "lotesExclude")

@@ -5,8 +5,8 @@
 
 use eagle_core::delay::{DelayParams, Level, Sample};
 use eagle_core::driver::{MAX_MIN_PROBES, MAX_PROBE_RATIO};
-use eagle_core::lotes::{ExecutorPlacement, LotesParams};
 use eagle_core::fsp::Order;
+use eagle_core::lotes::{ExecutorPlacement, LotesParams};
 use eagle_core::reservation::AdaptiveParams;
 use eagle_core::{Class, Counters, Driver, DriverConfig, EstimateSource, JobId, NodeId, PolicyKind};
 use serde::{Deserialize, Serialize};
@@ -508,10 +508,16 @@ pub fn parse_history(text: &str) -> Result<Vec<(u64, f64, u64)>, String> {
             let sig = u64::from_str_radix(&e.signature, 16)
                 .map_err(|_| format!("{at}: bad signature {:?} (expected 16 hex digits)", e.signature))?;
             if !e.mean_ms.is_finite() || !(0.0..=max_mean_ms).contains(&e.mean_ms) {
-                return Err(format!("{at}: bad meanMs {} for signature {} (expected a finite number in [0, {max_mean_ms}])", e.mean_ms, e.signature));
+                return Err(format!(
+                    "{at}: bad meanMs {} for signature {} (expected a finite number in [0, {max_mean_ms}])",
+                    e.mean_ms, e.signature
+                ));
             }
             if !(1..=MAX_FILE_SAMPLES).contains(&e.samples) {
-                return Err(format!("{at}: bad samples {} for signature {} (expected an integer in [1, {MAX_FILE_SAMPLES}])", e.samples, e.signature));
+                return Err(format!(
+                    "{at}: bad samples {} for signature {} (expected an integer in [1, {MAX_FILE_SAMPLES}])",
+                    e.samples, e.signature
+                ));
             }
             Ok((sig, e.mean_ms / 1000.0, e.samples))
         })
@@ -524,7 +530,11 @@ pub fn render_history(entries: &[(u64, f64, u64)]) -> String {
         format: HISTORY_FORMAT.to_string(),
         entries: entries
             .iter()
-            .map(|&(sig, mean, n)| HistoryEntry { signature: format!("{sig:016x}"), mean_ms: mean * 1000.0, samples: n })
+            .map(|&(sig, mean, n)| HistoryEntry {
+                signature: format!("{sig:016x}"),
+                mean_ms: mean * 1000.0,
+                samples: n,
+            })
             .collect(),
     };
     serde_json::to_string_pretty(&f).expect("history serializes")

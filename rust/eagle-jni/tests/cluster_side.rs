@@ -19,11 +19,7 @@ fn node_with(policy: eagle_node::Policy, slots: u32) -> (String, u16) {
 
 fn node_on(policy: eagle_node::Policy, slots: u32, listen: &str) -> (String, u16) {
     let h = eagle_node::spawn(eagle_node::Options {
-        settings: eagle_node::Settings {
-            policy,
-            slots,
-            lease_ms: 3_000,
-        },
+        settings: eagle_node::Settings { policy, slots, lease_ms: 3_000 },
         listen: listen.into(),
         secret: SECRET.to_vec(),
         central: None,
@@ -46,10 +42,7 @@ fn central_keyed(nodes: &[&str], secret: &[u8]) -> String {
     eagle_central::spawn(eagle_central::Options {
         listen: "127.0.0.1:0".into(),
         secret: secret.to_vec(),
-        nodes: nodes
-            .iter()
-            .map(|a| (a.to_string(), a.to_string()))
-            .collect(),
+        nodes: nodes.iter().map(|a| (a.to_string(), a.to_string())).collect(),
         short_fraction: 0.0,
         short_partition: eagle_central::short_partition::ShortPartition::Fixed,
         ping_ms: 200,
@@ -78,9 +71,7 @@ fn side(app: &str, central: &str, node_port: u16) -> ClusterSide {
 }
 
 fn leased(addr: &str) -> u32 {
-    eagle_wire::client::node_status(addr, SECRET, Duration::from_secs(10))
-        .map(|s| s.leased)
-        .unwrap_or(u32::MAX)
+    eagle_wire::client::node_status(addr, SECRET, Duration::from_secs(10)).map(|s| s.leased).unwrap_or(u32::MAX)
 }
 
 fn eventually(what: &str, mut f: impl FnMut() -> bool) {
@@ -141,11 +132,7 @@ impl FakeSpark {
 
     /// Waits briefly for a grant, then runs one offer round; `exclude` as the plugin's.
     fn round(&mut self, exclude: &[JobId]) {
-        if let Some(n) = self
-            .c
-            .inbox()
-            .wait(self.grants_seen, Duration::from_millis(20))
-        {
+        if let Some(n) = self.c.inbox().wait(self.grants_seen, Duration::from_millis(20)) {
             self.grants_seen = n;
         }
         for &(j, w, width) in &self.waiting {
@@ -244,7 +231,12 @@ fn two_applications_share_a_host_slot_by_slot_and_every_task_runs_once() {
     run_together(&mut a, &mut b, |a, b| {
         most = most.max(a.running.len() + b.running.len());
         // The node has 2 slots for both applications: never more tasks at once.
-        assert!(a.running.len() + b.running.len() <= 2, "{} + {} tasks on a 2-slot host", a.running.len(), b.running.len());
+        assert!(
+            a.running.len() + b.running.len() <= 2,
+            "{} + {} tasks on a 2-slot host",
+            a.running.len(),
+            b.running.len()
+        );
     });
     assert_eq!(a.launched, 6, "every task of a once");
     assert_eq!(b.launched, 9, "every task of b once");
@@ -329,34 +321,10 @@ fn bad_settings_are_refused_naming_the_key() {
         affinity: false,
     };
     for (p, key) in [
-        (
-            ClusterParams {
-                central: "nohost".into(),
-                ..base.clone()
-            },
-            "cluster.central",
-        ),
-        (
-            ClusterParams {
-                central: "h:notaport".into(),
-                ..base.clone()
-            },
-            "cluster.central",
-        ),
-        (
-            ClusterParams {
-                node_port: 0,
-                ..base.clone()
-            },
-            "cluster.nodePort",
-        ),
-        (
-            ClusterParams {
-                secret: Vec::new(),
-                ..base.clone()
-            },
-            "secret",
-        ),
+        (ClusterParams { central: "nohost".into(), ..base.clone() }, "cluster.central"),
+        (ClusterParams { central: "h:notaport".into(), ..base.clone() }, "cluster.central"),
+        (ClusterParams { node_port: 0, ..base.clone() }, "cluster.nodePort"),
+        (ClusterParams { secret: Vec::new(), ..base.clone() }, "secret"),
     ] {
         let e = ClusterSide::start(p).err().expect("refused");
         assert!(e.contains(key), "{e}");
@@ -389,7 +357,10 @@ fn a_central_that_refuses_the_driver_fails_the_start_naming_it() {
     assert!(e.contains(&format!("spark.scheduler.eagle.cluster.central={refusing}")), "{e}");
     assert!(e.contains("refused") && e.contains("same eagle-spark build"), "{e}");
     let down = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().to_string();
-    assert!(ClusterSide::start(ClusterParams { central: down, ..p.clone() }).is_ok(), "a central down is a fault, not an error");
+    assert!(
+        ClusterSide::start(ClusterParams { central: down, ..p.clone() }).is_ok(),
+        "a central down is a fault, not an error"
+    );
     assert!(ClusterSide::start(ClusterParams { central: central(&[addr.as_str()]), ..p }).is_ok());
 }
 

@@ -44,7 +44,10 @@ fn soak(order: f64) {
     // gives), so without the LRU bound the history would grow by one entry per task set.
     // The default policy (adaptive) with a learned cutoff: its learner, reservation window
     // and adaptive history must stay bounded too.
-    let params = [0.0, 0.1, 20.0, 2.0, 5.0, 0.0, 1000.0, 42.0, -1.0, 1000.0, 0.0, 1.0, 60_000.0, 1.0, 0.5, 30_000.0, 0.1, 0.5, 0.0, 5.0, order];
+    let params = [
+        0.0, 0.1, 20.0, 2.0, 5.0, 0.0, 1000.0, 42.0, -1.0, 1000.0, 0.0, 1.0, 60_000.0, 1.0, 0.5, 30_000.0, 0.1, 0.5,
+        0.0, 5.0, order,
+    ];
     let mut st = State::new(&params).unwrap();
     st.driver.enable_delay(decode_delay_params(&[3000.0, 3000.0, 3000.0, 0.0, 10_000.0, 2.0, 1.0]).unwrap()).unwrap();
     let node = st.driver.add_node(0.0, 4);
@@ -86,5 +89,8 @@ fn soak(order: f64) {
     // tombstones (about 70 KB at 1000 entries). Unbounded, it grows ~90 bytes per task set
     // (1.5 MB over this run).
     let slack = 128 * 1024;
-    assert!(live_at.iter().all(|&b| b <= live_at[0] + slack), "native memory grows after warm-up (order {order}): {live_at:?}");
+    assert!(
+        live_at.iter().all(|&b| b <= live_at[0] + slack),
+        "native memory grows after warm-up (order {order}): {live_at:?}"
+    );
 }

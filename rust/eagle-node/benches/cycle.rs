@@ -78,7 +78,8 @@ struct Figures {
 fn measure(addr: SocketAddr, clients: usize, cycles: usize) -> Figures {
     client(addr, "warmup".into(), 1000);
     let t0 = Instant::now();
-    let threads: Vec<_> = (0..clients).map(|c| thread::spawn(move || client(addr, format!("app-{c}"), cycles))).collect();
+    let threads: Vec<_> =
+        (0..clients).map(|c| thread::spawn(move || client(addr, format!("app-{c}"), cycles))).collect();
     let mut lat: Vec<Duration> = threads.into_iter().flat_map(|t| t.join().unwrap()).collect();
     let secs = t0.elapsed().as_secs_f64();
     lat.sort();
@@ -91,7 +92,10 @@ fn main() {
     let cycles: usize = std::env::var("EAGLE_BENCH_CYCLES").ok().and_then(|v| v.parse().ok()).unwrap_or(20_000);
     let us = |d: Duration| d.as_secs_f64() * 1e6;
     println!("eagle-node cycle benchmark: probe+grant+launch+finish over loopback, {cycles} cycles per client");
-    println!("{:<14} {:>7} {:>13} {:>9} {:>9} {:>13} {:>9} {:>9} {:>7}", "", "clients", "node cyc/s", "p50 µs", "p99 µs", "no-op cyc/s", "p50 µs", "p99 µs", "ratio");
+    println!(
+        "{:<14} {:>7} {:>13} {:>9} {:>9} {:>13} {:>9} {:>9} {:>7}",
+        "", "clients", "node cyc/s", "p50 µs", "p99 µs", "no-op cyc/s", "p50 µs", "p99 µs", "ratio"
+    );
     // The paper's queue and the default one (eagle-adaptive's starvation floor and
     // served-job bookkeeping run on every grant and finish).
     for (policy, clients) in [Policy::Eagle, Policy::EagleAdaptive].into_iter().flat_map(|p| [(p, 1usize), (p, 4)]) {

@@ -64,7 +64,9 @@ fn main() {
         }
         return;
     }
-    let (Some(slots), Some(listen)) = (a.slots, a.listen) else { unreachable!("clap requires --slots and --listen without --status") };
+    let (Some(slots), Some(listen)) = (a.slots, a.listen) else {
+        unreachable!("clap requires --slots and --listen without --status")
+    };
     let opts = Options {
         settings: Settings { policy: a.policy, slots, lease_ms: a.lease_ms },
         listen,

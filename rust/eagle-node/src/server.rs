@@ -13,7 +13,9 @@ use crate::state::{Action, Event, Ms, NodeState, Settings};
 use crossbeam_channel::{select, unbounded, Sender};
 use eagle_core::rng::Rng;
 use eagle_wire::net::{serve, Inbound, Writers};
-use eagle_wire::{connect, write_frame, FrameError, FrameReader, FromCentral, FromNode, Role, StolenProbe, ToCentral, ToNode};
+use eagle_wire::{
+    connect, write_frame, FrameError, FrameReader, FromCentral, FromNode, Role, StolenProbe, ToCentral, ToNode,
+};
 use std::collections::HashMap;
 use std::io::{self, BufReader, BufWriter, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
@@ -61,13 +63,25 @@ pub fn spawn(opts: Options) -> io::Result<NodeHandle> {
     let addr = listener.local_addr()?;
     let (tx, rx) = unbounded::<Inbound<ToNode>>();
     let secret: Arc<[u8]> = Arc::from(opts.secret.as_slice());
-    serve(listener, secret.clone(), Role::Node, &[Role::Driver, Role::Central, Role::Node], Arc::new(AtomicU64::new(1)), tx);
+    serve(
+        listener,
+        secret.clone(),
+        Role::Node,
+        &[Role::Driver, Role::Central, Role::Node],
+        Arc::new(AtomicU64::new(1)),
+        tx,
+    );
     let settings = opts.settings.clone();
     let advertise = opts.advertise.clone().unwrap_or_else(|| addr.to_string());
     let name = opts.name.clone().unwrap_or_else(|| advertise.clone());
     let (stx, srx) = unbounded::<Vec<StolenProbe>>();
     let thief = Thief::start(opts.peers.clone(), secret.clone(), name.clone(), stx)?;
-    log::info!("eagle-node listening on {addr}: {} slots, policy {}, lease {} ms", settings.slots, settings.policy.name(), settings.lease_ms);
+    log::info!(
+        "eagle-node listening on {addr}: {} slots, policy {}, lease {} ms",
+        settings.slots,
+        settings.policy.name(),
+        settings.lease_ms
+    );
     let scheduler = thread::Builder::new().name("node-scheduler".into()).spawn(move || {
         let mut state = NodeState::new(settings.clone());
         let mut writers = Writers::default();
@@ -116,7 +130,9 @@ pub fn spawn(opts: Options) -> io::Result<NodeHandle> {
     })?;
     if let Some(central) = opts.central.clone() {
         let period = Duration::from_millis((opts.settings.lease_ms / 3).clamp(10, 1000));
-        thread::Builder::new().name("node-register".into()).spawn(move || register_loop(&central, &secret, &name, &advertise, period))?;
+        thread::Builder::new()
+            .name("node-register".into())
+            .spawn(move || register_loop(&central, &secret, &name, &advertise, period))?;
     }
     Ok(NodeHandle { addr, scheduler })
 }
@@ -255,7 +271,10 @@ fn closed(e: &FrameError) -> bool {
         FrameError::Truncated { got: 0, .. } => true,
         FrameError::Io(e) => matches!(
             e.kind(),
-            io::ErrorKind::BrokenPipe | io::ErrorKind::ConnectionReset | io::ErrorKind::ConnectionAborted | io::ErrorKind::UnexpectedEof
+            io::ErrorKind::BrokenPipe
+                | io::ErrorKind::ConnectionReset
+                | io::ErrorKind::ConnectionAborted
+                | io::ErrorKind::UnexpectedEof
         ),
         _ => false,
     }

@@ -55,11 +55,11 @@
 //! host, it moved the ratio-1.2 long p50 only from 20.2 s to 18.4 s: short work is seldom
 //! away from a host for a second there.)
 
+pub use crate::policy::Policy;
 use eagle_core::node_queue::{Entry, Node, View};
 use eagle_core::srpt::{self, Pick};
 use eagle_core::types::JobId;
 use eagle_core::Config;
-pub use crate::policy::Policy;
 use eagle_wire::{Bitvector, FromNode, NodeStatus, Peer, QueuedByApp, Role, StolenProbe, ToNode};
 use std::collections::{BTreeMap, HashMap};
 
@@ -75,25 +75,45 @@ pub type ConnId = u64;
 #[derive(Clone, Debug, PartialEq)]
 pub enum Event {
     /// A peer completed the handshake.
-    Connected { conn: ConnId, peer: Peer },
+    Connected {
+        conn: ConnId,
+        peer: Peer,
+    },
     /// The connection ended (closed, reset, malformed frame, write failure).
-    Disconnected { conn: ConnId },
-    Message { conn: ConnId, msg: ToNode },
+    Disconnected {
+        conn: ConnId,
+    },
+    Message {
+        conn: ConnId,
+        msg: ToNode,
+    },
     /// Time passed: expire leases and silent peers.
     Tick,
     /// Hawk: the answer to [`Action::Steal`], gathered from the peers (possibly empty).
-    StealDone { probes: Vec<StolenProbe> },
+    StealDone {
+        probes: Vec<StolenProbe>,
+    },
 }
 
 /// What the server must do, in order.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Action {
-    Send { conn: ConnId, msg: FromNode },
+    Send {
+        conn: ConnId,
+        msg: FromNode,
+    },
     /// Close the connection; no `Disconnected` needs to follow (its state is gone already).
-    Close { conn: ConnId, reason: String },
+    Close {
+        conn: ConnId,
+        reason: String,
+    },
     /// Hawk: ask up to `attempts` random peers, in turn, for up to `limit` blocked short
     /// probes of `apps`, until one gives some; then report [`Event::StealDone`].
-    Steal { apps: Vec<String>, limit: u32, attempts: u32 },
+    Steal {
+        apps: Vec<String>,
+        limit: u32,
+        attempts: u32,
+    },
 }
 
 /// The node's settings.
@@ -288,7 +308,8 @@ impl NodeState {
                 // work (eagle-adaptive: and the probe cannot start at once).
                 // (Not where the central keeps short slots: they are short work's whatever
                 // long work the host holds.)
-                let sss_rejects = self.sss && self.node.holds_long() && !self.admits_at_once(cpus) && self.short_slots < cpus;
+                let sss_rejects =
+                    self.sss && self.node.holds_long() && !self.admits_at_once(cpus) && self.short_slots < cpus;
                 if cpus > self.settings.slots || sss_rejects {
                     out.push(Action::Send { conn, msg: FromNode::Rejected { job, bitvector: self.bitvector.clone() } });
                     return;
@@ -337,7 +358,10 @@ impl NodeState {
             }
             ToNode::Launched { lease } => match self.leases.get_mut(&lease) {
                 Some(l) if l.conn == conn => l.state = LeaseState::Running,
-                _ => out.push(Action::Send { conn, msg: FromNode::Revoked { lease, reason: "unknown or expired lease".into() } }),
+                _ => out.push(Action::Send {
+                    conn,
+                    msg: FromNode::Revoked { lease, reason: "unknown or expired lease".into() },
+                }),
             },
             ToNode::NoTask { lease } | ToNode::TaskEnd { lease } => {
                 if self.leases.get(&lease).is_none_or(|l| l.conn != conn) {
@@ -568,7 +592,10 @@ impl NodeState {
             .collect();
         for lease in expired {
             let l = self.end_lease(lease, out);
-            out.push(Action::Send { conn: l.conn, msg: FromNode::Revoked { lease, reason: format!("not answered within {lease_ms} ms") } });
+            out.push(Action::Send {
+                conn: l.conn,
+                msg: FromNode::Revoked { lease, reason: format!("not answered within {lease_ms} ms") },
+            });
             self.maybe_free_job(l.job);
         }
     }
@@ -710,8 +737,18 @@ impl NodeState {
             }
         }
         let expires = now + self.settings.lease_ms;
-        self.leases.insert(lease, Lease { conn, job: e.job, long: e.long, est: e.est, cpus, granted: now, state: LeaseState::Granted { expires } });
+        self.leases.insert(
+            lease,
+            Lease {
+                conn,
+                job: e.job,
+                long: e.long,
+                est: e.est,
+                cpus,
+                granted: now,
+                state: LeaseState::Granted { expires },
+            },
+        );
         out.push(Action::Send { conn, msg: FromNode::Grant { lease, job: id, long: e.long, kept: keep } });
     }
-
 }

@@ -64,7 +64,10 @@ fn a_malformed_frame_closes_that_connection_only() {
     assert!(matches!(grant, FromNode::Grant { job: 1, .. }));
     for garbage in [&b"\x00\x00\x00\x05hello"[..], b"\x7f\xff\xff\xff", b"\x00\x00\x00\x0a{\"Boom\":1}"] {
         let (mut bad, mut bad_r) = client(addr, "bad");
-        assert!(matches!(ask(&mut bad, &mut bad_r, &ToNode::Probe { job: 1, tasks: 3, est_ms: 1.0, cpus: 1 }), FromNode::Grant { .. }));
+        assert!(matches!(
+            ask(&mut bad, &mut bad_r, &ToNode::Probe { job: 1, tasks: 3, est_ms: 1.0, cpus: 1 }),
+            FromNode::Grant { .. }
+        ));
         bad.write_all(garbage).unwrap();
         // The daemon closes the bad connection ...
         assert!(bad_r.read::<FromNode>().is_err(), "the bad connection must be closed after {garbage:?}");
@@ -115,7 +118,9 @@ fn hawk_an_idle_node_steals_a_probe_blocked_behind_long_work_on_its_peer() {
     let place = ToNode::Place { app: "batch".into(), job: 1, est_ms: 1e6, bitvector: Default::default(), cpus: 1 };
     write_frame(&mut central, &place).unwrap();
     central.flush().unwrap();
-    let FromNode::Grant { lease, long: true, .. } = batch_r.read().unwrap() else { panic!("the long task gets the slot") };
+    let FromNode::Grant { lease, long: true, .. } = batch_r.read().unwrap() else {
+        panic!("the long task gets the slot")
+    };
     write_frame(&mut batch, &ToNode::Launched { lease }).unwrap();
     batch.flush().unwrap();
     // The interactive application probes the victim (queued behind long work) and is

@@ -16,23 +16,59 @@ const PEER: ConnId = 200;
 
 #[derive(Clone, Debug)]
 enum Op {
-    Probe { drv: u8, job: u8, tasks: u8, est: u8 },
-    Place { drv: u8, job: u8 },
-    Remaining { drv: u8, job: u8, tasks: u8 },
+    Probe {
+        drv: u8,
+        job: u8,
+        tasks: u8,
+        est: u8,
+    },
+    Place {
+        drv: u8,
+        job: u8,
+    },
+    Remaining {
+        drv: u8,
+        job: u8,
+        tasks: u8,
+    },
     /// Answer the `nth` outstanding grant of `drv`.
-    Launch { drv: u8, nth: u8 },
-    NoTask { drv: u8, nth: u8 },
-    Finish { drv: u8, nth: u8 },
+    Launch {
+        drv: u8,
+        nth: u8,
+    },
+    NoTask {
+        drv: u8,
+        nth: u8,
+    },
+    Finish {
+        drv: u8,
+        nth: u8,
+    },
     /// End a lease id that may not exist (or belong to someone else).
-    Bogus { drv: u8, lease: u8 },
-    Disconnect { drv: u8 },
+    Bogus {
+        drv: u8,
+        lease: u8,
+    },
+    Disconnect {
+        drv: u8,
+    },
     CentralDrops,
-    Advance { ms: u8 },
-    Ping { drv: u8 },
+    Advance {
+        ms: u8,
+    },
+    Ping {
+        drv: u8,
+    },
     /// Hawk: a peer asks for the blocked probes of the drivers in `mask`.
-    StealReq { mask: u8 },
+    StealReq {
+        mask: u8,
+    },
     /// Hawk: the answer to an outstanding steal brings a probe of `drv`'s job.
-    StealDone { drv: u8, job: u8, tasks: u8 },
+    StealDone {
+        drv: u8,
+        job: u8,
+        tasks: u8,
+    },
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -127,7 +163,12 @@ impl World {
         }
         self.s.check().unwrap();
         assert!(self.s.leased() <= self.s.settings().slots, "more leased slots than slots");
-        assert_eq!(self.s.leases() as usize, self.held.len(), "node and drivers disagree on the leases: {:?}", self.held);
+        assert_eq!(
+            self.s.leases() as usize,
+            self.held.len(),
+            "node and drivers disagree on the leases: {:?}",
+            self.held
+        );
         for d in reconnect {
             self.reconnect(d);
         }
@@ -152,7 +193,9 @@ impl World {
     fn msg(&mut self, d: usize, msg: ToNode) {
         let conn = self.conn[d];
         let ends = match msg {
-            ToNode::NoTask { lease } | ToNode::TaskEnd { lease } => self.held.get(&lease).filter(|c| **c == conn).map(|_| lease),
+            ToNode::NoTask { lease } | ToNode::TaskEnd { lease } => {
+                self.held.get(&lease).filter(|c| **c == conn).map(|_| lease)
+            }
             _ => None,
         };
         if let Some(lease) = ends {
@@ -165,16 +208,32 @@ impl World {
         match op {
             Op::Probe { drv, job, tasks, est } => {
                 // Jobs of 1, 2 and 3 slots a task (a 3-slot task is wider than a 2-slot node).
-                self.msg(drv as usize, ToNode::Probe { job: job as u64, tasks: tasks as u32, est_ms: est as f64, cpus: 1 + job as u32 % 3 })
+                self.msg(
+                    drv as usize,
+                    ToNode::Probe {
+                        job: job as u64,
+                        tasks: tasks as u32,
+                        est_ms: est as f64,
+                        cpus: 1 + job as u32 % 3,
+                    },
+                )
             }
             Op::Place { drv, job } => {
                 if !self.central {
                     self.connect_central();
                 }
-                let msg = ToNode::Place { app: format!("app{drv}"), job: job as u64, est_ms: 30.0, bitvector: Bitvector::default(), cpus: 1 + job as u32 % 2 };
+                let msg = ToNode::Place {
+                    app: format!("app{drv}"),
+                    job: job as u64,
+                    est_ms: 30.0,
+                    bitvector: Bitvector::default(),
+                    cpus: 1 + job as u32 % 2,
+                };
                 self.step(Event::Message { conn: CENTRAL, msg });
             }
-            Op::Remaining { drv, job, tasks } => self.msg(drv as usize, ToNode::Remaining { job: job as u64, tasks: tasks as u32 }),
+            Op::Remaining { drv, job, tasks } => {
+                self.msg(drv as usize, ToNode::Remaining { job: job as u64, tasks: tasks as u32 })
+            }
             Op::Launch { drv, nth } => {
                 if let Some(lease) = self.nth_lease(drv as usize, nth) {
                     self.msg(drv as usize, ToNode::Launched { lease });
@@ -221,7 +280,13 @@ impl World {
             Op::StealDone { drv, job, tasks } => {
                 if self.steal_pending {
                     self.steal_pending = false;
-                    let p = eagle_wire::StolenProbe { app: format!("app{drv}"), job: job as u64, tasks: tasks as u32, est_ms: 3.0, cpus: 1 + job as u32 % 3 };
+                    let p = eagle_wire::StolenProbe {
+                        app: format!("app{drv}"),
+                        job: job as u64,
+                        tasks: tasks as u32,
+                        est_ms: 3.0,
+                        cpus: 1 + job as u32 % 3,
+                    };
                     self.step(Event::StealDone { probes: vec![p] });
                 }
             }

@@ -156,7 +156,8 @@ fn eagle_rejects_short_probes_while_long_work_is_here_and_answers_with_the_bitve
     join(&mut s, 2, Role::Driver, "interactive");
     join(&mut s, 9, Role::Central, "central");
     let bv = Bitvector { stamp: 7, words: vec![0b10] };
-    let out = send(&mut s, 0, 9, ToNode::Place { app: "batch".into(), job: 5, est_ms: 1e5, bitvector: bv.clone(), cpus: 1 });
+    let out =
+        send(&mut s, 0, 9, ToNode::Place { app: "batch".into(), job: 5, est_ms: 1e5, bitvector: bv.clone(), cpus: 1 });
     let (conn, lease, job, long) = one_grant(&out);
     assert_eq!((conn, job, long), (1, 5, true), "the reservation's slot goes to its application's driver");
     let out = send(&mut s, 0, 2, ToNode::Probe { job: 1, tasks: 1, est_ms: 5.0, cpus: 1 });
@@ -164,7 +165,10 @@ fn eagle_rejects_short_probes_while_long_work_is_here_and_answers_with_the_bitve
     assert!(s.status().holds_long);
     // The long task ends: the central hears of it, and short probes are welcome again.
     let out = run(&mut s, 1, 1, lease);
-    assert_eq!(out, vec![Action::Send { conn: 9, msg: FromNode::LongDone { app: "batch".into(), job: 5, est_ms: 1e5, cpus: 1 } }]);
+    assert_eq!(
+        out,
+        vec![Action::Send { conn: 9, msg: FromNode::LongDone { app: "batch".into(), job: 5, est_ms: 1e5, cpus: 1 } }]
+    );
     assert_eq!(one_grant(&send(&mut s, 2, 2, ToNode::Probe { job: 1, tasks: 1, est_ms: 5.0, cpus: 1 })).0, 2);
 }
 
@@ -180,7 +184,11 @@ fn eagle_adaptive_starts_a_short_probe_beside_long_work_only_on_a_free_slot() {
         one_grant(&send(&mut s, 0, 9, place));
         let out = send(&mut s, 0, 2, ToNode::Probe { job: 1, tasks: 3, est_ms: 5.0, cpus: 1 });
         if policy == Policy::Eagle {
-            assert_eq!(out, vec![Action::Send { conn: 2, msg: FromNode::Rejected { job: 1, bitvector: Some(bv) } }], "the paper leaves the slot idle");
+            assert_eq!(
+                out,
+                vec![Action::Send { conn: 2, msg: FromNode::Rejected { job: 1, bitvector: Some(bv) } }],
+                "the paper leaves the slot idle"
+            );
             continue;
         }
         assert_eq!(one_grant(&out).0, 2, "granted at once on the free slot");
@@ -199,7 +207,8 @@ fn eagle_adaptive_serves_a_small_long_job_before_a_big_one_placed_earlier() {
         let mut s = node(policy, 1);
         join(&mut s, 1, Role::Driver, "batch");
         join(&mut s, 9, Role::Central, "central");
-        let place = |job, est_ms| ToNode::Place { app: "batch".into(), job, est_ms, bitvector: Bitvector::default(), cpus: 1 };
+        let place =
+            |job, est_ms| ToNode::Place { app: "batch".into(), job, est_ms, bitvector: Bitvector::default(), cpus: 1 };
         let (_, busy, _, _) = one_grant(&send(&mut s, 0, 9, place(100, 10.0)));
         for _ in 0..4 {
             assert!(grants(&send(&mut s, 0, 9, place(7, 1000.0))).is_empty());
@@ -219,8 +228,16 @@ fn sparrow_queues_short_probes_behind_long_work() {
     join(&mut s, 1, Role::Driver, "batch");
     join(&mut s, 2, Role::Driver, "interactive");
     join(&mut s, 9, Role::Central, "central");
-    let (_, lease, _, _) = one_grant(&send(&mut s, 0, 9, ToNode::Place { app: "batch".into(), job: 5, est_ms: 1e5, bitvector: Bitvector::default(), cpus: 1 }));
-    assert!(send(&mut s, 0, 2, ToNode::Probe { job: 1, tasks: 1, est_ms: 5.0, cpus: 1 }).is_empty(), "queued, not rejected");
+    let (_, lease, _, _) = one_grant(&send(
+        &mut s,
+        0,
+        9,
+        ToNode::Place { app: "batch".into(), job: 5, est_ms: 1e5, bitvector: Bitvector::default(), cpus: 1 },
+    ));
+    assert!(
+        send(&mut s, 0, 2, ToNode::Probe { job: 1, tasks: 1, est_ms: 5.0, cpus: 1 }).is_empty(),
+        "queued, not rejected"
+    );
     assert_eq!(one_grant(&run(&mut s, 1, 1, lease)).0, 2);
 }
 
@@ -228,8 +245,19 @@ fn sparrow_queues_short_probes_behind_long_work() {
 fn a_placement_for_an_application_not_connected_here_is_refused() {
     let mut s = node(Policy::Eagle, 1);
     join(&mut s, 9, Role::Central, "central");
-    let out = send(&mut s, 0, 9, ToNode::Place { app: "ghost".into(), job: 3, est_ms: 9.0, bitvector: Bitvector::default(), cpus: 1 });
-    assert_eq!(out, vec![Action::Send { conn: 9, msg: FromNode::PlaceRefused { app: "ghost".into(), job: 3, est_ms: 9.0, cpus: 1 } }]);
+    let out = send(
+        &mut s,
+        0,
+        9,
+        ToNode::Place { app: "ghost".into(), job: 3, est_ms: 9.0, bitvector: Bitvector::default(), cpus: 1 },
+    );
+    assert_eq!(
+        out,
+        vec![Action::Send {
+            conn: 9,
+            msg: FromNode::PlaceRefused { app: "ghost".into(), job: 3, est_ms: 9.0, cpus: 1 }
+        }]
+    );
     assert!(!s.status().holds_long);
 }
 
@@ -288,13 +316,33 @@ fn a_dropped_driver_loses_every_probe_and_lease_at_once() {
     join(&mut s, 1, Role::Driver, "dies");
     join(&mut s, 2, Role::Driver, "lives");
     join(&mut s, 9, Role::Central, "central");
-    send(&mut s, 0, 9, ToNode::Place { app: "dies".into(), job: 7, est_ms: 50.0, bitvector: Bitvector::default(), cpus: 1 });
+    send(
+        &mut s,
+        0,
+        9,
+        ToNode::Place { app: "dies".into(), job: 7, est_ms: 50.0, bitvector: Bitvector::default(), cpus: 1 },
+    );
     let g = grants(&send(&mut s, 0, 1, ToNode::Probe { job: 1, tasks: 9, est_ms: 1.0, cpus: 1 }));
     assert_eq!(g.len(), 0, "eagle rejects: the host holds long work");
     assert_eq!(s.leased(), 1);
-    send(&mut s, 0, 9, ToNode::Place { app: "dies".into(), job: 8, est_ms: 50.0, bitvector: Bitvector::default(), cpus: 1 });
-    send(&mut s, 0, 9, ToNode::Place { app: "dies".into(), job: 9, est_ms: 50.0, bitvector: Bitvector::default(), cpus: 1 });
-    send(&mut s, 0, 9, ToNode::Place { app: "dies".into(), job: 10, est_ms: 50.0, bitvector: Bitvector::default(), cpus: 1 });
+    send(
+        &mut s,
+        0,
+        9,
+        ToNode::Place { app: "dies".into(), job: 8, est_ms: 50.0, bitvector: Bitvector::default(), cpus: 1 },
+    );
+    send(
+        &mut s,
+        0,
+        9,
+        ToNode::Place { app: "dies".into(), job: 9, est_ms: 50.0, bitvector: Bitvector::default(), cpus: 1 },
+    );
+    send(
+        &mut s,
+        0,
+        9,
+        ToNode::Place { app: "dies".into(), job: 10, est_ms: 50.0, bitvector: Bitvector::default(), cpus: 1 },
+    );
     assert_eq!(s.leased(), 3);
     assert_eq!(s.status().apps[0].reservations, 1, "one reservation still queued");
     let out = s.handle(5, Event::Disconnected { conn: 1 });
@@ -338,10 +386,16 @@ fn wrong_role_unknown_lease_and_bad_estimate_are_errors_that_keep_the_connection
     let mut s = node(Policy::Eagle, 1);
     join(&mut s, 1, Role::Driver, "a");
     join(&mut s, 9, Role::Central, "central");
-    let is_error = |out: &[Action], needle: &str| {
-        matches!(out, [Action::Send { msg: FromNode::Error { what }, .. }] if what.contains(needle))
-    };
-    assert!(is_error(&send(&mut s, 0, 1, ToNode::Place { app: "a".into(), job: 1, est_ms: 1.0, bitvector: Bitvector::default(), cpus: 1 }), "central"));
+    let is_error = |out: &[Action], needle: &str| matches!(out, [Action::Send { msg: FromNode::Error { what }, .. }] if what.contains(needle));
+    assert!(is_error(
+        &send(
+            &mut s,
+            0,
+            1,
+            ToNode::Place { app: "a".into(), job: 1, est_ms: 1.0, bitvector: Bitvector::default(), cpus: 1 }
+        ),
+        "central"
+    ));
     assert!(is_error(&send(&mut s, 0, 9, ToNode::Probe { job: 1, tasks: 1, est_ms: 1.0, cpus: 1 }), "driver"));
     assert!(is_error(&send(&mut s, 0, 1, ToNode::TaskEnd { lease: 42 }), "lease 42"));
     assert!(is_error(&send(&mut s, 0, 1, ToNode::Probe { job: 1, tasks: 1, est_ms: f64::NAN, cpus: 1 }), "est_ms"));
@@ -378,8 +432,16 @@ fn hawk_victim_gives_away_the_probes_blocked_behind_long_work_of_the_thiefs_appl
     join(&mut s, 3, Role::Driver, "other");
     join(&mut s, 9, Role::Central, "central");
     join(&mut s, 50, Role::Node, "peer");
-    one_grant(&send(&mut s, 0, 9, ToNode::Place { app: "batch".into(), job: 5, est_ms: 1e5, bitvector: Bitvector::default(), cpus: 1 }));
-    assert!(send(&mut s, 0, 2, ToNode::Probe { job: 1, tasks: 2, est_ms: 5.0, cpus: 1 }).is_empty(), "hawk queues behind long work");
+    one_grant(&send(
+        &mut s,
+        0,
+        9,
+        ToNode::Place { app: "batch".into(), job: 5, est_ms: 1e5, bitvector: Bitvector::default(), cpus: 1 },
+    ));
+    assert!(
+        send(&mut s, 0, 2, ToNode::Probe { job: 1, tasks: 2, est_ms: 5.0, cpus: 1 }).is_empty(),
+        "hawk queues behind long work"
+    );
     send(&mut s, 0, 3, ToNode::Probe { job: 1, tasks: 1, est_ms: 5.0, cpus: 1 });
     let out = send(&mut s, 0, 50, ToNode::Steal { limit: 10, apps: vec!["interactive".into()] });
     let [Action::Send { conn: 50, msg: FromNode::Stolen { probes } }] = &out[..] else { panic!("{out:?}") };
@@ -437,7 +499,11 @@ fn a_grant_says_whether_the_probe_stays_for_the_next_task() {
     for policy in [Policy::Sparrow, Policy::Hawk] {
         let mut s = node(policy, 2);
         join(&mut s, 1, Role::Driver, "a");
-        assert_eq!(kept(&send(&mut s, 0, 1, ToNode::Probe { job: 1, tasks: 3, est_ms: 10.0, cpus: 1 })), vec![false], "{policy:?}");
+        assert_eq!(
+            kept(&send(&mut s, 0, 1, ToNode::Probe { job: 1, tasks: 3, est_ms: 10.0, cpus: 1 })),
+            vec![false],
+            "{policy:?}"
+        );
     }
 }
 
@@ -455,8 +521,14 @@ fn a_wide_task_holds_its_slots_and_narrow_ones_do_not_overtake_it() {
     for &(_, lease, _, _) in &first {
         assert!(send(&mut s, 0, 1, ToNode::Launched { lease }).is_empty());
     }
-    assert!(grants(&send(&mut s, 1, 2, ToNode::Probe { job: 7, tasks: 1, est_ms: 1.0, cpus: 4 })).is_empty(), "3 of 4 slots busy");
-    assert!(grants(&send(&mut s, 2, 1, ToNode::Probe { job: 2, tasks: 5, est_ms: 50.0, cpus: 1 })).is_empty(), "the free slot is held for the wide task");
+    assert!(
+        grants(&send(&mut s, 1, 2, ToNode::Probe { job: 7, tasks: 1, est_ms: 1.0, cpus: 4 })).is_empty(),
+        "3 of 4 slots busy"
+    );
+    assert!(
+        grants(&send(&mut s, 2, 1, ToNode::Probe { job: 2, tasks: 5, est_ms: 50.0, cpus: 1 })).is_empty(),
+        "the free slot is held for the wide task"
+    );
     assert_eq!(s.status().leased, 3);
     let mut out = Vec::new();
     for &(_, lease, _, _) in &first {
@@ -478,18 +550,43 @@ fn work_wider_than_the_host_is_refused_and_zero_cpus_is_an_error() {
     join(&mut s, 9, Role::Central, "central");
     let out = send(&mut s, 0, 1, ToNode::Probe { job: 1, tasks: 2, est_ms: 5.0, cpus: 3 });
     assert!(matches!(&out[..], [Action::Send { conn: 1, msg: FromNode::Rejected { job: 1, .. } }]), "{out:?}");
-    let out = send(&mut s, 0, 9, ToNode::Place { app: "a".into(), job: 2, est_ms: 9.0, bitvector: Bitvector::default(), cpus: 3 });
+    let out = send(
+        &mut s,
+        0,
+        9,
+        ToNode::Place { app: "a".into(), job: 2, est_ms: 9.0, bitvector: Bitvector::default(), cpus: 3 },
+    );
     // The driver hears it too: its books then never wait on the central's answer.
     let unqueued = Action::Send { conn: 1, msg: FromNode::Unqueued { job: 2, tasks: 1 } };
-    assert_eq!(out, vec![unqueued, Action::Send { conn: 9, msg: FromNode::PlaceRefused { app: "a".into(), job: 2, est_ms: 9.0, cpus: 3 } }]);
+    assert_eq!(
+        out,
+        vec![
+            unqueued,
+            Action::Send { conn: 9, msg: FromNode::PlaceRefused { app: "a".into(), job: 2, est_ms: 9.0, cpus: 3 } }
+        ]
+    );
     let out = send(&mut s, 0, 1, ToNode::Probe { job: 3, tasks: 1, est_ms: 5.0, cpus: 0 });
-    assert!(matches!(&out[..], [Action::Send { msg: FromNode::Error { what }, .. }] if what.contains("cpus")), "{out:?}");
+    assert!(
+        matches!(&out[..], [Action::Send { msg: FromNode::Error { what }, .. }] if what.contains("cpus")),
+        "{out:?}"
+    );
     // A 2-cpu placement fits: one lease of both slots, and its end reports its width.
-    let (_, lease, _, long) = one_grant(&send(&mut s, 0, 9, ToNode::Place { app: "a".into(), job: 4, est_ms: 9.0, bitvector: Bitvector::default(), cpus: 2 }));
+    let (_, lease, _, long) = one_grant(&send(
+        &mut s,
+        0,
+        9,
+        ToNode::Place { app: "a".into(), job: 4, est_ms: 9.0, bitvector: Bitvector::default(), cpus: 2 },
+    ));
     assert!(long);
     assert_eq!(s.status().leased, 2);
     let out = run(&mut s, 1, 1, lease);
-    assert!(out.contains(&Action::Send { conn: 9, msg: FromNode::LongDone { app: "a".into(), job: 4, est_ms: 9.0, cpus: 2 } }), "{out:?}");
+    assert!(
+        out.contains(&Action::Send {
+            conn: 9,
+            msg: FromNode::LongDone { app: "a".into(), job: 4, est_ms: 9.0, cpus: 2 }
+        }),
+        "{out:?}"
+    );
     assert_eq!(s.status().leased, 0);
 }
 
@@ -514,7 +611,10 @@ fn kept_short_slots_hold_long_work_back_and_queue_short_probes_beside_it() {
         join(&mut s, 9, Role::Central, "central");
         // Only the central may keep slots.
         let out = send(&mut s, 0, 2, ToNode::ShortSlots { slots: 1 });
-        assert!(matches!(&out[..], [Action::Send { msg: FromNode::Error { what }, .. }] if what.contains("ShortSlots")), "{out:?}");
+        assert!(
+            matches!(&out[..], [Action::Send { msg: FromNode::Error { what }, .. }] if what.contains("ShortSlots")),
+            "{out:?}"
+        );
         assert_eq!(s.status().short_slots, 0);
         assert!(send(&mut s, 0, 9, ToNode::ShortSlots { slots: 1 }).is_empty());
         assert_eq!(s.status().short_slots, 1);
@@ -524,7 +624,12 @@ fn kept_short_slots_hold_long_work_back_and_queue_short_probes_beside_it() {
         let bv = Bitvector { stamp: 1, words: vec![0] };
         let mut out = Vec::new();
         for _ in 0..3 {
-            out.extend(send(&mut s, 0, 9, ToNode::Place { app: "batch".into(), job: 5, est_ms: 1e5, bitvector: bv.clone(), cpus: 1 }));
+            out.extend(send(
+                &mut s,
+                0,
+                9,
+                ToNode::Place { app: "batch".into(), job: 5, est_ms: 1e5, bitvector: bv.clone(), cpus: 1 },
+            ));
         }
         let (_, long_lease, _, long) = one_grant(&out);
         assert!(long);
@@ -542,7 +647,10 @@ fn kept_short_slots_hold_long_work_back_and_queue_short_probes_beside_it() {
             assert_eq!(job, 1);
             let (_, lease, job, _) = one_grant(&run(&mut s, 3, 2, lease));
             assert_eq!(job, 1);
-            assert!(grants(&run(&mut s, 3, 2, lease)).is_empty(), "{policy:?}: no short work left: the kept slot idles");
+            assert!(
+                grants(&run(&mut s, 3, 2, lease)).is_empty(),
+                "{policy:?}: no short work left: the kept slot idles"
+            );
         } else {
             assert!(grants(&run(&mut s, 2, 2, lease)).is_empty(), "hawk: one grant per probe; the kept slot idles");
         }
@@ -567,7 +675,12 @@ fn kept_short_slots_hold_long_work_back_and_queue_short_probes_beside_it() {
         send(&mut fresh, 0, 9, ToNode::ShortSlots { slots: 1 });
         let mut out = Vec::new();
         for _ in 0..2 {
-            out.extend(send(&mut fresh, 0, 9, ToNode::Place { app: "batch".into(), job: 5, est_ms: 1e5, bitvector: bv.clone(), cpus: 1 }));
+            out.extend(send(
+                &mut fresh,
+                0,
+                9,
+                ToNode::Place { app: "batch".into(), job: 5, est_ms: 1e5, bitvector: bv.clone(), cpus: 1 },
+            ));
         }
         assert_eq!(grants(&out).len(), 2, "{policy:?}");
         // Kept slots again, and then the central's link drops: they are released.
@@ -592,7 +705,12 @@ fn a_host_leaving_the_general_partition_hands_back_its_queued_reservations() {
         let bv = Bitvector { stamp: 1, words: vec![1] };
         let mut out = Vec::new();
         for job in [5, 5, 6] {
-            out.extend(send(&mut s, 0, 9, ToNode::Place { app: "batch".into(), job, est_ms: 1e5, bitvector: bv.clone(), cpus: 1 }));
+            out.extend(send(
+                &mut s,
+                0,
+                9,
+                ToNode::Place { app: "batch".into(), job, est_ms: 1e5, bitvector: bv.clone(), cpus: 1 },
+            ));
         }
         let (_, lease, job, long) = one_grant(&out);
         assert!(long && job == 5, "{out:?}");
@@ -600,10 +718,16 @@ fn a_host_leaving_the_general_partition_hands_back_its_queued_reservations() {
         assert_eq!(s.status().apps.iter().map(|a| a.reservations).sum::<u32>(), 2, "{policy:?}");
 
         let out = send(&mut s, 2, 1, ToNode::DropReservations);
-        assert!(matches!(&out[..], [Action::Send { msg: FromNode::Error { what }, .. }] if what.contains("DropReservations")), "{out:?}");
+        assert!(
+            matches!(&out[..], [Action::Send { msg: FromNode::Error { what }, .. }] if what.contains("DropReservations")),
+            "{out:?}"
+        );
         let mut out = send(&mut s, 2, 9, ToNode::DropReservations);
         out.sort_by_key(|a| format!("{a:?}"));
-        let refused = |job| Action::Send { conn: 9, msg: FromNode::PlaceRefused { app: "batch".into(), job, est_ms: 1e5, cpus: 1 } };
+        let refused = |job| Action::Send {
+            conn: 9,
+            msg: FromNode::PlaceRefused { app: "batch".into(), job, est_ms: 1e5, cpus: 1 },
+        };
         let unqueued = |job| Action::Send { conn: 1, msg: FromNode::Unqueued { job, tasks: 1 } };
         assert_eq!(out, vec![unqueued(5), unqueued(6), refused(5), refused(6)], "{policy:?}");
         s.check().unwrap();
@@ -613,7 +737,13 @@ fn a_host_leaving_the_general_partition_hands_back_its_queued_reservations() {
         // Its end frees the slot, reported as usual; nothing is granted after it.
         let out = run(&mut s, 3, 1, lease);
         assert!(grants(&out).is_empty(), "{out:?}");
-        assert!(out.contains(&Action::Send { conn: 9, msg: FromNode::LongDone { app: "batch".into(), job: 5, est_ms: 1e5, cpus: 1 } }), "{out:?}");
+        assert!(
+            out.contains(&Action::Send {
+                conn: 9,
+                msg: FromNode::LongDone { app: "batch".into(), job: 5, est_ms: 1e5, cpus: 1 }
+            }),
+            "{out:?}"
+        );
         assert_eq!(s.leased(), 0);
         s.check().unwrap();
     }

@@ -58,7 +58,9 @@ pub enum Command {
 
 /// `run`'s flags. `None` keeps the trace family's default.
 #[derive(Args, Debug)]
-#[command(allow_negative_numbers = true, after_help = "\
+#[command(
+    allow_negative_numbers = true,
+    after_help = "\
 Defaults follow the trace family detected from the file name: GOOG* -> cutoff 1129.532,
 partitions 100/83, heartbeat 3; otherwise Yahoo: cutoff 90.5811, partitions 100/98,
 heartbeat 8. Sparrow's big partition is 100 unless --big-partition is given.
@@ -70,7 +72,8 @@ seconds after the first submission (--congestion). Stages wait for a node-local 
 fixed time (fixed:S) or adaptively (dynamic, defaults 3:0:10:2).
 
 Exit status: 0 on success, 1 when the run fails (bad trace, engine error), 2 on a bad
-command line.")]
+command line."
+)]
 pub struct RunArgs {
     /// Trace file, plain or .xz (`submit ntasks mean d1 ... dn` per line)
     #[arg(long, value_name = "PATH")]
@@ -134,9 +137,12 @@ pub struct RunArgs {
 
 /// `gen`'s flags.
 #[derive(Args, Debug)]
-#[command(allow_negative_numbers = true, after_help = "\
+#[command(
+    allow_negative_numbers = true,
+    after_help = "\
 The jobs are drawn uniformly from TRACE; arrivals are Poisson at the rate that offers L
-task-seconds per second per node on N nodes. A summary line goes to stderr.")]
+task-seconds per second per node on N nodes. A summary line goes to stderr."
+)]
 pub struct GenArgs {
     /// Source trace (plain or .xz) whose jobs are resampled, or `fb`: a Facebook-like
     /// trace synthesized from the Eirene paper's statistics
@@ -192,7 +198,11 @@ fn positive(s: &str) -> Result<f64, String> {
 }
 
 fn congestion(s: &str) -> Result<Congestion, String> {
-    let parts: Vec<f64> = s.split(':').map(|x| x.parse::<f64>()).collect::<Result<_, _>>().map_err(|_| "expected START:END:FACTOR (numbers)".to_string())?;
+    let parts: Vec<f64> = s
+        .split(':')
+        .map(|x| x.parse::<f64>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| "expected START:END:FACTOR (numbers)".to_string())?;
     match parts[..] {
         [a, b, k] if a.is_finite() && b.is_finite() && b >= a && k.is_finite() && k >= 0.0 => Ok(Congestion(a, b, k)),
         _ => Err("expected START:END:FACTOR with END >= START and FACTOR >= 0".into()),
@@ -304,7 +314,10 @@ fn cmd_run(a: RunArgs, mode: Mode) -> Result<(), Failure> {
             None => None,
         };
         let text = hetero::cmd_run(a.system, &a.trace, &a.hetero, base, a.json, mode).map_err(Failure::Run)?;
-        return std::io::stdout().lock().write_all(text.as_bytes()).map_err(|e| Failure::Run(format!("writing stdout: {e}")));
+        return std::io::stdout()
+            .lock()
+            .write_all(text.as_bytes())
+            .map_err(|e| Failure::Run(format!("writing stdout: {e}")));
     }
     let started = Instant::now();
     let cfg = sim_config(&a).map_err(|e| Failure::Usage(usage_error("run", e)))?;
@@ -313,14 +326,17 @@ fn cmd_run(a: RunArgs, mode: Mode) -> Result<(), Failure> {
     let t = Instant::now();
     let trace = Trace::load(path).map_err(|e| Failure::Run(e.to_string()))?;
     let parse_seconds = t.elapsed().as_secs_f64();
-    let mut progress = JobProgress(Progress::new(mode, format!("eagle-sim run {}", cfg.system), "jobs", trace.len() as u64));
+    let mut progress =
+        JobProgress(Progress::new(mode, format!("eagle-sim run {}", cfg.system), "jobs", trace.len() as u64));
     let outcome = sim::run_observed(&trace, &cfg, &mut progress);
     progress.0.finish(outcome.as_ref().map_or(0, |_| trace.len() as u64));
     let outcome = outcome.map_err(Failure::Run)?;
     if let Some(jobs_out) = &a.jobs_out {
-        write_jobs(jobs_out, &trace, &cfg, &outcome.running_times).map_err(|e| Failure::Run(format!("{jobs_out}: {e}")))?;
+        write_jobs(jobs_out, &trace, &cfg, &outcome.running_times)
+            .map_err(|e| Failure::Run(format!("{jobs_out}: {e}")))?;
     }
-    let report = Report::new(&cfg, path, trace.len(), trace.tasks(), &outcome, parse_seconds, started.elapsed().as_secs_f64());
+    let report =
+        Report::new(&cfg, path, trace.len(), trace.tasks(), &outcome, parse_seconds, started.elapsed().as_secs_f64());
     let text = if a.json { report.to_json() + "\n" } else { report.to_table() };
     let mut stdout = std::io::stdout().lock();
     stdout.write_all(text.as_bytes()).map_err(|e| Failure::Run(format!("writing stdout: {e}")))?;
@@ -345,7 +361,12 @@ fn cmd_gen(a: GenArgs, mode: Mode) -> Result<(), Failure> {
     let source = if fb { None } else { Some(Trace::load(&a.like).map_err(|e| Failure::Run(e.to_string()))?) };
     let file = std::fs::File::create(out).map_err(|e| Failure::Run(format!("{out}: cannot create: {e}")))?;
     // A bad classes file fails before anything is written.
-    let classes = a.classes.as_ref().map(|p| hetero::files::ClassFile::load(p).map(|c| (p, c))).transpose().map_err(|e| Failure::Run(e.to_string()))?;
+    let classes = a
+        .classes
+        .as_ref()
+        .map(|p| hetero::files::ClassFile::load(p).map(|c| (p, c)))
+        .transpose()
+        .map_err(|e| Failure::Run(e.to_string()))?;
     let mut progress = Progress::new(mode, "eagle-sim gen", "jobs", cfg.jobs);
     let w = BufWriter::with_capacity(1 << 20, file);
     let s = match &source {
@@ -357,8 +378,13 @@ fn cmd_gen(a: GenArgs, mode: Mode) -> Result<(), Failure> {
     if let Some((classes, c)) = classes {
         let dpath = hetero::demands::path_for(out);
         let f = std::fs::File::create(&dpath).map_err(|e| Failure::Run(format!("{dpath}: cannot create: {e}")))?;
-        hetero::demands::write(&c, s.jobs, a.seed, BufWriter::new(f)).map_err(|e| Failure::Run(format!("{dpath}: {e}")))?;
-        eprintln!("eagle-sim gen: wrote {} job demands ({} classes from {classes}) to {dpath}", s.jobs, c.classes.len());
+        hetero::demands::write(&c, s.jobs, a.seed, BufWriter::new(f))
+            .map_err(|e| Failure::Run(format!("{dpath}: {e}")))?;
+        eprintln!(
+            "eagle-sim gen: wrote {} job demands ({} classes from {classes}) to {dpath}",
+            s.jobs,
+            c.classes.len()
+        );
     }
     eprintln!(
         "eagle-sim gen: wrote {} jobs, {} tasks to {out}; arrivals {:.4} jobs/s until t={:.0} s; offered load {:.3} on {} nodes",
@@ -388,9 +414,21 @@ mod tests {
 
     #[test]
     fn flags_keep_their_values_and_defaults() {
-        let Cli { quiet, command: Command::Run(a) } =
-            parse(&["run", "--trace", "x/GOOG_s.tr", "--system", "Eagle", "--nodes=20", "--seed", "7", "--json", "--estimate", "over:1.5", "-q"]).unwrap()
-        else {
+        let Cli { quiet, command: Command::Run(a) } = parse(&[
+            "run",
+            "--trace",
+            "x/GOOG_s.tr",
+            "--system",
+            "Eagle",
+            "--nodes=20",
+            "--seed",
+            "7",
+            "--json",
+            "--estimate",
+            "over:1.5",
+            "-q",
+        ])
+        .unwrap() else {
             panic!("run")
         };
         assert!(quiet && a.json);
@@ -400,11 +438,15 @@ mod tests {
         want.estimate = "over:1.5".parse().unwrap();
         assert_eq!(cfg, want);
         // No flag: the Yahoo family's values, seed 1, one slot, no locality.
-        let Cli { command: Command::Run(a), .. } = parse(&["run", "--trace", "t.tr", "--system", "sparrow", "--nodes", "5"]).unwrap() else {
+        let Cli { command: Command::Run(a), .. } =
+            parse(&["run", "--trace", "t.tr", "--system", "sparrow", "--nodes", "5"]).unwrap()
+        else {
             panic!("run")
         };
         assert_eq!(sim_config(&a).unwrap(), SimConfig::for_family(System::Sparrow, 5, Family::Yahoo));
-        let Cli { command: Command::Gen(g), .. } = parse(&["gen", "--like", "a", "--jobs", "9", "--nodes", "3", "--load", "0.5", "--out", "b"]).unwrap() else {
+        let Cli { command: Command::Gen(g), .. } =
+            parse(&["gen", "--like", "a", "--jobs", "9", "--nodes", "3", "--load", "0.5", "--out", "b"]).unwrap()
+        else {
             panic!("gen")
         };
         assert_eq!((g.jobs, g.nodes, g.load, g.seed), (9, 3, 0.5, 1));
@@ -413,7 +455,19 @@ mod tests {
     #[test]
     fn locality_flags_fill_the_spec() {
         let Cli { command: Command::Run(a), .. } = parse(&[
-            "run", "--trace", "t.tr", "--system", "eagle", "--nodes", "5", "--locality", "dynamic", "--penalty", "0.5", "--congestion", "10:20:4",
+            "run",
+            "--trace",
+            "t.tr",
+            "--system",
+            "eagle",
+            "--nodes",
+            "5",
+            "--locality",
+            "dynamic",
+            "--penalty",
+            "0.5",
+            "--congestion",
+            "10:20:4",
         ])
         .unwrap() else {
             panic!("run")

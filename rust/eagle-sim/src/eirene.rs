@@ -134,7 +134,14 @@ impl Copies {
 
     /// A copy starts: returns its number and its runtime (`d`, less DMT when its input
     /// was migrated). A clone's `d` is a random task's of the same job (PRT = random).
-    pub fn launch(&mut self, trace: &Trace, node: NodeId, job: JobId, task: u32, clone: bool) -> Result<(u32, f64), String> {
+    pub fn launch(
+        &mut self,
+        trace: &Trace,
+        node: NodeId,
+        job: JobId,
+        task: u32,
+        clone: bool,
+    ) -> Result<(u32, f64), String> {
         let j = job.0 as usize;
         let n = trace.job(j).tasks();
         if task >= n {

@@ -57,16 +57,28 @@ pub fn generate<W: Write>(source: &Trace, cfg: &GenConfig, w: W) -> io::Result<G
 }
 
 /// As [`generate`], calling `written(n)` after the n-th job (progress).
-pub fn generate_with<W: Write>(source: &Trace, cfg: &GenConfig, mut w: W, mut written: impl FnMut(u64)) -> io::Result<GenSummary> {
+pub fn generate_with<W: Write>(
+    source: &Trace,
+    cfg: &GenConfig,
+    mut w: W,
+    mut written: impl FnMut(u64),
+) -> io::Result<GenSummary> {
     if source.is_empty() {
-        return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{}: the source trace has no jobs", source.name)));
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{}: the source trace has no jobs", source.name),
+        ));
     }
     if !(cfg.load > 0.0 && cfg.load.is_finite()) || cfg.nodes == 0 {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, "--load must be > 0 and --nodes >= 1"));
     }
-    let mean_work = source.jobs().map(|j| j.durations.iter().map(|&d| d as f64).sum::<f64>()).sum::<f64>() / source.len() as f64;
+    let mean_work =
+        source.jobs().map(|j| j.durations.iter().map(|&d| d as f64).sum::<f64>()).sum::<f64>() / source.len() as f64;
     if mean_work <= 0.0 {
-        return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{}: every task lasts 0 s; no load to scale", source.name)));
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{}: every task lasts 0 s; no load to scale", source.name),
+        ));
     }
     let rate = cfg.load * cfg.nodes as f64 / mean_work;
     let mut rng = Rng::new(cfg.seed);

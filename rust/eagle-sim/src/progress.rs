@@ -66,12 +66,22 @@ impl Progress {
     /// Progress on stderr, shown after [`GRACE`] (or after `EAGLE_SIM_PROGRESS_AFTER_MS`
     /// milliseconds when that variable is set: tests use 0).
     pub fn new(mode: Mode, label: impl Into<String>, unit: &'static str, total: u64) -> Progress {
-        let grace = std::env::var("EAGLE_SIM_PROGRESS_AFTER_MS").ok().and_then(|v| v.parse().ok()).map_or(GRACE, Duration::from_millis);
+        let grace = std::env::var("EAGLE_SIM_PROGRESS_AFTER_MS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .map_or(GRACE, Duration::from_millis);
         Progress::with_sink(mode, label, unit, total, grace, Box::new(std::io::stderr()))
     }
 
     /// As [`Progress::new`], with the grace period and the lines' destination given.
-    pub fn with_sink(mode: Mode, label: impl Into<String>, unit: &'static str, total: u64, grace: Duration, sink: Box<dyn Write + Send>) -> Progress {
+    pub fn with_sink(
+        mode: Mode,
+        label: impl Into<String>,
+        unit: &'static str,
+        total: u64,
+        grace: Duration,
+        sink: Box<dyn Write + Send>,
+    ) -> Progress {
         let now = Instant::now();
         Progress {
             mode,
@@ -193,7 +203,8 @@ mod tests {
     #[test]
     fn lines_mode_prints_one_line_per_ten_percent() {
         let out = Shared::default();
-        let mut p = Progress::with_sink(Mode::Lines, "eagle-sim run", "jobs", 10_000, Duration::ZERO, Box::new(out.clone()));
+        let mut p =
+            Progress::with_sink(Mode::Lines, "eagle-sim run", "jobs", 10_000, Duration::ZERO, Box::new(out.clone()));
         for done in 1..=10_000 {
             p.set(done);
         }
@@ -205,13 +216,17 @@ mod tests {
         assert_eq!(pcts, ["0%", "10%", "20%", "30%", "40%", "50%", "60%", "70%", "80%", "90%", "100%"], "{lines:?}");
         assert!(lines[5].starts_with("eagle-sim run: 50% (50") && lines[5].contains("/10000 jobs), "), "{lines:?}");
         assert!(lines[5].contains(" s elapsed, ETA "), "{lines:?}");
-        assert!(lines[10].starts_with("eagle-sim run: 100% (10000/10000 jobs)") && !lines[10].contains("ETA"), "{lines:?}");
+        assert!(
+            lines[10].starts_with("eagle-sim run: 100% (10000/10000 jobs)") && !lines[10].contains("ETA"),
+            "{lines:?}"
+        );
     }
 
     #[test]
     fn nothing_during_the_grace_period_or_when_quiet() {
         let out = Shared::default();
-        let mut p = Progress::with_sink(Mode::Lines, "x", "jobs", 100, Duration::from_secs(3600), Box::new(out.clone()));
+        let mut p =
+            Progress::with_sink(Mode::Lines, "x", "jobs", 100, Duration::from_secs(3600), Box::new(out.clone()));
         (1..=100).for_each(|d| p.set(d));
         p.finish(100);
         assert!(out.lines().is_empty());

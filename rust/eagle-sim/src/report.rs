@@ -77,7 +77,15 @@ pub struct Perf {
 }
 
 impl Report {
-    pub fn new(cfg: &SimConfig, trace_name: &str, jobs: usize, tasks: usize, o: &Outcome, parse_seconds: f64, wall_seconds: f64) -> Report {
+    pub fn new(
+        cfg: &SimConfig,
+        trace_name: &str,
+        jobs: usize,
+        tasks: usize,
+        o: &Outcome,
+        parse_seconds: f64,
+        wall_seconds: f64,
+    ) -> Report {
         Report {
             system: cfg.system.name().to_string(),
             nodes: cfg.nodes,
@@ -135,12 +143,30 @@ impl Report {
         let _ = writeln!(
             s,
             "{} on {} ({} jobs, {} tasks), {} nodes, seed {}, cutoff {}, partitions small {}% / big {}%, estimate {}",
-            self.system, self.trace, self.jobs, self.tasks, self.nodes, self.seed, self.cutoff, self.small_partition, self.big_partition, self.estimate
+            self.system,
+            self.trace,
+            self.jobs,
+            self.tasks,
+            self.nodes,
+            self.seed,
+            self.cutoff,
+            self.small_partition,
+            self.big_partition,
+            self.estimate
         );
         let _ = writeln!(s, "{:<6} {:>7} {:>12} {:>12} {:>12} {:>12}", "jobs", "count", "p50", "p90", "p99", "mean");
         for (name, x) in [("short", &self.short), ("long", &self.long)] {
             let f = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.2}"));
-            let _ = writeln!(s, "{:<6} {:>7} {:>12} {:>12} {:>12} {:>12}", name, x.count, f(x.p50), f(x.p90), f(x.p99), f(x.mean));
+            let _ = writeln!(
+                s,
+                "{:<6} {:>7} {:>12} {:>12} {:>12} {:>12}",
+                name,
+                x.count,
+                f(x.p50),
+                f(x.p90),
+                f(x.p99),
+                f(x.mean)
+            );
         }
         let _ = writeln!(s, "utilization {:.1}%", 100.0 * self.utilization);
         let c = &self.counters;

@@ -22,9 +22,9 @@ use crate::eirene::{Copies, End};
 use crate::events::{EventQueue, Kind, RANK_ARRIVAL, RANK_SAMPLE};
 use crate::stats::Summary;
 use crate::trace::{Family, Trace};
-use eagle_core::rng::Rng;
 use eagle_core::delay::DelayParams;
 use eagle_core::eirene::EireneParams;
+use eagle_core::rng::Rng;
 use eagle_core::{Config, Counters, Engine, JobId, JobSpec, NodeId, Output, System, Time};
 use std::fmt;
 use std::str::FromStr;
@@ -358,7 +358,12 @@ pub fn run_observed<O: Observer>(trace: &Trace, cfg: &SimConfig, obs: &mut O) ->
 /// Replays `trace` with an explicit engine configuration (experiments with
 /// engine knobs the command line does not expose); `cfg` still gives the
 /// cluster, seed, estimates and the report cutoff.
-pub fn run_with<O: Observer>(trace: &Trace, cfg: &SimConfig, engine_config: Config, obs: &mut O) -> Result<Outcome, String> {
+pub fn run_with<O: Observer>(
+    trace: &Trace,
+    cfg: &SimConfig,
+    engine_config: Config,
+    obs: &mut O,
+) -> Result<Outcome, String> {
     let started = Instant::now();
     if cfg.nodes == 0 {
         return Err("--nodes must be at least 1".into());
@@ -370,12 +375,7 @@ pub fn run_with<O: Observer>(trace: &Trace, cfg: &SimConfig, engine_config: Conf
     let mut book = engine_config.eirene.on().then(|| Copies::new(&engine_config.eirene, n, cfg.seed));
     let mut engine = Engine::new(engine_config, cfg.seed)?;
     let mut est_rng = Rng::new(cfg.seed ^ 0x5EED_E571_A7E5_0001);
-    let mut p = Progress {
-        launched: vec![0; n],
-        finished: vec![0; n],
-        running_time: vec![f64::NAN; n],
-        completed: 0,
-    };
+    let mut p = Progress { launched: vec![0; n], finished: vec![0; n], running_time: vec![f64::NAN; n], completed: 0 };
     let mut queue = EventQueue::with_capacity(1024);
     let mut out: Vec<Output> = Vec::with_capacity(1024);
     let mut loc = cfg.locality.as_ref().map(|spec| LocalityState {
@@ -477,7 +477,12 @@ pub fn run_with<O: Observer>(trace: &Trace, cfg: &SimConfig, engine_config: Conf
                         p.running_time[j] = now - trace.submit(j);
                         p.completed += 1;
                         if let Some(l) = loc.as_mut() {
-                            let wait = engine.delay_history(job).iter().rev().find(|s| s.level == eagle_core::delay::Level::NodeLocal).map_or(0.0, |s| s.interval);
+                            let wait = engine
+                                .delay_history(job)
+                                .iter()
+                                .rev()
+                                .find(|s| s.level == eagle_core::delay::Level::NodeLocal)
+                                .map_or(0.0, |s| s.interval);
                             l.out.intervals.push((now, wait));
                         }
                     }
@@ -494,7 +499,9 @@ pub fn run_with<O: Observer>(trace: &Trace, cfg: &SimConfig, engine_config: Conf
                         End::Killed { task } => (task, false),
                         End::Natural { task, first: true } => (task, true),
                         End::Natural { task, first: false } => {
-                            return Err(format!("task {task} of {job:?} completed twice (no cancel for its second copy)"));
+                            return Err(format!(
+                                "task {task} of {job:?} completed twice (no cancel for its second copy)"
+                            ));
                         }
                     };
                     engine.copy_finished(now, node, job, task, &mut out);
@@ -516,7 +523,19 @@ pub fn run_with<O: Observer>(trace: &Trace, cfg: &SimConfig, engine_config: Conf
                 }
             }
         }
-        apply(&mut out, &engine, now, trace, &mut queue, &mut p, &mut launches, next_arrival, obs, &mut loc, &mut book)?;
+        apply(
+            &mut out,
+            &engine,
+            now,
+            trace,
+            &mut queue,
+            &mut p,
+            &mut launches,
+            next_arrival,
+            obs,
+            &mut loc,
+            &mut book,
+        )?;
     }
     while next_sample_k < n_samples {
         util_sum += engine.busy_slots() as f64 / total_slots;
@@ -545,7 +564,9 @@ pub fn run_with<O: Observer>(trace: &Trace, cfg: &SimConfig, engine_config: Conf
         sim_seconds: started.elapsed().as_secs_f64(),
         locality: loc.map(|l| l.out),
         first_submit: t0,
-        straggler_tasks: book.as_ref().map(|_| crate::eirene::straggler_tasks(trace, |j| !cfg.is_long(trace.job(j).int_mean()))),
+        straggler_tasks: book
+            .as_ref()
+            .map(|_| crate::eirene::straggler_tasks(trace, |j| !cfg.is_long(trace.job(j).int_mean()))),
     })
 }
 

@@ -230,7 +230,11 @@ impl Trace {
     }
     /// Job `i` (0-based, file order).
     pub fn job(&self, i: usize) -> Job<'_> {
-        Job { submit: self.submit[i], mean: self.mean[i], durations: &self.durations[self.offsets[i]..self.offsets[i + 1]] }
+        Job {
+            submit: self.submit[i],
+            mean: self.mean[i],
+            durations: &self.durations[self.offsets[i]..self.offsets[i + 1]],
+        }
     }
     /// Submission time of job `i` (after the duplicate shift).
     pub fn submit(&self, i: usize) -> f64 {
@@ -325,7 +329,9 @@ mod tests {
 
     #[test]
     fn truncation_matches_int_float() {
-        for (s, v) in [("15", 15), ("15.9", 15), ("0.5", 0), ("7.", 7), (".5", 0), ("1e3", 1000), ("2.5e1", 25), ("-0", 0)] {
+        for (s, v) in
+            [("15", 15), ("15.9", 15), ("0.5", 0), ("7.", 7), (".5", 0), ("1e3", 1000), ("2.5e1", 25), ("-0", 0)]
+        {
             assert_eq!(parse_truncated(s.as_bytes()), Ok(v), "{s}");
         }
         // 17 significant digits: the float rounds up to 3.0, int() gives 3.

@@ -70,7 +70,8 @@ impl Observer for Checker {
         let j = job.0 as usize;
         self.clone_launches += 1;
         if !self.launched[j].iter().all(|&b| b) || e.job(job).is_some_and(|v| v.unlaunched > 0) {
-            self.violations.push(format!("t={now}: clone of job {j} task {task} while a task of the job has not started"));
+            self.violations
+                .push(format!("t={now}: clone of job {j} task {task} while a task of the job has not started"));
         }
         if !self.launched[j][task as usize] || self.completed[j][task as usize] > 0 {
             self.violations.push(format!("t={now}: clone of job {j} task {task}, which is not running"));

@@ -31,14 +31,43 @@ fn workdir(tag: &str) -> PathBuf {
 fn gen(dir: &Path, load: &str) -> String {
     let out = dir.join("h.tr").to_str().unwrap().to_string();
     let src = dir.join("src.tr");
-    let o = bin(&["-q", "gen", "--like", src.to_str().unwrap(), "--jobs", "400", "--nodes", "200", "--load", load, "--classes", &data("lotes-table2.classes"), "--out", &out]);
+    let o = bin(&[
+        "-q",
+        "gen",
+        "--like",
+        src.to_str().unwrap(),
+        "--jobs",
+        "400",
+        "--nodes",
+        "200",
+        "--load",
+        load,
+        "--classes",
+        &data("lotes-table2.classes"),
+        "--out",
+        &out,
+    ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     out
 }
 
 fn run(trace: &str, system: &str, extra: &[&str]) -> Value {
     let machines = data_machines();
-    let mut args = vec!["-q", "run", "--trace", trace, "--system", system, "--nodes", "1", "--machines", &machines, "--machine-scale", "0.002", "--json"];
+    let mut args = vec![
+        "-q",
+        "run",
+        "--trace",
+        trace,
+        "--system",
+        system,
+        "--nodes",
+        "1",
+        "--machines",
+        &machines,
+        "--machine-scale",
+        "0.002",
+        "--json",
+    ];
     args.extend_from_slice(extra);
     let o = bin(&args);
     assert!(o.status.success(), "{system}: {}", String::from_utf8_lossy(&o.stderr));
@@ -91,14 +120,36 @@ fn bad_files_and_flags_are_named() {
     let trace = gen(&dir, "0.5");
     let bad = dir.join("bad.machines");
     std::fs::write(&bad, "count cores memory\n10 0.5 0.5\n3 0.5 lots\n").unwrap();
-    let o = bin(&["-q", "run", "--trace", &trace, "--system", "lotes", "--nodes", "1", "--machines", bad.to_str().unwrap()]);
+    let o = bin(&[
+        "-q",
+        "run",
+        "--trace",
+        &trace,
+        "--system",
+        "lotes",
+        "--nodes",
+        "1",
+        "--machines",
+        bad.to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains(&format!("{}:3: memory: 'lots' is not a finite number >= 0", bad.display())), "{err}");
 
     let other = dir.join("other.machines");
     std::fs::write(&other, "count cores gpus\n10 0.5 1\n").unwrap();
-    let o = bin(&["-q", "run", "--trace", &trace, "--system", "greedy", "--nodes", "1", "--machines", other.to_str().unwrap()]);
+    let o = bin(&[
+        "-q",
+        "run",
+        "--trace",
+        &trace,
+        "--system",
+        "greedy",
+        "--nodes",
+        "1",
+        "--machines",
+        other.to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("differ from the machines file's"));
 
@@ -107,14 +158,40 @@ fn bad_files_and_flags_are_named() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("--system lotes needs --machines FILE"));
 
     let src = dir.join("src.tr");
-    let o = bin(&["-q", "run", "--trace", src.to_str().unwrap(), "--system", "tetris", "--nodes", "1", "--machines", &data_machines()]);
+    let o = bin(&[
+        "-q",
+        "run",
+        "--trace",
+        src.to_str().unwrap(),
+        "--system",
+        "tetris",
+        "--nodes",
+        "1",
+        "--machines",
+        &data_machines(),
+    ]);
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("src.tr.demands: not found"));
 
     let classes = dir.join("bad.classes");
     std::fs::write(&classes, "class proportion cores memory\n1 0.5 0.1\n").unwrap();
     let out = dir.join("x.tr");
-    let o = bin(&["-q", "gen", "--like", src.to_str().unwrap(), "--jobs", "5", "--nodes", "5", "--load", "0.5", "--classes", classes.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let o = bin(&[
+        "-q",
+        "gen",
+        "--like",
+        src.to_str().unwrap(),
+        "--jobs",
+        "5",
+        "--nodes",
+        "5",
+        "--load",
+        "0.5",
+        "--classes",
+        classes.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains(&format!("{}:2: expected 4 fields", classes.display())));
     let _ = std::fs::remove_dir_all(dir);

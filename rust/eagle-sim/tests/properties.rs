@@ -41,7 +41,15 @@ fn random_trace(rng: &mut Rng) -> String {
         let tasks = 1 + if rng.below(5) == 0 { rng.below(40) } else { rng.below(6) };
         let long = rng.below(4) == 0;
         let durs: Vec<u32> = (0..tasks)
-            .map(|_| if long { 60 + rng.below(400) as u32 } else if rng.below(10) == 0 { 0 } else { rng.below(80) as u32 })
+            .map(|_| {
+                if long {
+                    60 + rng.below(400) as u32
+                } else if rng.below(10) == 0 {
+                    0
+                } else {
+                    rng.below(80) as u32
+                }
+            })
             .collect();
         let mean = durs.iter().map(|&d| d as f64).sum::<f64>() / tasks as f64;
         s.push_str(&format!("{t} {tasks} {mean}"));
@@ -98,10 +106,12 @@ impl Observer for Checker {
         if self.system == System::EagleAdaptive && engine.job(job).map(|v| v.class) == Some(Class::Long) {
             // The adaptive guarantee: long work never takes the reserved slots.
             let total = engine.total_slots();
-            let long: u64 = (0..total as u32).filter_map(|i| engine.node(NodeId(i))).map(|v| v.running_long as u64).sum();
+            let long: u64 =
+                (0..total as u32).filter_map(|i| engine.node(NodeId(i))).map(|v| v.running_long as u64).sum();
             let r = engine.reservation().expect("adaptive sizes a reservation") as u64;
             if long + r > total {
-                self.violations.push(format!("t={now}: long launch with {long} long running and {r} reserved of {total}"));
+                self.violations
+                    .push(format!("t={now}: long launch with {long} long running and {r} reserved of {total}"));
             }
         }
     }

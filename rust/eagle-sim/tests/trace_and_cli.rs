@@ -89,7 +89,8 @@ fn bad_flags_exit_two_with_a_message_naming_the_flag() {
     let trace = temp_trace("ok.tr", "1 1 5 5\n");
     let tr = trace.to_str().unwrap();
     let run = |extra: &[&'static str]| -> Vec<String> {
-        let mut v: Vec<String> = ["run", "--trace", tr, "--system", "eagle", "--nodes", "10"].iter().map(|s| s.to_string()).collect();
+        let mut v: Vec<String> =
+            ["run", "--trace", tr, "--system", "eagle", "--nodes", "10"].iter().map(|s| s.to_string()).collect();
         v.extend(extra.iter().map(|s| s.to_string()));
         v
     };
@@ -97,10 +98,25 @@ fn bad_flags_exit_two_with_a_message_naming_the_flag() {
     let cases: Vec<(Vec<String>, Vec<&str>)> = vec![
         (s(&[]), vec!["requires a subcommand", "run", "gen"]),
         (s(&["frobnicate"]), vec!["unrecognized subcommand 'frobnicate'"]),
-        (s(&["run", "--system", "eagle", "--nodes", "10"]), vec!["required arguments were not provided", "--trace <PATH>"]),
-        (s(&["run", "--trace", tr, "--system", "yarn", "--nodes", "10"]), vec!["invalid value 'yarn' for '--system <SYSTEM>'", "possible values: sparrow, hawk, eagle, dlwl, clwl, eagle-adaptive"]),
-        (s(&["run", "--trace", tr, "--system", "eagle", "--nodes", "ten"]), vec!["invalid value 'ten' for '--nodes <N>'"]),
-        (s(&["run", "--trace", tr, "--system", "eagle", "--nodes", "0"]), vec!["invalid value '0' for '--nodes <N>': must be at least 1"]),
+        (
+            s(&["run", "--system", "eagle", "--nodes", "10"]),
+            vec!["required arguments were not provided", "--trace <PATH>"],
+        ),
+        (
+            s(&["run", "--trace", tr, "--system", "yarn", "--nodes", "10"]),
+            vec![
+                "invalid value 'yarn' for '--system <SYSTEM>'",
+                "possible values: sparrow, hawk, eagle, dlwl, clwl, eagle-adaptive",
+            ],
+        ),
+        (
+            s(&["run", "--trace", tr, "--system", "eagle", "--nodes", "ten"]),
+            vec!["invalid value 'ten' for '--nodes <N>'"],
+        ),
+        (
+            s(&["run", "--trace", tr, "--system", "eagle", "--nodes", "0"]),
+            vec!["invalid value '0' for '--nodes <N>': must be at least 1"],
+        ),
         (run(&["--bogus"]), vec!["unexpected argument '--bogus'"]),
         (run(&["--estimate", "over:0.5"]), vec!["invalid value 'over:0.5' for '--estimate <MODE>'", "bad estimate"]),
         (run(&["--cutoff", "inf"]), vec!["invalid value 'inf' for '--cutoff <SECONDS>': must be a finite number"]),
@@ -113,8 +129,14 @@ fn bad_flags_exit_two_with_a_message_naming_the_flag() {
         (run(&["--locality", "fixed:1", "--penalty", "-1"]), vec!["for '--penalty <S>': must be >= 0"]),
         (run(&["--locality", "fixed:1", "--congestion", "5:1:2"]), vec!["for '--congestion <START:END:FACTOR>'"]),
         (run(&["--locality", "sometimes"]), vec!["for '--locality <MODE>'"]),
-        (s(&["gen", "--like", tr, "--jobs", "5", "--nodes", "10", "--out", "/dev/null"]), vec!["required arguments were not provided", "--load <L>"]),
-        (s(&["gen", "--like", tr, "--jobs", "5", "--nodes", "10", "--load", "0", "--out", "/dev/null"]), vec!["invalid value '0' for '--load <L>': must be > 0"]),
+        (
+            s(&["gen", "--like", tr, "--jobs", "5", "--nodes", "10", "--out", "/dev/null"]),
+            vec!["required arguments were not provided", "--load <L>"],
+        ),
+        (
+            s(&["gen", "--like", tr, "--jobs", "5", "--nodes", "10", "--load", "0", "--out", "/dev/null"]),
+            vec!["invalid value '0' for '--load <L>': must be > 0"],
+        ),
     ];
     for (args, wants) in cases {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
@@ -131,8 +153,23 @@ fn bad_flags_exit_two_with_a_message_naming_the_flag() {
 #[test]
 fn every_subcommand_has_its_own_help() {
     let run_flags = [
-        "--trace <PATH>", "--system <SYSTEM>", "--nodes <N>", "--cutoff", "--small-partition", "--big-partition", "--seed", "--heartbeat",
-        "--estimate", "--slots", "--jobs-out", "--json", "--locality", "--replication", "--penalty", "--congestion", "--quiet",
+        "--trace <PATH>",
+        "--system <SYSTEM>",
+        "--nodes <N>",
+        "--cutoff",
+        "--small-partition",
+        "--big-partition",
+        "--seed",
+        "--heartbeat",
+        "--estimate",
+        "--slots",
+        "--jobs-out",
+        "--json",
+        "--locality",
+        "--replication",
+        "--penalty",
+        "--congestion",
+        "--quiet",
     ];
     let gen_flags = ["--like <TRACE>", "--jobs <N>", "--nodes <N>", "--load <L>", "--seed", "--out <PATH>", "--quiet"];
     for args in [&["run", "--help"][..], &["run", "-h"], &["help", "run"]] {
@@ -167,7 +204,19 @@ fn progress_lines_on_a_pipe_and_none_with_quiet() {
     // them from the start (by default a run shorter than a second shows nothing).
     let src = temp_trace("progress_src.tr", "0 1 1 1\n");
     let big = src.with_file_name("progress_big.tr");
-    let gen = eagle_sim(&["gen", "--like", src.to_str().unwrap(), "--jobs", "6000", "--nodes", "200", "--load", "0.5", "--out", big.to_str().unwrap()]);
+    let gen = eagle_sim(&[
+        "gen",
+        "--like",
+        src.to_str().unwrap(),
+        "--jobs",
+        "6000",
+        "--nodes",
+        "200",
+        "--load",
+        "0.5",
+        "--out",
+        big.to_str().unwrap(),
+    ]);
     assert!(gen.status.success(), "{}", String::from_utf8_lossy(&gen.stderr));
     let args = ["run", "--trace", big.to_str().unwrap(), "--system", "sparrow", "--nodes", "200", "--json"];
     let run = |args: &[&str], after_ms: Option<&str>| {
@@ -182,12 +231,28 @@ fn progress_lines_on_a_pipe_and_none_with_quiet() {
         String::from_utf8(out.stderr).unwrap()
     };
     let err = run(&args, Some("0"));
-    let pcts: Vec<&str> = err.lines().filter_map(|l| l.strip_prefix("eagle-sim run sparrow: ")).map(|l| l.split(' ').next().unwrap()).collect();
+    let pcts: Vec<&str> = err
+        .lines()
+        .filter_map(|l| l.strip_prefix("eagle-sim run sparrow: "))
+        .map(|l| l.split(' ').next().unwrap())
+        .collect();
     assert_eq!(pcts, ["0%", "10%", "20%", "30%", "40%", "50%", "60%", "70%", "80%", "90%", "100%"], "{err}");
     assert!(err.contains("100% (6000/6000 jobs), ") && err.contains(" s elapsed, ETA "), "{err}");
     // The same for gen (jobs written).
     let gen = Command::new(env!("CARGO_BIN_EXE_eagle-sim"))
-        .args(["gen", "--like", src.to_str().unwrap(), "--jobs", "6000", "--nodes", "200", "--load", "0.5", "--out", big.to_str().unwrap()])
+        .args([
+            "gen",
+            "--like",
+            src.to_str().unwrap(),
+            "--jobs",
+            "6000",
+            "--nodes",
+            "200",
+            "--load",
+            "0.5",
+            "--out",
+            big.to_str().unwrap(),
+        ])
         .env("EAGLE_SIM_PROGRESS_AFTER_MS", "0")
         .output()
         .unwrap();
@@ -219,7 +284,18 @@ fn gen_writes_a_parsable_trace() {
     let src = temp_trace("gen_src.tr", "0 2 10.5 10 11\n1 1 100 100\n2 3 1 1 1 1\n");
     let dst = src.with_file_name("gen_out.tr");
     let out = eagle_sim(&[
-        "gen", "--like", src.to_str().unwrap(), "--jobs", "1000", "--nodes", "10", "--load", "0.7", "--seed", "4", "--out",
+        "gen",
+        "--like",
+        src.to_str().unwrap(),
+        "--jobs",
+        "1000",
+        "--nodes",
+        "10",
+        "--load",
+        "0.7",
+        "--seed",
+        "4",
+        "--out",
         dst.to_str().unwrap(),
     ]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));

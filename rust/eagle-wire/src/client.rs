@@ -22,7 +22,14 @@ pub const STATUS_CLIENT: &str = "eagle-status";
 
 /// Opens an authenticated connection to the daemon at `addr` (as `role`, id `app`),
 /// every step bounded by `timeout`. The error names `what` and `addr`.
-pub fn open(addr: &str, secret: &[u8], role: Role, app: &str, what: &str, timeout: Duration) -> Result<TcpStream, String> {
+pub fn open(
+    addr: &str,
+    secret: &[u8],
+    role: Role,
+    app: &str,
+    what: &str,
+    timeout: Duration,
+) -> Result<TcpStream, String> {
     let fail = |step: &str, e: &dyn std::fmt::Display| format!("{what} at {addr}: {step}: {e}");
     let sock = addr
         .to_socket_addrs()
@@ -49,7 +56,9 @@ fn query<Q: Serialize, A: DeserializeOwned, T>(
 ) -> Result<T, String> {
     let s = open(addr, secret, Role::Node, STATUS_CLIENT, what, timeout)?;
     let mut w = &s;
-    write_frame(&mut w, ask).and_then(|_| w.flush().map_err(Into::into)).map_err(|e| format!("{what} at {addr}: send: {e}"))?;
+    write_frame(&mut w, ask)
+        .and_then(|_| w.flush().map_err(Into::into))
+        .map_err(|e| format!("{what} at {addr}: send: {e}"))?;
     let mut r = FrameReader::new(BufReader::new(&s));
     loop {
         let m = r.read::<A>().map_err(|e| format!("{what} at {addr}: no status answer: {e}"))?;
@@ -82,7 +91,8 @@ pub fn central_status(addr: &str, secret: &[u8], timeout: Duration) -> Result<Ce
 pub fn node_line(s: &NodeStatus) -> String {
     let probes: u32 = s.apps.iter().map(|a| a.probes).sum();
     let reservations: u32 = s.apps.iter().map(|a| a.reservations).sum();
-    let apps: Vec<String> = s.apps.iter().map(|a| format!("{}:{}/{}/{}", a.app, a.leased, a.probes, a.reservations)).collect();
+    let apps: Vec<String> =
+        s.apps.iter().map(|a| format!("{}:{}/{}/{}", a.app, a.leased, a.probes, a.reservations)).collect();
     format!(
         "policy={} slots={} leased={} running={} queued={} probes={probes} reservations={reservations} long={} apps={}",
         s.policy,

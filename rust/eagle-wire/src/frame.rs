@@ -46,7 +46,9 @@ impl fmt::Display for FrameError {
             FrameError::Truncated { part, expected, got } => {
                 write!(f, "truncated frame: stream ended after {got} of {expected} bytes of the {part}")
             }
-            FrameError::TooLarge { len, max } => write!(f, "oversized frame: {len} bytes announced, the limit is {max}"),
+            FrameError::TooLarge { len, max } => {
+                write!(f, "oversized frame: {len} bytes announced, the limit is {max}")
+            }
             FrameError::Malformed { len, error } => write!(f, "malformed frame ({len} bytes): {error}"),
             FrameError::Io(e) => write!(f, "i/o error: {e}"),
         }
@@ -166,7 +168,13 @@ mod tests {
     fn round_trip_of_every_kind() {
         let msgs = vec![
             ToNode::Probe { job: 7, tasks: 3, est_ms: 12.5, cpus: 1 },
-            ToNode::Place { app: "app-1".into(), job: 9, est_ms: 1e6, bitvector: crate::Bitvector { stamp: 4, words: vec![5, 1 << 63] }, cpus: 1 },
+            ToNode::Place {
+                app: "app-1".into(),
+                job: 9,
+                est_ms: 1e6,
+                bitvector: crate::Bitvector { stamp: 4, words: vec![5, 1 << 63] },
+                cpus: 1,
+            },
             ToNode::Launched { lease: u64::MAX },
             ToNode::Status,
         ];
@@ -212,7 +220,12 @@ mod tests {
 
     #[test]
     fn garbage_unknown_variant_and_unknown_field_are_malformed() {
-        for body in [&b"\x00\xffnot json"[..], br#"{"Explode":{}}"#, br#"{"Probe":{"job":1,"tasks":1,"est_ms":1.0,"extra":1}}"#, br#"{"Probe":{"job":-1,"tasks":1,"est_ms":1.0}}"#] {
+        for body in [
+            &b"\x00\xffnot json"[..],
+            br#"{"Explode":{}}"#,
+            br#"{"Probe":{"job":1,"tasks":1,"est_ms":1.0,"extra":1}}"#,
+            br#"{"Probe":{"job":-1,"tasks":1,"est_ms":1.0}}"#,
+        ] {
             let e = read_frame::<_, ToNode>(&mut Cursor::new(frame_of(body))).unwrap_err();
             assert!(matches!(e, FrameError::Malformed { .. }), "{body:?}: {e:?}");
         }

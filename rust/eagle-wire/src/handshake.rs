@@ -87,8 +87,12 @@ pub enum HandshakeError {
 impl fmt::Display for HandshakeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            HandshakeError::Version { ours, theirs } => write!(f, "protocol version mismatch: ours {ours}, theirs {theirs}"),
-            HandshakeError::BadProof { role, app } => write!(f, "authentication failed for {role} '{app}': wrong shared secret"),
+            HandshakeError::Version { ours, theirs } => {
+                write!(f, "protocol version mismatch: ours {ours}, theirs {theirs}")
+            }
+            HandshakeError::BadProof { role, app } => {
+                write!(f, "authentication failed for {role} '{app}': wrong shared secret")
+            }
             HandshakeError::Refused(r) => write!(f, "refused by the server: {r}"),
             HandshakeError::RoleNotAllowed(r) => write!(f, "a {r} may not connect here"),
             HandshakeError::Protocol(m) => write!(f, "handshake protocol error: {m}"),
@@ -132,7 +136,9 @@ fn unhex(s: &str, what: &str) -> Result<Vec<u8>, HandshakeError> {
     if !s.len().is_multiple_of(2) || s.len() > 256 {
         return Err(bad());
     }
-    (0..s.len() / 2).map(|i| u8::from_str_radix(s.get(2 * i..2 * i + 2).ok_or_else(bad)?, 16).map_err(|_| bad())).collect()
+    (0..s.len() / 2)
+        .map(|i| u8::from_str_radix(s.get(2 * i..2 * i + 2).ok_or_else(bad)?, 16).map_err(|_| bad()))
+        .collect()
 }
 
 fn mac(secret: &[u8], label: &str, parts: &[&[u8]]) -> HmacSha256 {
@@ -161,7 +167,12 @@ fn send<S: Write>(s: &mut S, h: &Hello) -> Result<(), HandshakeError> {
 /// Server side: authenticates the client on `stream` and returns who it is. On a
 /// wrong version, proof or role the client is told why (`Refused`) and the error is
 /// returned: the caller logs it with the peer's address and closes the connection.
-pub fn accept<S: Read + Write>(stream: &mut S, secret: &[u8], role: Role, allowed: &[Role]) -> Result<Peer, HandshakeError> {
+pub fn accept<S: Read + Write>(
+    stream: &mut S,
+    secret: &[u8],
+    role: Role,
+    allowed: &[Role],
+) -> Result<Peer, HandshakeError> {
     let (peer, welcome) = accept_deferred(stream, secret, role, allowed)?;
     stream.write_all(welcome.bytes()).map_err(FrameError::Io)?;
     stream.flush().map_err(FrameError::Io)?;
@@ -186,7 +197,12 @@ impl Welcome {
 /// [`accept`] without its last step: the client is authenticated, and the `Welcome`
 /// that completes its handshake is returned for the caller to send (first, before
 /// any message) once it is ready for the client's traffic.
-pub fn accept_deferred<S: Read + Write>(stream: &mut S, secret: &[u8], role: Role, allowed: &[Role]) -> Result<(Peer, Welcome), HandshakeError> {
+pub fn accept_deferred<S: Read + Write>(
+    stream: &mut S,
+    secret: &[u8],
+    role: Role,
+    allowed: &[Role],
+) -> Result<(Peer, Welcome), HandshakeError> {
     let ns = nonce()?;
     send(stream, &Hello::Server { version: PROTOCOL_VERSION, role, nonce: hex(&ns) })?;
     let (version, peer_role, app, nc, proof) = match read_frame::<_, Hello>(stream)? {
@@ -228,7 +244,10 @@ pub fn connect<S: Read + Write>(stream: &mut S, secret: &[u8], role: Role, app: 
     let v = PROTOCOL_VERSION.to_be_bytes();
     let proof = mac(secret, "client", &[&v, role_bytes(role), app.as_bytes(), &ns, &nc]).finalize().into_bytes();
     // Sent even on a version mismatch, so that the server logs the refusal too.
-    send(stream, &Hello::Client { version: PROTOCOL_VERSION, role, app: app.to_string(), nonce: hex(&nc), proof: hex(&proof) })?;
+    send(
+        stream,
+        &Hello::Client { version: PROTOCOL_VERSION, role, app: app.to_string(), nonce: hex(&nc), proof: hex(&proof) },
+    )?;
     match read_frame::<_, Hello>(stream) {
         Ok(Hello::Welcome { proof }) => {
             if server_version != PROTOCOL_VERSION {
@@ -236,7 +255,9 @@ pub fn connect<S: Read + Write>(stream: &mut S, secret: &[u8], role: Role, app: 
             }
             let proof = unhex(&proof, "server proof")?;
             let expect = mac(secret, "server", &[&ns, &nc, role_bytes(role), app.as_bytes()]);
-            expect.verify_slice(&proof).map_err(|_| HandshakeError::BadProof { role: server_role, app: String::new() })?;
+            expect
+                .verify_slice(&proof)
+                .map_err(|_| HandshakeError::BadProof { role: server_role, app: String::new() })?;
             Ok(server_role)
         }
         Ok(Hello::Refused { reason }) => Err(HandshakeError::Refused(reason)),
@@ -250,7 +271,13 @@ pub fn connect<S: Read + Write>(stream: &mut S, secret: &[u8], role: Role, app: 
 
 /// Test support: a client hello claiming another protocol version.
 #[doc(hidden)]
-pub fn connect_with_version<S: Read + Write>(stream: &mut S, secret: &[u8], role: Role, app: &str, version: u32) -> Result<Role, HandshakeError> {
+pub fn connect_with_version<S: Read + Write>(
+    stream: &mut S,
+    secret: &[u8],
+    role: Role,
+    app: &str,
+    version: u32,
+) -> Result<Role, HandshakeError> {
     let ns = match read_frame::<_, Hello>(stream)? {
         Hello::Server { nonce, .. } => unhex(&nonce, "server nonce")?,
         other => return Err(HandshakeError::Protocol(format!("expected the server hello, got {other:?}"))),
@@ -308,7 +335,8 @@ mod tests {
 
     #[test]
     fn wrong_version_is_refused() {
-        let (s, c) = pair(b"k", &[Role::Driver], |st| connect_with_version(st, b"k", Role::Driver, "a", PROTOCOL_VERSION + 1));
+        let (s, c) =
+            pair(b"k", &[Role::Driver], |st| connect_with_version(st, b"k", Role::Driver, "a", PROTOCOL_VERSION + 1));
         assert!(matches!(s.unwrap_err(), HandshakeError::Version { theirs, .. } if theirs == PROTOCOL_VERSION + 1));
         assert!(matches!(c, Err(HandshakeError::Refused(r)) if r.contains("version")));
     }

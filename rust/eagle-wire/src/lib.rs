@@ -37,7 +37,10 @@ pub mod net;
 
 pub use frame::{read_frame, write_frame, FrameError, FrameReader};
 pub use handshake::{accept, accept_deferred, connect, read_secret, HandshakeError, Peer, Role, Welcome};
-pub use msg::{Bitvector, CentralStatus, FromCentral, FromNode, NodeHealth, NodeStatus, QueuedByApp, StolenProbe, ToCentral, ToNode};
+pub use msg::{
+    Bitvector, CentralStatus, FromCentral, FromNode, NodeHealth, NodeStatus, QueuedByApp, StolenProbe, ToCentral,
+    ToNode,
+};
 
 /// The protocol version. Bump it on any incompatible change of [`msg`] or the handshake;
 /// peers of different versions refuse each other.

@@ -35,10 +35,22 @@ pub type ConnId = u64;
 pub enum Inbound<M> {
     /// A connection passed the handshake; `writer` is its write half. The client
     /// waits for `welcome`: pass both to [`Writers::open`].
-    Open { conn: ConnId, peer: Peer, addr: SocketAddr, writer: TcpStream, welcome: Welcome },
-    Msg { conn: ConnId, msg: M },
+    Open {
+        conn: ConnId,
+        peer: Peer,
+        addr: SocketAddr,
+        writer: TcpStream,
+        welcome: Welcome,
+    },
+    Msg {
+        conn: ConnId,
+        msg: M,
+    },
     /// The connection ended; `why` is `None` for a clean close.
-    Closed { conn: ConnId, why: Option<String> },
+    Closed {
+        conn: ConnId,
+        why: Option<String>,
+    },
 }
 
 /// How long a peer may take to complete the handshake.
@@ -81,7 +93,12 @@ pub fn serve<M: DeserializeOwned + Send + 'static>(
         .expect("spawn the accept thread")
 }
 
-fn authenticate(stream: &TcpStream, secret: &[u8], role: Role, allowed: &[Role]) -> Result<(Peer, Welcome), HandshakeError> {
+fn authenticate(
+    stream: &TcpStream,
+    secret: &[u8],
+    role: Role,
+    allowed: &[Role],
+) -> Result<(Peer, Welcome), HandshakeError> {
     let _ = stream.set_nodelay(true);
     let _ = stream.set_read_timeout(Some(HANDSHAKE_TIMEOUT));
     let done = accept_deferred(&mut &*stream, secret, role, allowed)?;
@@ -92,7 +109,13 @@ fn authenticate(stream: &TcpStream, secret: &[u8], role: Role, allowed: &[Role])
 /// Reads frames of an authenticated connection into `tx` until it ends: announces it
 /// with `Open` (carrying the `welcome` still owed to the client), then `Msg`s, then
 /// `Closed` (after logging why, naming the peer), sent before the socket is shut down.
-pub fn read_loop<M: DeserializeOwned>(stream: TcpStream, conn: ConnId, peer: Peer, welcome: Welcome, tx: Sender<Inbound<M>>) {
+pub fn read_loop<M: DeserializeOwned>(
+    stream: TcpStream,
+    conn: ConnId,
+    peer: Peer,
+    welcome: Welcome,
+    tx: Sender<Inbound<M>>,
+) {
     let addr = match stream.peer_addr() {
         Ok(a) => a,
         Err(_) => return,
@@ -230,14 +253,21 @@ mod tests {
         };
         assert_eq!(peer.app, "app");
         // The owner has not answered: the client is still waiting for the welcome.
-        assert!(done.recv_timeout(Duration::from_millis(300)).is_err(), "connect returned before the owner registered it");
+        assert!(
+            done.recv_timeout(Duration::from_millis(300)).is_err(),
+            "connect returned before the owner registered it"
+        );
         let mut w = Writers::default();
         w.open(conn, writer, welcome);
         w.flush();
-        let s = done.recv_timeout(Duration::from_secs(30)).expect("connect returns once welcomed").expect("handshake ok");
+        let s =
+            done.recv_timeout(Duration::from_secs(30)).expect("connect returns once welcomed").expect("handshake ok");
         // The link works in both directions afterwards.
         write_frame(&mut &s, &crate::msg::ToNode::Ping).unwrap();
-        assert!(matches!(rx.recv_timeout(Duration::from_secs(30)), Ok(Inbound::Msg { msg: crate::msg::ToNode::Ping, .. })));
+        assert!(matches!(
+            rx.recv_timeout(Duration::from_secs(30)),
+            Ok(Inbound::Msg { msg: crate::msg::ToNode::Ping, .. })
+        ));
         assert!(w.send(conn, &crate::msg::FromNode::Pong));
         w.flush();
         let got: crate::msg::FromNode = FrameReader::new(&s).read().unwrap();

@@ -34,45 +34,66 @@ fn long_tasks_go_only_to_hosts_where_the_driver_has_executors() {
     driver(&mut s, 9, "a");
     driver(&mut s, 10, "b");
     let say = |s: &mut CentralState, conn, hosts: &[&str]| {
-        s.handle(Event::Message { conn, msg: ToCentral::Executors { hosts: hosts.iter().map(|h| h.to_string()).collect() } })
+        s.handle(Event::Message {
+            conn,
+            msg: ToCentral::Executors { hosts: hosts.iter().map(|h| h.to_string()).collect() },
+        })
     };
     assert!(say(&mut s, 9, &["h2", "h0"]).is_empty());
-    let out = s.handle(Event::Message { conn: 9, msg: ToCentral::SubmitLong { job: 1, tasks: 4, est_ms: 100.0, cpus: 1 } });
+    let out =
+        s.handle(Event::Message { conn: 9, msg: ToCentral::SubmitLong { job: 1, tasks: 4, est_ms: 100.0, cpus: 1 } });
     let on: BTreeSet<HostId> = placements(&out).iter().map(|x| x.0).collect();
     assert_eq!(on, BTreeSet::from([0, 2]), "LWL over a's hosts only, though h1 holds the least work");
     // b has not said: every host is a candidate, and LWL fills the idle one first.
-    let out = s.handle(Event::Message { conn: 10, msg: ToCentral::SubmitLong { job: 1, tasks: 1, est_ms: 100.0, cpus: 1 } });
+    let out =
+        s.handle(Event::Message { conn: 10, msg: ToCentral::SubmitLong { job: 1, tasks: 1, est_ms: 100.0, cpus: 1 } });
     assert_eq!(placements(&out).iter().map(|x| x.0).collect::<Vec<_>>(), vec![1]);
     // a's executors move: its next tasks follow them.
     say(&mut s, 9, &["h1"]);
-    let out = s.handle(Event::Message { conn: 9, msg: ToCentral::SubmitLong { job: 2, tasks: 2, est_ms: 100.0, cpus: 1 } });
+    let out =
+        s.handle(Event::Message { conn: 9, msg: ToCentral::SubmitLong { job: 2, tasks: 2, est_ms: 100.0, cpus: 1 } });
     assert_eq!(placements(&out).iter().map(|x| x.0).collect::<Vec<_>>(), vec![1, 1]);
     // No executor left: nothing is placed, and the driver is told so (it places them itself).
     say(&mut s, 9, &[]);
-    let out = s.handle(Event::Message { conn: 9, msg: ToCentral::SubmitLong { job: 3, tasks: 2, est_ms: 100.0, cpus: 1 } });
+    let out =
+        s.handle(Event::Message { conn: 9, msg: ToCentral::SubmitLong { job: 3, tasks: 2, est_ms: 100.0, cpus: 1 } });
     assert!(placements(&out).is_empty());
-    assert!(out.iter().any(|a| matches!(a, Action::ToPeer { conn: 9, msg: FromCentral::Unplaced { job: 3, tasks: 2, host: None } })), "{out:?}");
+    assert!(
+        out.iter().any(|a| matches!(
+            a,
+            Action::ToPeer { conn: 9, msg: FromCentral::Unplaced { job: 3, tasks: 2, host: None } }
+        )),
+        "{out:?}"
+    );
     // Names the central does not know (IP addresses against host names, say): it cannot
     // tell where the executors are, and places as if it had not been told.
     say(&mut s, 9, &["10.0.0.1", "10.0.0.2"]);
-    let out = s.handle(Event::Message { conn: 9, msg: ToCentral::SubmitLong { job: 5, tasks: 3, est_ms: 1.0, cpus: 1 } });
+    let out =
+        s.handle(Event::Message { conn: 9, msg: ToCentral::SubmitLong { job: 5, tasks: 3, est_ms: 1.0, cpus: 1 } });
     assert_eq!(placements(&out).len(), 3, "{out:?}");
     // A reconnecting driver starts again from every host.
     s.handle(Event::Disconnected { conn: 9 });
     driver(&mut s, 9, "a");
-    let out = s.handle(Event::Message { conn: 9, msg: ToCentral::SubmitLong { job: 4, tasks: 3, est_ms: 1.0, cpus: 1 } });
+    let out =
+        s.handle(Event::Message { conn: 9, msg: ToCentral::SubmitLong { job: 4, tasks: 3, est_ms: 1.0, cpus: 1 } });
     assert_eq!(placements(&out).len(), 3);
     // Only drivers say where their executors are.
     let (node, _) = (77, s.handle(Event::Connected { conn: 77, peer: Peer { role: Role::Node, app: String::new() } }));
     let out = say(&mut s, node, &["h0"]);
-    assert!(matches!(&out[..], [Action::ToPeer { msg: FromCentral::Error { what }, .. }] if what.contains("Executors")), "{out:?}");
+    assert!(
+        matches!(&out[..], [Action::ToPeer { msg: FromCentral::Error { what }, .. }] if what.contains("Executors")),
+        "{out:?}"
+    );
 }
 
 #[test]
 fn lwl_over_the_general_partition_with_the_bitvector_piggybacked() {
     let mut s = three_up(0.34); // host 0 is short-only
-    assert!(matches!(&driver(&mut s, 9, "a")[..], [Action::ToPeer { msg: FromCentral::Hosts { names }, .. }] if names.len() == 3));
-    let out = s.handle(Event::Message { conn: 9, msg: ToCentral::SubmitLong { job: 1, tasks: 3, est_ms: 100.0, cpus: 1 } });
+    assert!(
+        matches!(&driver(&mut s, 9, "a")[..], [Action::ToPeer { msg: FromCentral::Hosts { names }, .. }] if names.len() == 3)
+    );
+    let out =
+        s.handle(Event::Message { conn: 9, msg: ToCentral::SubmitLong { job: 1, tasks: 3, est_ms: 100.0, cpus: 1 } });
     let p = placements(&out);
     assert_eq!(p.iter().map(|x| x.0).collect::<Vec<_>>(), vec![1, 2, 2], "water-filling over hosts 1 and 2 only");
     let Some(Action::ToNode { msg: ToNode::Place { bitvector, .. }, .. }) = out.first() else { panic!() };
@@ -80,9 +101,13 @@ fn lwl_over_the_general_partition_with_the_bitvector_piggybacked() {
     assert!(out.contains(&Action::ToPeer { conn: 9, msg: FromCentral::Placed { job: 1, hosts: vec![1, 2, 2] } }));
     // Host 2 finishes both its tasks: it has the least work now.
     for _ in 0..2 {
-        s.handle(Event::FromNode { host: 2, msg: FromNode::LongDone { app: "a".into(), job: 1, est_ms: 100.0, cpus: 1 } });
+        s.handle(Event::FromNode {
+            host: 2,
+            msg: FromNode::LongDone { app: "a".into(), job: 1, est_ms: 100.0, cpus: 1 },
+        });
     }
-    let out = s.handle(Event::Message { conn: 9, msg: ToCentral::SubmitLong { job: 2, tasks: 1, est_ms: 10.0, cpus: 1 } });
+    let out =
+        s.handle(Event::Message { conn: 9, msg: ToCentral::SubmitLong { job: 2, tasks: 1, est_ms: 10.0, cpus: 1 } });
     assert_eq!(placements(&out)[0], (2, 2), "least work left, and a fresher stamp");
     let st = s.status();
     assert_eq!(st.nodes.iter().map(|n| n.long_tasks).collect::<Vec<_>>(), vec![0, 1, 1]);
@@ -95,7 +120,8 @@ fn an_adaptive_short_partition_grows_with_the_drivers_short_load_and_shrinks_whe
     driver(&mut s, 1, "interactive");
     driver(&mut s, 2, "batch");
     let long_hosts = |s: &mut CentralState, job: u64| -> BTreeSet<HostId> {
-        let out = s.handle(Event::Message { conn: 2, msg: ToCentral::SubmitLong { job, tasks: 16, est_ms: 1000.0, cpus: 1 } });
+        let out = s
+            .handle(Event::Message { conn: 2, msg: ToCentral::SubmitLong { job, tasks: 16, est_ms: 1000.0, cpus: 1 } });
         placements(&out).into_iter().map(|p| p.0).collect()
     };
     assert_eq!(long_hosts(&mut s, 1).first(), Some(&1), "no short load: the paper's one short-only host");
@@ -133,7 +159,16 @@ fn slots_keep_the_short_demand_on_every_host_and_each_node_is_told_its_count() {
     let mut last = BTreeMap::new();
     for h in 0..8 {
         last.extend(told(&s.handle(Event::NodeUp { host: h })));
-        let st = NodeStatus { policy: "eagle".into(), slots: 2, leased: 0, running: 0, holds_long: false, apps: Vec::new(), bitvector: None, short_slots: 0 };
+        let st = NodeStatus {
+            policy: "eagle".into(),
+            slots: 2,
+            leased: 0,
+            running: 0,
+            holds_long: false,
+            apps: Vec::new(),
+            bitvector: None,
+            short_slots: 0,
+        };
         last.extend(told(&s.handle(Event::FromNode { host: h, msg: FromNode::Status(st) })));
     }
     // The paper's share (one host of eight), as slots: one on each of hosts 0 and 1.
@@ -142,11 +177,16 @@ fn slots_keep_the_short_demand_on_every_host_and_each_node_is_told_its_count() {
     driver(&mut s, 2, "batch");
     // Long work goes to every host, hosts 0 and 1 counted with one slot each; the
     // bitvector leaves them out, since they queue short probes beside long work.
-    let out = s.handle(Event::Message { conn: 2, msg: ToCentral::SubmitLong { job: 1, tasks: 14, est_ms: 1000.0, cpus: 1 } });
+    let out =
+        s.handle(Event::Message { conn: 2, msg: ToCentral::SubmitLong { job: 1, tasks: 14, est_ms: 1000.0, cpus: 1 } });
     let p = placements(&out);
     let on = |h: HostId| p.iter().filter(|x| x.0 == h).count();
     assert_eq!((on(0), on(1), on(2), on(7)), (1, 1, 2, 2), "{p:?}");
-    let Some(Action::ToNode { msg: ToNode::Place { bitvector, .. }, .. }) = out.iter().find(|a| matches!(a, Action::ToNode { msg: ToNode::Place { .. }, .. })) else { panic!() };
+    let Some(Action::ToNode { msg: ToNode::Place { bitvector, .. }, .. }) =
+        out.iter().find(|a| matches!(a, Action::ToNode { msg: ToNode::Place { .. }, .. }))
+    else {
+        panic!()
+    };
     assert!(!bitvector.bit(0) && !bitvector.bit(1) && bitvector.bit(2) && bitvector.bit(7));
     assert!(told(&out).is_empty(), "nothing changed");
     // Five short tasks holding slots (the queue does not count here), a demand of 6
@@ -182,16 +222,23 @@ fn the_short_reservation_covers_the_hosts_of_every_application_on_some_hosts() {
         }
     };
     let on = |s: &mut CentralState, conn: ConnId, hosts: &[u32]| {
-        s.handle(Event::Message { conn, msg: ToCentral::Executors { hosts: hosts.iter().map(|h| format!("h{h}")).collect() } })
+        s.handle(Event::Message {
+            conn,
+            msg: ToCentral::Executors { hosts: hosts.iter().map(|h| format!("h{h}")).collect() },
+        })
     };
     let apps = |s: &mut CentralState| {
-        for (conn, app, hosts) in [(1, "a", [0, 1, 2, 3]), (2, "b", [0, 1, 2, 3]), (3, "c", [4, 5, 6, 7]), (4, "d", [4, 5, 6, 7])] {
+        for (conn, app, hosts) in
+            [(1, "a", [0, 1, 2, 3]), (2, "b", [0, 1, 2, 3]), (3, "c", [4, 5, 6, 7]), (4, "d", [4, 5, 6, 7])]
+        {
             driver(s, conn, app);
             on(s, conn, &hosts);
         }
     };
     let kept = |s: &mut CentralState| -> Vec<u32> { s.status().nodes.iter().map(|n| n.short_slots).collect() };
-    let short_only = |s: &mut CentralState| -> Vec<String> { s.status().nodes.into_iter().filter(|n| !n.general).map(|n| n.name).collect() };
+    let short_only = |s: &mut CentralState| -> Vec<String> {
+        s.status().nodes.into_iter().filter(|n| !n.general).map(|n| n.name).collect()
+    };
 
     // `slots`: the floor of two slots, one on a host of each pair. Index order would put
     // both on h0 and h1, where c and d have no executor.
@@ -234,7 +281,8 @@ fn the_short_reservation_covers_the_hosts_of_every_application_on_some_hosts() {
     on(&mut s, 3, &[5, 7]);
     on(&mut s, 4, &[5, 7]);
     assert_eq!(short_only(&mut s), ["h5"]);
-    let out = s.handle(Event::Message { conn: 3, msg: ToCentral::SubmitLong { job: 1, tasks: 4, est_ms: 100.0, cpus: 1 } });
+    let out =
+        s.handle(Event::Message { conn: 3, msg: ToCentral::SubmitLong { job: 1, tasks: 4, est_ms: 100.0, cpus: 1 } });
     assert!(placements(&out).iter().all(|x| x.0 == 7), "c's long work on its other host: {out:?}");
 }
 
@@ -258,7 +306,9 @@ fn every_application_with_short_work_keeps_a_short_only_host_among_its_own() {
         s.handle(Event::Message { conn, msg: ToCentral::ShortLoad { running: 1, waiting: 0 } });
         s.handle(Event::Message { conn, msg: ToCentral::ShortLoad { running: 0, waiting: 0 } });
     };
-    let short_only = |s: &mut CentralState| -> Vec<String> { s.status().nodes.into_iter().filter(|n| !n.general).map(|n| n.name).collect() };
+    let short_only = |s: &mut CentralState| -> Vec<String> {
+        s.status().nodes.into_iter().filter(|n| !n.general).map(|n| n.name).collect()
+    };
     let kept = |s: &mut CentralState| -> Vec<u32> {
         s.handle(Event::Tick);
         s.status().nodes.iter().map(|n| n.short_slots).collect()
@@ -273,7 +323,8 @@ fn every_application_with_short_work_keeps_a_short_only_host_among_its_own() {
     assert_eq!(short_only(&mut s), ["h0"], "1's hosts hold the paper's host");
     short(&mut s, 3);
     assert_eq!(short_only(&mut s), ["h0", "h4"]);
-    let out = s.handle(Event::Message { conn: 4, msg: ToCentral::SubmitLong { job: 1, tasks: 6, est_ms: 100.0, cpus: 1 } });
+    let out =
+        s.handle(Event::Message { conn: 4, msg: ToCentral::SubmitLong { job: 1, tasks: 6, est_ms: 100.0, cpus: 1 } });
     assert!(placements(&out).iter().all(|x| (5..8).contains(&x.0)), "4's long work stays off h4: {out:?}");
     // It goes: the paper's share again.
     s.handle(Event::Disconnected { conn: 3 });
@@ -315,7 +366,9 @@ fn a_fixed_short_partition_ignores_short_load_and_only_drivers_may_report_it() {
     assert_eq!(st.short_slots, 0);
     s.handle(Event::Connected { conn: 2, peer: Peer { role: Role::Node, app: "n".into() } });
     let out = s.handle(Event::Message { conn: 2, msg: ToCentral::ShortLoad { running: 1, waiting: 1 } });
-    assert!(matches!(&out[..], [Action::ToPeer { msg: FromCentral::Error { what }, .. }] if what.contains("ShortLoad")));
+    assert!(
+        matches!(&out[..], [Action::ToPeer { msg: FromCentral::Error { what }, .. }] if what.contains("ShortLoad"))
+    );
 }
 
 #[test]
@@ -327,7 +380,8 @@ fn a_lost_host_drops_its_work_and_bit_and_gets_no_placements() {
     let st = s.status();
     assert_eq!(st.nodes[1].long_tasks, 0);
     assert!(!st.bitvector.bit(1));
-    let out = s.handle(Event::Message { conn: 1, msg: ToCentral::SubmitLong { job: 2, tasks: 4, est_ms: 5.0, cpus: 1 } });
+    let out =
+        s.handle(Event::Message { conn: 1, msg: ToCentral::SubmitLong { job: 2, tasks: 4, est_ms: 5.0, cpus: 1 } });
     assert!(placements(&out).iter().all(|p| p.0 != 1));
 }
 
@@ -335,11 +389,15 @@ fn a_lost_host_drops_its_work_and_bit_and_gets_no_placements() {
 fn no_host_up_means_unplaced_and_refusals_are_forwarded() {
     let (mut s, _) = CentralState::new(&[("h0".into(), "x:1".into())], 0.0);
     driver(&mut s, 1, "a");
-    let out = s.handle(Event::Message { conn: 1, msg: ToCentral::SubmitLong { job: 4, tasks: 2, est_ms: 5.0, cpus: 1 } });
+    let out =
+        s.handle(Event::Message { conn: 1, msg: ToCentral::SubmitLong { job: 4, tasks: 2, est_ms: 5.0, cpus: 1 } });
     assert_eq!(out, vec![Action::ToPeer { conn: 1, msg: FromCentral::Unplaced { job: 4, tasks: 2, host: None } }]);
     s.handle(Event::NodeUp { host: 0 });
     s.handle(Event::Message { conn: 1, msg: ToCentral::SubmitLong { job: 5, tasks: 1, est_ms: 5.0, cpus: 1 } });
-    let out = s.handle(Event::FromNode { host: 0, msg: FromNode::PlaceRefused { app: "a".into(), job: 5, est_ms: 5.0, cpus: 1 } });
+    let out = s.handle(Event::FromNode {
+        host: 0,
+        msg: FromNode::PlaceRefused { app: "a".into(), job: 5, est_ms: 5.0, cpus: 1 },
+    });
     // The refusal names the host, so the driver stops counting the task as queued there.
     assert_eq!(out, vec![Action::ToPeer { conn: 1, msg: FromCentral::Unplaced { job: 5, tasks: 1, host: Some(0) } }]);
     assert_eq!(s.status().nodes[0].long_tasks, 0);
@@ -350,17 +408,31 @@ fn registration_adds_a_host_once_and_tells_the_drivers() {
     let (mut s, _) = CentralState::new(&[], 0.0);
     driver(&mut s, 1, "a");
     s.handle(Event::Connected { conn: 2, peer: Peer { role: Role::Node, app: "n1".into() } });
-    let out = s.handle(Event::Message { conn: 2, msg: ToCentral::Register { name: "n1".into(), addr: "127.0.0.1:9".into() } });
+    let out = s
+        .handle(Event::Message { conn: 2, msg: ToCentral::Register { name: "n1".into(), addr: "127.0.0.1:9".into() } });
     assert!(out.contains(&Action::Dial { host: 0, addr: "127.0.0.1:9".into() }));
     assert!(out.contains(&Action::ToPeer { conn: 1, msg: FromCentral::Hosts { names: vec!["n1".into()] } }));
-    let out = s.handle(Event::Message { conn: 2, msg: ToCentral::Register { name: "n1".into(), addr: "127.0.0.1:9".into() } });
+    let out = s
+        .handle(Event::Message { conn: 2, msg: ToCentral::Register { name: "n1".into(), addr: "127.0.0.1:9".into() } });
     assert!(out.is_empty(), "known host: no second dial");
     let out = s.handle(Event::Message { conn: 1, msg: ToCentral::Register { name: "n2".into(), addr: "y:1".into() } });
-    assert!(matches!(&out[..], [Action::ToPeer { msg: FromCentral::Error { .. }, .. }]), "drivers cannot register hosts");
+    assert!(
+        matches!(&out[..], [Action::ToPeer { msg: FromCentral::Error { .. }, .. }]),
+        "drivers cannot register hosts"
+    );
 }
 
 fn sized(s: &mut CentralState, host: HostId, slots: u32) {
-    let st = NodeStatus { policy: "eagle".into(), slots, leased: 0, running: 0, holds_long: false, apps: Vec::new(), bitvector: None, short_slots: 0 };
+    let st = NodeStatus {
+        policy: "eagle".into(),
+        slots,
+        leased: 0,
+        running: 0,
+        holds_long: false,
+        apps: Vec::new(),
+        bitvector: None,
+        short_slots: 0,
+    };
     s.handle(Event::FromNode { host, msg: FromNode::Status(st) });
 }
 
@@ -376,17 +448,30 @@ fn a_node_coming_up_is_asked_its_size_and_wide_tasks_go_only_where_they_fit() {
     sized(&mut s, 1, 4);
     sized(&mut s, 2, 2);
     driver(&mut s, 1, "a");
-    let out = s.handle(Event::Message { conn: 1, msg: ToCentral::SubmitLong { job: 1, tasks: 3, est_ms: 10.0, cpus: 4 } });
+    let out =
+        s.handle(Event::Message { conn: 1, msg: ToCentral::SubmitLong { job: 1, tasks: 3, est_ms: 10.0, cpus: 4 } });
     assert_eq!(placements(&out).iter().map(|p| p.0).collect::<Vec<_>>(), vec![1, 1, 1], "only h1 has 4 slots");
-    assert!(out.iter().all(|a| !matches!(a, Action::ToNode { msg: ToNode::Place { cpus, .. }, .. } if *cpus != 4)), "placements carry the width");
+    assert!(
+        out.iter().all(|a| !matches!(a, Action::ToNode { msg: ToNode::Place { cpus, .. }, .. } if *cpus != 4)),
+        "placements carry the width"
+    );
     // The work map counts slot-ms: 3 tasks x 10 ms x 4 slots.
     assert_eq!(s.status().nodes[1].work_ms, 120.0);
     s.handle(Event::FromNode { host: 1, msg: FromNode::LongDone { app: "a".into(), job: 1, est_ms: 10.0, cpus: 4 } });
     assert_eq!(s.status().nodes[1].work_ms, 80.0);
-    let out = s.handle(Event::Message { conn: 1, msg: ToCentral::SubmitLong { job: 2, tasks: 1, est_ms: 10.0, cpus: 8 } });
-    assert_eq!(out, vec![Action::ToPeer { conn: 1, msg: FromCentral::Unplaced { job: 2, tasks: 1, host: None } }], "no host has 8 slots");
-    let out = s.handle(Event::Message { conn: 1, msg: ToCentral::SubmitLong { job: 3, tasks: 1, est_ms: 10.0, cpus: 0 } });
-    assert!(matches!(&out[..], [Action::ToPeer { msg: FromCentral::Error { what }, .. }] if what.contains("cpus")), "{out:?}");
+    let out =
+        s.handle(Event::Message { conn: 1, msg: ToCentral::SubmitLong { job: 2, tasks: 1, est_ms: 10.0, cpus: 8 } });
+    assert_eq!(
+        out,
+        vec![Action::ToPeer { conn: 1, msg: FromCentral::Unplaced { job: 2, tasks: 1, host: None } }],
+        "no host has 8 slots"
+    );
+    let out =
+        s.handle(Event::Message { conn: 1, msg: ToCentral::SubmitLong { job: 3, tasks: 1, est_ms: 10.0, cpus: 0 } });
+    assert!(
+        matches!(&out[..], [Action::ToPeer { msg: FromCentral::Error { what }, .. }] if what.contains("cpus")),
+        "{out:?}"
+    );
 }
 
 #[test]
@@ -399,10 +484,16 @@ fn under_lotes_narrow_long_work_keeps_off_the_host_planned_for_wide_work() {
     }
     driver(&mut s, 1, "batch");
     driver(&mut s, 2, "etl");
-    let wide = s.handle(Event::Message { conn: 1, msg: ToCentral::SubmitLong { job: 1, tasks: 2, est_ms: 60_000.0, cpus: 4 } });
+    let wide = s
+        .handle(Event::Message { conn: 1, msg: ToCentral::SubmitLong { job: 1, tasks: 2, est_ms: 60_000.0, cpus: 4 } });
     assert!(placements(&wide).iter().all(|p| p.0 == 0));
-    let narrow = s.handle(Event::Message { conn: 2, msg: ToCentral::SubmitLong { job: 1, tasks: 4, est_ms: 60_000.0, cpus: 1 } });
-    assert_eq!(placements(&narrow).iter().map(|p| p.0).collect::<Vec<_>>(), vec![1; 4], "LoTES keeps h0 for the wide class");
+    let narrow = s
+        .handle(Event::Message { conn: 2, msg: ToCentral::SubmitLong { job: 1, tasks: 4, est_ms: 60_000.0, cpus: 1 } });
+    assert_eq!(
+        placements(&narrow).iter().map(|p| p.0).collect::<Vec<_>>(),
+        vec![1; 4],
+        "LoTES keeps h0 for the wide class"
+    );
     // Plain LWL would have put narrow work on the big host (it has 4x the slots).
     let (mut l, _) = CentralState::new(&hosts, 0.0);
     for (h, slots) in [(0, 4), (1, 1)] {
@@ -410,7 +501,8 @@ fn under_lotes_narrow_long_work_keeps_off_the_host_planned_for_wide_work() {
         sized(&mut l, h, slots);
     }
     driver(&mut l, 2, "etl");
-    let out = l.handle(Event::Message { conn: 2, msg: ToCentral::SubmitLong { job: 1, tasks: 4, est_ms: 60_000.0, cpus: 1 } });
+    let out = l
+        .handle(Event::Message { conn: 2, msg: ToCentral::SubmitLong { job: 1, tasks: 4, est_ms: 60_000.0, cpus: 1 } });
     assert!(placements(&out).iter().any(|p| p.0 == 0));
 }
 
@@ -423,7 +515,9 @@ fn an_application_idle_of_short_work_for_a_minute_no_longer_holds_a_short_only_h
     let load = |s: &mut CentralState, conn: ConnId, running: u32| {
         s.handle(Event::Message { conn, msg: ToCentral::ShortLoad { running, waiting: 0 } });
     };
-    let short_only = |s: &mut CentralState| -> Vec<String> { s.status().nodes.into_iter().filter(|n| !n.general).map(|n| n.name).collect() };
+    let short_only = |s: &mut CentralState| -> Vec<String> {
+        s.status().nodes.into_iter().filter(|n| !n.general).map(|n| n.name).collect()
+    };
     load(&mut s, 1, 1);
     load(&mut s, 3, 1);
     assert_eq!(short_only(&mut s), ["h0", "h4"]);
@@ -434,7 +528,8 @@ fn an_application_idle_of_short_work_for_a_minute_no_longer_holds_a_short_only_h
     assert_eq!(short_only(&mut s), ["h0", "h4"], "idle for less than a minute: 3 still counts");
     s.set_now(71.0);
     assert_eq!(short_only(&mut s), ["h0"], "3 has had no short work for a minute");
-    let out = s.handle(Event::Message { conn: 4, msg: ToCentral::SubmitLong { job: 1, tasks: 4, est_ms: 100.0, cpus: 1 } });
+    let out =
+        s.handle(Event::Message { conn: 4, msg: ToCentral::SubmitLong { job: 1, tasks: 4, est_ms: 100.0, cpus: 1 } });
     assert!(placements(&out).iter().any(|x| x.0 == 4), "h4 takes long work again: {out:?}");
     // Short work again: its host comes back at once, and stays while the work runs.
     load(&mut s, 3, 2);
@@ -458,7 +553,10 @@ fn eight_up(mode: ShortPartition) -> CentralState {
 /// Driver `conn` (application `app{conn}`) connects, with executors on hosts `on`.
 fn driver_on(s: &mut CentralState, conn: ConnId, on: &[u32]) {
     driver(s, conn, &format!("app{conn}"));
-    s.handle(Event::Message { conn, msg: ToCentral::Executors { hosts: on.iter().map(|h| format!("h{h}")).collect() } });
+    s.handle(Event::Message {
+        conn,
+        msg: ToCentral::Executors { hosts: on.iter().map(|h| format!("h{h}")).collect() },
+    });
 }
 
 /// Long tasks placed on a host that then leaves the general partition would keep it from
@@ -481,7 +579,8 @@ fn a_host_leaving_the_general_partition_is_asked_to_hand_back_its_queued_long_wo
             .collect()
     };
     // Only h0 is short-only: 4's long work fills h4-h7, two tasks a host.
-    let out = s.handle(Event::Message { conn: 4, msg: ToCentral::SubmitLong { job: 1, tasks: 8, est_ms: 100.0, cpus: 1 } });
+    let out =
+        s.handle(Event::Message { conn: 4, msg: ToCentral::SubmitLong { job: 1, tasks: 8, est_ms: 100.0, cpus: 1 } });
     assert!(placements(&out).iter().filter(|x| x.0 == 4).count() == 2, "{out:?}");
     assert!(drops(&out).is_empty());
     // 3 reports short work: h4, one of its hosts, leaves the general partition.
@@ -491,7 +590,10 @@ fn a_host_leaving_the_general_partition_is_asked_to_hand_back_its_queued_long_wo
     assert!(drops(&out).is_empty(), "asked once per move: {out:?}");
     // The node hands back one queued task (the other runs on): it is over here, and its
     // driver is told where it was refused.
-    let out = s.handle(Event::FromNode { host: 4, msg: FromNode::PlaceRefused { app: "app4".into(), job: 1, est_ms: 100.0, cpus: 1 } });
+    let out = s.handle(Event::FromNode {
+        host: 4,
+        msg: FromNode::PlaceRefused { app: "app4".into(), job: 1, est_ms: 100.0, cpus: 1 },
+    });
     assert_eq!(out, vec![Action::ToPeer { conn: 4, msg: FromCentral::Unplaced { job: 1, tasks: 1, host: Some(4) } }]);
     assert_eq!(s.status().nodes[4].long_tasks, 1);
     // 1 reports short work: h0 already holds its short-only host, nothing moves.
@@ -511,7 +613,8 @@ fn a_grown_partition_leaves_each_application_with_long_work_a_general_host() {
     driver_on(&mut s, 2, &[0, 1]);
     driver_on(&mut s, 3, &[2, 3, 4, 5, 6, 7]);
     let submit = |s: &mut CentralState, conn: ConnId, job: u64| {
-        let out = s.handle(Event::Message { conn, msg: ToCentral::SubmitLong { job, tasks: 2, est_ms: 1000.0, cpus: 1 } });
+        let out =
+            s.handle(Event::Message { conn, msg: ToCentral::SubmitLong { job, tasks: 2, est_ms: 1000.0, cpus: 1 } });
         placements(&out).into_iter().map(|p| p.0).collect::<BTreeSet<HostId>>()
     };
     assert_eq!(submit(&mut s, 2, 1), [1].into(), "the fixed share: h0 short-only");
@@ -529,7 +632,10 @@ fn a_grown_partition_leaves_each_application_with_long_work_a_general_host() {
     assert!(s.status().nodes[1].general, "h1 keeps the batch application's long work");
     // Once they are over and it has asked for no long work for a minute, the partition grows.
     for job in [1, 1, 2, 2] {
-        s.handle(Event::FromNode { host: 1, msg: FromNode::LongDone { app: "app2".into(), job, est_ms: 1000.0, cpus: 1 } });
+        s.handle(Event::FromNode {
+            host: 1,
+            msg: FromNode::LongDone { app: "app2".into(), job, est_ms: 1000.0, cpus: 1 },
+        });
     }
     s.handle(Event::Message { conn: 1, msg: ToCentral::ShortLoad { running: 2, waiting: 22 } });
     let placed = submit(&mut s, 3, 4);
@@ -553,7 +659,8 @@ fn a_grown_partition_leaves_each_application_with_long_work_half_its_hosts() {
         s.handle(Event::Message { conn, msg: ToCentral::ShortLoad { running: 4, waiting: 40 } });
     }
     s.set_now(4.0);
-    let out = s.handle(Event::Message { conn: 3, msg: ToCentral::SubmitLong { job: 1, tasks: 4, est_ms: 1000.0, cpus: 1 } });
+    let out =
+        s.handle(Event::Message { conn: 3, msg: ToCentral::SubmitLong { job: 1, tasks: 4, est_ms: 1000.0, cpus: 1 } });
     let on: BTreeSet<HostId> = placements(&out).into_iter().map(|p| p.0).collect();
     let general: Vec<usize> = (0..4).filter(|&h| s.status().nodes[h].general).collect();
     assert_eq!(general.len(), 2, "two of the batch application's four hosts stay general: {general:?}");
@@ -577,14 +684,20 @@ fn a_share_partition_takes_only_the_short_part_of_the_demand_while_long_work_wai
         s.set_now(1.0);
         s.handle(Event::Message { conn: 1, msg: ToCentral::ShortLoad { running: 4, waiting: 40 } });
         s.set_now(4.0);
-        let out = s.handle(Event::Message { conn: 2, msg: ToCentral::SubmitLong { job: 1, tasks: long_tasks, est_ms: 1000.0, cpus: 1 } });
+        let out = s.handle(Event::Message {
+            conn: 2,
+            msg: ToCentral::SubmitLong { job: 1, tasks: long_tasks, est_ms: 1000.0, cpus: 1 },
+        });
         let placed = placements(&out);
         assert_eq!(placed.len(), long_tasks as usize, "{out:?}");
         s.handle(Event::Message { conn: 1, msg: ToCentral::ShortLoad { running: 4, waiting: 41 } });
         let st = s.status();
         let queued = (st.nodes.iter().filter(|n| !n.general).count(), st.short_slots);
         for (host, _) in placed {
-            s.handle(Event::FromNode { host, msg: FromNode::LongDone { app: "app2".into(), job: 1, est_ms: 1000.0, cpus: 1 } });
+            s.handle(Event::FromNode {
+                host,
+                msg: FromNode::LongDone { app: "app2".into(), job: 1, est_ms: 1000.0, cpus: 1 },
+            });
         }
         s.handle(Event::Message { conn: 1, msg: ToCentral::ShortLoad { running: 4, waiting: 42 } });
         (queued.0, queued.1, s.status().nodes.iter().filter(|n| !n.general).count())

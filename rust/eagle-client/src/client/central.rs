@@ -67,7 +67,9 @@ impl State {
             }
         }
         for (job, n) in lost.into_iter().filter(|&(_, n)| n > 0) {
-            log::info!("eagle-client: {n} long task(s) of job {job} were with the central when it went: placed locally");
+            log::info!(
+                "eagle-client: {n} long task(s) of job {job} were with the central when it went: placed locally"
+            );
             self.place_locally(job, n);
         }
     }

@@ -20,11 +20,13 @@ impl State {
     /// ([`State::spread_due`]).
     pub(super) fn probe(&mut self, job: u64) {
         let Some(j) = self.jobs.get(&job) else { return };
-        let mut fresh: Vec<u64> = self.up_hosts().into_iter().filter(|h| !j.probed.contains(h) && !j.rejected.contains(h)).collect();
+        let mut fresh: Vec<u64> =
+            self.up_hosts().into_iter().filter(|h| !j.probed.contains(h) && !j.rejected.contains(h)).collect();
         if !j.rejected.is_empty() {
             fresh = rescheduling_targets(&fresh, &self.flagged_hosts());
         }
-        let want = eagle_core::probe::probe_count(j.left, self.cfg.probe_ratio, self.cfg.min_probes).saturating_sub(j.probed.len());
+        let want = eagle_core::probe::probe_count(j.left, self.cfg.probe_ratio, self.cfg.min_probes)
+            .saturating_sub(j.probed.len());
         let first = j.probed.is_empty() && j.rejected.is_empty() && j.spread_at.is_none() && !j.long;
         let warm = if first { self.warm_hosts(job, &fresh, want as usize) } else { Vec::new() };
         let picked: Vec<u64> = if warm.is_empty() {

@@ -17,10 +17,10 @@ use crate::estimate::{self, History, RunningMean, TypicalTask};
 
 mod estimates;
 mod grants;
-use estimates::Meta;
 use crate::reservation::AdaptiveParams;
 use crate::types::*;
 use crate::warmup::WarmupCost;
+use estimates::Meta;
 use std::collections::{HashMap, VecDeque};
 
 /// Which policy the driver runs (`spark.scheduler.eagle.policy`).
@@ -323,7 +323,9 @@ impl Driver {
     pub fn allowed_locality(&mut self, now: Time, job: JobId, valid: &[Level], pending: &[bool]) -> Level {
         let (Some(params), Some(m)) = (self.delay.as_ref(), self.meta.get_mut(&job.0)) else { return Level::Any };
         let Some(d) = m.delay.as_mut() else { return Level::Any };
-        d.allowed(now, params, valid, |l| valid.iter().position(|v| *v == l).is_none_or(|i| pending.get(i).copied().unwrap_or(true)))
+        d.allowed(now, params, valid, |l| {
+            valid.iter().position(|v| *v == l).is_none_or(|i| pending.get(i).copied().unwrap_or(true))
+        })
     }
 
     /// `job` launched a task at `level`: its locality timer resets.
@@ -417,7 +419,20 @@ impl Driver {
             (Some(p), None) => Some(StageDelay::new(now, p)),
             _ => None,
         };
-        self.meta.insert(id.0, Meta { signature, source, class_forced: forced, observed: RunningMean::default(), delay, unsettled, demoted: false, submitted: est, hint_class });
+        self.meta.insert(
+            id.0,
+            Meta {
+                signature,
+                source,
+                class_forced: forced,
+                observed: RunningMean::default(),
+                delay,
+                unsettled,
+                demoted: false,
+                submitted: est,
+                hint_class,
+            },
+        );
         id
     }
 
@@ -463,7 +478,11 @@ impl Driver {
             Class::Short
         } else if !stranded && m.demoted {
             m.demoted = false;
-            if m.class_forced { Class::Long } else { Class::from_estimate(j.estimate, self.cutoff().unwrap_or(f64::INFINITY)) }
+            if m.class_forced {
+                Class::Long
+            } else {
+                Class::from_estimate(j.estimate, self.cutoff().unwrap_or(f64::INFINITY))
+            }
         } else {
             return;
         };

@@ -92,10 +92,16 @@ impl Manager {
     /// Starts queued migrations while fewer than `cm` run, skipping requests for which
     /// `wanted` says no (the task started meanwhile, or its job is gone); those rows are
     /// dropped. Returns the `(job, task)` pairs started.
-    pub fn start_queued(&mut self, cm: u32, mut wanted: impl FnMut(JobId, u32) -> bool, started: &mut Vec<(JobId, u32)>) {
+    pub fn start_queued(
+        &mut self,
+        cm: u32,
+        mut wanted: impl FnMut(JobId, u32) -> bool,
+        started: &mut Vec<(JobId, u32)>,
+    ) {
         while self.active < cm {
             let Some((job, task)) = self.queue.pop_front() else { break };
-            let Some(i) = self.rows.iter().position(|r| r.job == job && r.task == task && r.state == MigState::Queued) else {
+            let Some(i) = self.rows.iter().position(|r| r.job == job && r.task == task && r.state == MigState::Queued)
+            else {
                 continue; // upgraded to the fast lane, or evicted
             };
             if !wanted(job, task) {

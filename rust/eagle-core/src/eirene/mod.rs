@@ -115,7 +115,14 @@ fn counters(c: &mut Counters) -> &mut EireneCounters {
 
 impl Eirene {
     pub fn new(params: EireneParams, seed: u64) -> Eirene {
-        Eirene { params, jobs: Vec::new(), nodes: Vec::new(), rng: Rng::new(seed ^ 0xE12E_E000_0000_0001), started: Vec::new(), clone_ready: BTreeSet::new() }
+        Eirene {
+            params,
+            jobs: Vec::new(),
+            nodes: Vec::new(),
+            rng: Rng::new(seed ^ 0xE12E_E000_0000_0001),
+            started: Vec::new(),
+            clone_ready: BTreeSet::new(),
+        }
     }
 
     pub fn add_node(&mut self) {
@@ -189,7 +196,15 @@ impl Eirene {
     }
 
     /// A migration ended: the data stays while its job lives; the MQ moves on.
-    pub fn migration_done(&mut self, now: Time, node: NodeId, job: JobId, task: u32, c: &mut Counters, out: &mut Vec<Output>) {
+    pub fn migration_done(
+        &mut self,
+        now: Time,
+        node: NodeId,
+        job: JobId,
+        task: u32,
+        c: &mut Counters,
+        out: &mut Vec<Output>,
+    ) {
         let Some(m) = self.nodes.get_mut(node.0 as usize) else { return };
         let keep = self.jobs.get(job.0 as usize).is_some_and(|b| b.is_some());
         m.done(job, task, keep);
@@ -201,7 +216,14 @@ impl Eirene {
     /// not-started one. Marks it started, tells the host when it reads migrated input,
     /// and puts the job's next not-started task in the node's fast lane. `None` when the
     /// job is not tracked (long) or has no task left to start.
-    pub fn hand_out(&mut self, now: Time, node: NodeId, job: JobId, c: &mut Counters, out: &mut Vec<Output>) -> Option<u32> {
+    pub fn hand_out(
+        &mut self,
+        now: Time,
+        node: NodeId,
+        job: JobId,
+        c: &mut Counters,
+        out: &mut Vec<Output>,
+    ) -> Option<u32> {
         let ccdm = self.params.ccdm;
         let Some(Some((table, nodes))) = self.jobs.get_mut(job.0 as usize) else { return None };
         let m = &mut self.nodes[node.0 as usize];
@@ -233,7 +255,10 @@ impl Eirene {
                         nodes.push(node.0);
                     }
                     counters(c).migrations += 1;
-                    out.push(Output::Timer { at: now + self.params.dmt, msg: Msg::MigrationDone { node, job, task: next } });
+                    out.push(Output::Timer {
+                        at: now + self.params.dmt,
+                        msg: Msg::MigrationDone { node, job, task: next },
+                    });
                 }
             }
         }
@@ -242,7 +267,14 @@ impl Eirene {
 
     /// SATC (§III-C): the clone `node` runs for `job`, if every primary has started and
     /// some running task elsewhere has no clone; one whose input the node migrated first.
-    pub fn clone_for(&mut self, _now: Time, node: NodeId, job: JobId, c: &mut Counters, out: &mut Vec<Output>) -> Option<u32> {
+    pub fn clone_for(
+        &mut self,
+        _now: Time,
+        node: NodeId,
+        job: JobId,
+        c: &mut Counters,
+        out: &mut Vec<Output>,
+    ) -> Option<u32> {
         if !self.params.satc {
             return None;
         }
@@ -276,7 +308,15 @@ impl Eirene {
     /// A copy of `task` of `job` ended on `node`. The first copy completes the task and
     /// the other, if it runs, is cancelled ([`Output::Cancel`]). Returns true for the
     /// first copy (and for untracked jobs, whose tasks have one copy).
-    pub fn copy_ended(&mut self, _now: Time, node: NodeId, job: JobId, task: u32, c: &mut Counters, out: &mut Vec<Output>) -> bool {
+    pub fn copy_ended(
+        &mut self,
+        _now: Time,
+        node: NodeId,
+        job: JobId,
+        task: u32,
+        c: &mut Counters,
+        out: &mut Vec<Output>,
+    ) -> bool {
         let Some(Some((table, _))) = self.jobs.get_mut(job.0 as usize) else { return true };
         match table.copy_ended(task, node) {
             CopyEnd::First { cancel, clone_won } => {

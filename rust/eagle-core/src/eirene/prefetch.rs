@@ -120,7 +120,14 @@ impl Prefetch {
         if cm == 0 {
             return Err("ccdm: cm (concurrent migrations per executor) must be at least 1".into());
         }
-        Ok(Prefetch { cm, mpp, nodes: BTreeMap::new(), jobs: HashMap::new(), rng: Rng::new(seed), counters: Default::default() })
+        Ok(Prefetch {
+            cm,
+            mpp,
+            nodes: BTreeMap::new(),
+            jobs: HashMap::new(),
+            rng: Rng::new(seed),
+            counters: Default::default(),
+        })
     }
 
     /// A short task set arrived; `cold` are its tasks with an input to migrate, each with
@@ -179,7 +186,11 @@ impl Prefetch {
         let jobs = &self.jobs;
         let mut started = Vec::new();
         let cm = self.cm;
-        self.nodes.entry(node.0).or_default().start_queued(cm, |job, task| jobs.get(&job.0).is_some_and(|j| !j.started.contains(&task)), &mut started);
+        self.nodes.entry(node.0).or_default().start_queued(
+            cm,
+            |job, task| jobs.get(&job.0).is_some_and(|j| !j.started.contains(&task)),
+            &mut started,
+        );
         self.counters.started += started.len() as u64;
         out.extend(started.into_iter().map(|(job, task)| Migration { node, job, task, fast: false }));
     }

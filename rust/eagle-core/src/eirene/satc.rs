@@ -29,7 +29,10 @@ pub enum CloneState {
 pub enum TaskState {
     NotStarted,
     /// The primary copy runs on `primary`; `clone` is the clone column.
-    Running { primary: NodeId, clone: CloneState },
+    Running {
+        primary: NodeId,
+        clone: CloneState,
+    },
     Completed,
 }
 

@@ -96,7 +96,12 @@ impl Pool {
             return Err(format!("configuration {j} has a negative or non-finite capacity"));
         }
         for _ in 0..c.count {
-            self.machines.push(Machine { config: j, capacity: c.capacity.clone(), free: c.capacity.clone(), running: 0 });
+            self.machines.push(Machine {
+                config: j,
+                capacity: c.capacity.clone(),
+                free: c.capacity.clone(),
+                running: 0,
+            });
         }
         self.configs += 1;
         Ok(())
@@ -127,7 +132,12 @@ impl Pool {
     /// Checks a request before a placer takes it.
     pub fn check(&self, r: &Request) -> Result<(), String> {
         if r.demand.dims() != self.dims || !r.demand.is_valid() {
-            return Err(format!("task {}: demand {:?} is not {} finite non-negative amounts", r.key, r.demand.amounts(), self.dims));
+            return Err(format!(
+                "task {}: demand {:?} is not {} finite non-negative amounts",
+                r.key,
+                r.demand.amounts(),
+                self.dims
+            ));
         }
         if !(r.duration.is_finite() && r.duration >= 0.0) {
             return Err(format!("task {}: duration {} is not finite and >= 0", r.key, r.duration));

@@ -49,7 +49,14 @@ fn max_fit(free: &Resources, d: &Resources) -> u32 {
     n
 }
 
-fn dfs(free: Resources, demands: &[Resources], members: &[usize], i: usize, counts: &mut [u32], out: &mut Vec<Vec<u32>>) -> Result<(), String> {
+fn dfs(
+    free: Resources,
+    demands: &[Resources],
+    members: &[usize],
+    i: usize,
+    counts: &mut [u32],
+    out: &mut Vec<Vec<u32>>,
+) -> Result<(), String> {
     let k = members[i];
     let most = max_fit(&free, &demands[k]);
     if i + 1 == members.len() {
@@ -57,7 +64,9 @@ fn dfs(free: Resources, demands: &[Resources], members: &[usize], i: usize, coun
         let left = free.plus_scaled(&demands[k], -(most as f64));
         if members.iter().all(|&c| !demands[c].fits_in(&left)) {
             if out.len() >= MAX_BINS {
-                return Err(format!("more than {MAX_BINS} non-dominated bins; the classes are too small for the machines"));
+                return Err(format!(
+                    "more than {MAX_BINS} non-dominated bins; the classes are too small for the machines"
+                ));
             }
             out.push(counts.to_vec());
         }
@@ -83,9 +92,20 @@ mod tests {
         let bound: Vec<u32> = demands.iter().map(|d| max_fit(cap, d)).collect();
         let mut all = vec![vec![0u32; demands.len()]];
         for &k in members {
-            all = all.into_iter().flat_map(|v| (0..=bound[k]).map(move |n| { let mut w = v.clone(); w[k] = n; w })).collect();
+            all = all
+                .into_iter()
+                .flat_map(|v| {
+                    (0..=bound[k]).map(move |n| {
+                        let mut w = v.clone();
+                        w[k] = n;
+                        w
+                    })
+                })
+                .collect();
         }
-        let used = |v: &Vec<u32>| (0..demands.len()).fold(Resources::zero(cap.dims()), |acc, k| acc.plus_scaled(&demands[k], v[k] as f64));
+        let used = |v: &Vec<u32>| {
+            (0..demands.len()).fold(Resources::zero(cap.dims()), |acc, k| acc.plus_scaled(&demands[k], v[k] as f64))
+        };
         let feasible: Vec<Vec<u32>> = all.into_iter().filter(|v| used(v).fits_in(cap)).collect();
         feasible
             .iter()
@@ -104,7 +124,9 @@ mod tests {
     fn paper_figure_5() {
         // One resource, capacity 7, classes of 2 and 3 cores: (3,0), (2,1), (0,2)
         // are the non-dominated bins; (1,1) and (0,1) are feasible but dominated.
-        let bins = non_dominated(&Resources::new(vec![7.0]), &[Resources::new(vec![2.0]), Resources::new(vec![3.0])], &[0, 1]).unwrap();
+        let bins =
+            non_dominated(&Resources::new(vec![7.0]), &[Resources::new(vec![2.0]), Resources::new(vec![3.0])], &[0, 1])
+                .unwrap();
         assert_eq!(bins, vec![vec![3, 0], vec![2, 1], vec![0, 2]]);
     }
 
@@ -128,7 +150,9 @@ mod tests {
 
     #[test]
     fn classes_that_never_fit_are_ignored() {
-        let bins = non_dominated(&Resources::new(vec![1.0]), &[Resources::new(vec![2.0]), Resources::new(vec![0.5])], &[0, 1]).unwrap();
+        let bins =
+            non_dominated(&Resources::new(vec![1.0]), &[Resources::new(vec![2.0]), Resources::new(vec![0.5])], &[0, 1])
+                .unwrap();
         assert_eq!(bins, vec![vec![0, 2]]);
         assert!(non_dominated(&Resources::new(vec![1.0]), &[Resources::new(vec![2.0])], &[0]).unwrap().is_empty());
     }

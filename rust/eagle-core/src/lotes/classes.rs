@@ -54,10 +54,8 @@ impl Classes {
         }
         let dims = scale.len();
         let scale: Vec<f64> = scale.iter().map(|&s| if s > 0.0 { s } else { 1.0 }).collect();
-        let pts: Vec<Vec<f64>> = samples
-            .iter()
-            .map(|s| s.demand.amounts().iter().zip(&scale).map(|(d, c)| d / c).collect())
-            .collect();
+        let pts: Vec<Vec<f64>> =
+            samples.iter().map(|s| s.demand.amounts().iter().zip(&scale).map(|(d, c)| d / c).collect()).collect();
         if pts.iter().any(|p| p.len() != dims) {
             return Err(format!("every sample must have {dims} resources"));
         }
@@ -121,7 +119,11 @@ impl Classes {
     /// The class of a demand: the nearest centroid.
     pub fn classify(&self, demand: &Resources) -> usize {
         let p: Vec<f64> = demand.amounts().iter().zip(&self.scale).map(|(d, s)| d / s).collect();
-        let centers: Vec<Vec<f64>> = self.classes.iter().map(|c| c.demand.amounts().iter().zip(&self.scale).map(|(d, s)| d / s).collect()).collect();
+        let centers: Vec<Vec<f64>> = self
+            .classes
+            .iter()
+            .map(|c| c.demand.amounts().iter().zip(&self.scale).map(|(d, s)| d / s).collect())
+            .collect();
         nearest(&centers, &p)
     }
 }

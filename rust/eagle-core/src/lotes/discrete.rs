@@ -39,7 +39,8 @@ pub fn lambda_of(bins: &[Vec<Vec<u32>>], counts: &[Vec<f64>], classes: &[Class])
         if cl.share <= 0.0 {
             continue;
         }
-        let served: f64 = bins.iter().zip(counts).map(|(bj, cj)| bj.iter().zip(cj).map(|(b, &x)| b[k] as f64 * x).sum::<f64>()).sum();
+        let served: f64 =
+            bins.iter().zip(counts).map(|(bj, cj)| bj.iter().zip(cj).map(|(b, &x)| b[k] as f64 * x).sum::<f64>()).sum();
         lambda = lambda.min(served / cl.mean_duration / cl.share);
     }
     if lambda.is_finite() {
@@ -55,7 +56,8 @@ pub fn round(x: &[f64], n: u32) -> Vec<u32> {
         return Vec::new();
     }
     // Clean solver noise first: 2.9999999999 is 3, not 2 plus a large fraction.
-    let x: Vec<f64> = x.iter().map(|&v| if (v - v.round()).abs() < 1e-7 { v.round().max(0.0) } else { v.max(0.0) }).collect();
+    let x: Vec<f64> =
+        x.iter().map(|&v| if (v - v.round()).abs() < 1e-7 { v.round().max(0.0) } else { v.max(0.0) }).collect();
     let mut out: Vec<u32> = x.iter().map(|v| v.floor() as u32).collect();
     let floor_sum: u64 = out.iter().map(|&v| v as u64).sum();
     let mut order: Vec<usize> = (0..x.len()).collect();

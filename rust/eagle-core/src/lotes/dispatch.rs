@@ -69,7 +69,12 @@ pub struct Lotes {
 
 impl Lotes {
     /// Fits the classes on `training` (the paper: the first day's jobs), then plans.
-    pub fn new(configs: &[MachineConfig], training: &[Sample], params: LotesParams, seed: u64) -> Result<Lotes, String> {
+    pub fn new(
+        configs: &[MachineConfig],
+        training: &[Sample],
+        params: LotesParams,
+        seed: u64,
+    ) -> Result<Lotes, String> {
         let pool = Pool::new(configs)?;
         let mut rng = Rng::new(seed);
         let classes = Classes::fit(training, params.classes, &max_capacity(configs), &mut rng)?;
@@ -77,12 +82,23 @@ impl Lotes {
     }
 
     /// Plans with classes given directly.
-    pub fn with_given_classes(configs: &[MachineConfig], classes: Classes, params: LotesParams, seed: u64) -> Result<Lotes, String> {
+    pub fn with_given_classes(
+        configs: &[MachineConfig],
+        classes: Classes,
+        params: LotesParams,
+        seed: u64,
+    ) -> Result<Lotes, String> {
         let pool = Pool::new(configs)?;
         Lotes::with_classes(configs, classes, params, Rng::new(seed), pool)
     }
 
-    fn with_classes(configs: &[MachineConfig], classes: Classes, params: LotesParams, rng: Rng, pool: Pool) -> Result<Lotes, String> {
+    fn with_classes(
+        configs: &[MachineConfig],
+        classes: Classes,
+        params: LotesParams,
+        rng: Rng,
+        pool: Pool,
+    ) -> Result<Lotes, String> {
         let plan = Plan::build(configs, classes)?;
         let k = plan.classes.len();
         let mut l = Lotes {
@@ -169,7 +185,12 @@ impl Lotes {
             counts[self.plan.classes.classify(&s.demand)] += 1;
         }
         let n = self.recent.len() as f64;
-        let tv = 0.5 * counts.iter().zip(&self.plan.classes.classes).map(|(&c, cl)| (c as f64 / n - cl.share).abs()).sum::<f64>();
+        let tv = 0.5
+            * counts
+                .iter()
+                .zip(&self.plan.classes.classes)
+                .map(|(&c, cl)| (c as f64 / n - cl.share).abs())
+                .sum::<f64>();
         if tv > self.params.drift {
             let fitted = Classes::fit(&self.recent, self.params.classes, &max_capacity(&self.configs), &mut self.rng);
             if let Ok(plan) = fitted.and_then(|c| Plan::build(&self.configs, c)) {

@@ -244,7 +244,8 @@ impl ExecutorPlacement {
                 }
             }
         }
-        let scale: Vec<f64> = (0..dims).map(|l| configs.iter().map(|c| c.capacity.get(l)).fold(0.0, f64::max)).collect();
+        let scale: Vec<f64> =
+            (0..dims).map(|l| configs.iter().map(|c| c.capacity.get(l)).fold(0.0, f64::max)).collect();
         let mut samples = Vec::new();
         // Per distinct demand: (demand, samples, summed duration).
         let mut profiles: Vec<(Vec<f64>, usize, f64)> = Vec::new();
@@ -275,7 +276,11 @@ impl ExecutorPlacement {
             let n = samples.len() as f64;
             let given = profiles
                 .iter()
-                .map(|(d, w, dur)| Class { demand: padded(d, dims), share: *w as f64 / n, mean_duration: dur / *w as f64 })
+                .map(|(d, w, dur)| Class {
+                    demand: padded(d, dims),
+                    share: *w as f64 / n,
+                    mean_duration: dur / *w as f64,
+                })
                 .collect();
             Plan::build(&configs, Classes::given(given, &scale))
         })?;
@@ -298,7 +303,12 @@ impl ExecutorPlacement {
         let free = padded(free, dims);
         let Some(cap) = self.executors.get(&node) else {
             // Not described: only the fit rule applies.
-            return Ok(self.task_sets.iter().filter(|(_, t)| !padded(&t.demand, dims).fits_in(&free)).map(|(&j, _)| j).collect());
+            return Ok(self
+                .task_sets
+                .iter()
+                .filter(|(_, t)| !padded(&t.demand, dims).fits_in(&free))
+                .map(|(&j, _)| j)
+                .collect());
         };
         let cap = padded(cap, dims);
         // (classes, this executor's bin, classes some executor's bin holds)

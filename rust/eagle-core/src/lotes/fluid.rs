@@ -55,8 +55,12 @@ impl Fluid {
         }
         for (j, c) in configs.iter().enumerate() {
             for l in 0..c.capacity.dims() {
-                let terms: Vec<(usize, f64)> =
-                    classes.iter().enumerate().filter(|(_, cl)| cl.demand.get(l) > 0.0).map(|(k, cl)| (x[j][k], cl.demand.get(l))).collect();
+                let terms: Vec<(usize, f64)> = classes
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, cl)| cl.demand.get(l) > 0.0)
+                    .map(|(k, cl)| (x[j][k], cl.demand.get(l)))
+                    .collect();
                 if !terms.is_empty() {
                     lp.row(terms, Cmp::Le, c.count as f64 * c.capacity.get(l));
                 }

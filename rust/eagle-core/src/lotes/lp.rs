@@ -50,7 +50,11 @@ impl Lp {
             };
             p.add_constraint(t.as_slice(), op, *rhs);
         }
-        let sol = p.solve().map_err(|e| format!("LP: {e}"))?.into_solution().map_err(|e| format!("LP interrupted: {:?}", e.termination_reason()))?;
+        let sol = p
+            .solve()
+            .map_err(|e| format!("LP: {e}"))?
+            .into_solution()
+            .map_err(|e| format!("LP interrupted: {:?}", e.termination_reason()))?;
         Ok((vars.iter().map(|&v| sol.var_value(v)).collect(), sol.objective()))
     }
 }

@@ -75,7 +75,9 @@ impl Plan {
         let delta: Vec<Vec<f64>> = bins
             .iter()
             .zip(&assignment.machines)
-            .map(|(bj, mj)| (0..cls.len()).map(|k| bj.iter().zip(mj).map(|(b, &m)| b[k] as f64 * m as f64).sum()).collect())
+            .map(|(bj, mj)| {
+                (0..cls.len()).map(|k| bj.iter().zip(mj).map(|(b, &m)| b[k] as f64 * m as f64).sum()).collect()
+            })
             .collect();
         let share: Vec<Vec<f64>> = (0..cls.len())
             .map(|k| {

@@ -23,7 +23,10 @@ fn req(key: u64, d: &[f64]) -> Request {
 /// x_B0 + x_B1 ≤ 2, 0.5 x_B0 + 2 x_B1 ≤ 4; optimum x_B1 = 2, x_B0 = 0, λ* = 4. So
 /// K^A = {0}, K^B = {1}; the bins are {2 × class 0} on A and {2 × class 1} on B.
 fn two_by_two() -> (Vec<MachineConfig>, Classes) {
-    let cfgs = vec![MachineConfig { count: 2, capacity: res(&[1.0, 1.0]) }, MachineConfig { count: 1, capacity: res(&[1.0, 4.0]) }];
+    let cfgs = vec![
+        MachineConfig { count: 2, capacity: res(&[1.0, 1.0]) },
+        MachineConfig { count: 1, capacity: res(&[1.0, 4.0]) },
+    ];
     let classes = Classes::given(
         vec![
             Class { demand: res(&[0.5, 0.5]), share: 0.5, mean_duration: 1.0 },
@@ -101,8 +104,9 @@ fn a_planned_machine_keeps_its_room_for_the_planned_class() {
 fn replans_when_the_class_mix_drifts() {
     let (cfgs, _) = two_by_two();
     // Trained on 90 % small tasks; then only big ones arrive.
-    let training: Vec<Sample> =
-        (0..100).map(|i| Sample { demand: if i % 10 == 0 { res(&[0.5, 2.0]) } else { res(&[0.5, 0.5]) }, duration: 1.0 }).collect();
+    let training: Vec<Sample> = (0..100)
+        .map(|i| Sample { demand: if i % 10 == 0 { res(&[0.5, 2.0]) } else { res(&[0.5, 0.5]) }, duration: 1.0 })
+        .collect();
     let params = LotesParams { classes: 2, window: 20, drift: 0.2 };
     let mut l = Lotes::new(&cfgs, &training, params, 3).unwrap();
     let before: Vec<f64> = l.plan().classes.classes.iter().map(|c| c.share).collect();
@@ -150,19 +154,31 @@ fn no_placer_starts_a_task_where_it_does_not_fit() {
         let mut rng = Rng::new(seed);
         let dims = 1 + rng.below(3);
         let cfgs: Vec<MachineConfig> = (0..1 + rng.below(4))
-            .map(|_| MachineConfig { count: 1 + rng.below(4) as u32, capacity: Resources::new((0..dims).map(|_| 0.25 + 0.75 * rng.unit()).collect()) })
+            .map(|_| MachineConfig {
+                count: 1 + rng.below(4) as u32,
+                capacity: Resources::new((0..dims).map(|_| 0.25 + 0.75 * rng.unit()).collect()),
+            })
             .collect();
-        let cap_min: Vec<f64> = (0..dims).map(|l| cfgs.iter().map(|c| c.capacity.get(l)).fold(f64::INFINITY, f64::min)).collect();
+        let cap_min: Vec<f64> =
+            (0..dims).map(|l| cfgs.iter().map(|c| c.capacity.get(l)).fold(f64::INFINITY, f64::min)).collect();
         let tasks: Vec<Request> = (0..300u64)
             .map(|key| Request {
                 key,
-                demand: Resources::new((0..dims).map(|l| cap_min[l] * (0.02 + 0.6 * rng.unit() * rng.unit())).collect()),
+                demand: Resources::new(
+                    (0..dims).map(|l| cap_min[l] * (0.02 + 0.6 * rng.unit() * rng.unit())).collect(),
+                ),
                 duration: 1.0 + 100.0 * rng.unit(),
             })
             .collect();
-        let training: Vec<Sample> = tasks[..60].iter().map(|r| Sample { demand: r.demand.clone(), duration: r.duration }).collect();
+        let training: Vec<Sample> =
+            tasks[..60].iter().map(|r| Sample { demand: r.demand.clone(), duration: r.duration }).collect();
         let placers: Vec<(&str, Box<dyn Placer>)> = vec![
-            ("lotes", Box::new(Lotes::new(&cfgs, &training, LotesParams { classes: 3, window: 50, drift: 0.05 }, seed).unwrap())),
+            (
+                "lotes",
+                Box::new(
+                    Lotes::new(&cfgs, &training, LotesParams { classes: 3, window: 50, drift: 0.05 }, seed).unwrap(),
+                ),
+            ),
             ("greedy", Box::new(Greedy::new(&cfgs, seed).unwrap())),
             ("tetris", Box::new(Tetris::new(&cfgs).unwrap())),
         ];

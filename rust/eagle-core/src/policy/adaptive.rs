@@ -81,9 +81,9 @@
 //! trip after the decision, like the paper systems' fetches.
 
 use super::Policy;
+use crate::arrivals::ShortArrivals;
 use crate::cluster::{Cluster, Job, JobSpec};
 use crate::config::Config;
-use crate::arrivals::ShortArrivals;
 use crate::eirene::Eirene;
 use crate::fsp::{FairClock, Order, Unit};
 use crate::node_queue::Running;
@@ -339,7 +339,8 @@ impl Adaptive {
         // Warm executors: the first job worth the slot with the other jobs waiting for it;
         // failing that, the first job that still gains from it (no other job wants it).
         let first_worth = |s: &Self, crowded: bool| {
-            let worth = |j: u32| !exclude.contains(&JobId(j)) && node.is_none_or(|ni| s.worth_here(now, ni, j, crowded));
+            let worth =
+                |j: u32| !exclude.contains(&JobId(j)) && node.is_none_or(|ni| s.worth_here(now, ni, j, crowded));
             let short = if short_ok { s.ready_short.iter().find(|(_, j)| worth(*j)).copied() } else { None };
             let long = if long_ok { s.ready_long.iter().find(|(_, j)| worth(*j)).copied() } else { None };
             match (short, long) {
@@ -351,9 +352,16 @@ impl Adaptive {
         // both cold here and neither worth it, the slot stays free until a task end
         // re-offers it. Jobs the reservation or the long share holds back cannot use the
         // slot, so a cold start there costs them nothing.
-        let alone = |s: &Self| s.ready_short.iter().chain(s.ready_long.iter()).filter(|(_, j)| eligible(s, *j)).take(2).count() <= 1;
-        let best = first_worth(self, true)
-            .or_else(|| if node.is_some() && self.warmup > 0.0 && alone(self) { first_worth(self, false) } else { None });
+        let alone = |s: &Self| {
+            s.ready_short.iter().chain(s.ready_long.iter()).filter(|(_, j)| eligible(s, *j)).take(2).count() <= 1
+        };
+        let best = first_worth(self, true).or_else(|| {
+            if node.is_some() && self.warmup > 0.0 && alone(self) {
+                first_worth(self, false)
+            } else {
+                None
+            }
+        });
         if let Some((_, j)) = best {
             let first = self.ready_short.first().into_iter().chain(self.ready_long.first()).min().copied();
             if first.is_some_and(|(_, f)| f != j) {

@@ -30,7 +30,13 @@ pub trait Policy: Send {
     fn remove_node(&mut self, now: Time, node: NodeId, out: &mut Vec<Output>);
     fn submit_job(&mut self, now: Time, spec: JobSpec, out: &mut Vec<Output>) -> JobId;
     /// Locality mode: a job whose task `i` reads a block held by `prefs[i]`.
-    fn submit_job_with_locality(&mut self, now: Time, spec: JobSpec, _prefs: &[Vec<NodeId>], out: &mut Vec<Output>) -> JobId {
+    fn submit_job_with_locality(
+        &mut self,
+        now: Time,
+        spec: JobSpec,
+        _prefs: &[Vec<NodeId>],
+        out: &mut Vec<Output>,
+    ) -> JobId {
         self.submit_job(now, spec, out)
     }
     fn locality_feedback(&mut self, _now: Time, _job: JobId, _local: bool, _net_oh: f64) {}

@@ -4,7 +4,10 @@ use super::*;
 
 /// A valid `create()` parameter array (every slot documented in [`PARAM_NAMES`]).
 pub(crate) fn good() -> Vec<f64> {
-    vec![10_000.0, 0.1, 20.0, 2.0, 5.0, 0.0, 1000.0, 42.0, -1.0, 10_000.0, 0.0, 1.0, 60_000.0, 1.0, 0.5, 30_000.0, 0.1, 0.5, 0.0, 5.0, 0.0]
+    vec![
+        10_000.0, 0.1, 20.0, 2.0, 5.0, 0.0, 1000.0, 42.0, -1.0, 10_000.0, 0.0, 1.0, 60_000.0, 1.0, 0.5, 30_000.0, 0.1,
+        0.5, 0.0, 5.0, 0.0,
+    ]
 }
 
 #[test]
@@ -80,8 +83,9 @@ fn history_json_round_trips_and_rejects_garbage() {
     assert_eq!(parse_history(&text).unwrap(), entries);
     assert!(parse_history("{").is_err());
     assert!(parse_history(r#"{"format":"other","entries":[]}"#).is_err());
-    assert!(parse_history(r#"{"format":"eagle-history/1","entries":[{"signature":"zz","meanMs":1,"samples":1}]}"#)
-        .is_err());
+    assert!(
+        parse_history(r#"{"format":"eagle-history/1","entries":[{"signature":"zz","meanMs":1,"samples":1}]}"#).is_err()
+    );
 }
 
 #[test]

@@ -7,7 +7,12 @@ impl NodeState {
     /// The answer to `Status`.
     pub fn status(&self) -> NodeStatus {
         fn row<'a>(rows: &'a mut BTreeMap<String, QueuedByApp>, app: &str) -> &'a mut QueuedByApp {
-            rows.entry(app.to_string()).or_insert_with(|| QueuedByApp { app: app.to_string(), probes: 0, reservations: 0, leased: 0 })
+            rows.entry(app.to_string()).or_insert_with(|| QueuedByApp {
+                app: app.to_string(),
+                probes: 0,
+                reservations: 0,
+                leased: 0,
+            })
         }
         let mut by_app: BTreeMap<String, QueuedByApp> = BTreeMap::new();
         let app_of = |conn: ConnId| self.conns.get(&conn).map(|c| c.peer.app.as_str());

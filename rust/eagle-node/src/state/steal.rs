@@ -9,7 +9,12 @@ impl NodeState {
     /// Hawk: an idle node (free slot, empty queue) asks peers for blocked probes.
     pub(super) fn maybe_steal(&mut self, out: &mut Vec<Action>) {
         let idle = self.node.free > 0 && self.node.queue.is_empty();
-        if !(self.stealing && std::mem::take(&mut self.want_steal) && idle && !self.steal_pending && !self.apps.is_empty()) {
+        if !(self.stealing
+            && std::mem::take(&mut self.want_steal)
+            && idle
+            && !self.steal_pending
+            && !self.apps.is_empty())
+        {
             return;
         }
         self.steal_pending = true;

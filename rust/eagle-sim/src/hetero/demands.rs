@@ -57,7 +57,8 @@ mod tests {
 
     #[test]
     fn draws_classes_and_demands_around_the_means() {
-        let classes = ClassFile::parse("c", "class proportion cores memory\na 0.25 0.02 0.01\nb 0.75 0.20 0.06\n").unwrap();
+        let classes =
+            ClassFile::parse("c", "class proportion cores memory\na 0.25 0.02 0.01\nb 0.75 0.20 0.06\n").unwrap();
         let mut buf = Vec::new();
         write(&classes, 20_000, 4, &mut buf).unwrap();
         let d = Demands::parse("d", std::str::from_utf8(&buf).unwrap()).unwrap();

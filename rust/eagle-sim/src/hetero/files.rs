@@ -61,11 +61,18 @@ fn table(file: &str, text: &str, lead: &[&str]) -> Result<Table, FileError> {
         }
         match &resources {
             None => {
-                if fields.len() <= lead.len() || fields[..lead.len()].iter().zip(lead).any(|(a, b)| !a.eq_ignore_ascii_case(b)) {
+                if fields.len() <= lead.len()
+                    || fields[..lead.len()].iter().zip(lead).any(|(a, b)| !a.eq_ignore_ascii_case(b))
+                {
                     return Err(err(
                         file,
                         Some(line),
-                        format!("expected a header line '{} RESOURCE...' (e.g. '{} cores memory'), found '{}'", lead.join(" "), lead.join(" "), content.trim()),
+                        format!(
+                            "expected a header line '{} RESOURCE...' (e.g. '{} cores memory'), found '{}'",
+                            lead.join(" "),
+                            lead.join(" "),
+                            content.trim()
+                        ),
                     ));
                 }
                 let names: Vec<String> = fields[lead.len()..].iter().map(|s| s.to_ascii_lowercase()).collect();
@@ -79,7 +86,16 @@ fn table(file: &str, text: &str, lead: &[&str]) -> Result<Table, FileError> {
             Some(names) => {
                 let want = lead.len() + names.len();
                 if fields.len() != want {
-                    return Err(err(file, Some(line), format!("expected {want} fields ({} {}), found {}", lead.join(" "), names.join(" "), fields.len())));
+                    return Err(err(
+                        file,
+                        Some(line),
+                        format!(
+                            "expected {want} fields ({} {}), found {}",
+                            lead.join(" "),
+                            names.join(" "),
+                            fields.len()
+                        ),
+                    ));
                 }
                 let mut amounts = Vec::with_capacity(names.len());
                 for (f, name) in fields[lead.len()..].iter().zip(names) {
@@ -92,7 +108,8 @@ fn table(file: &str, text: &str, lead: &[&str]) -> Result<Table, FileError> {
             }
         }
     }
-    let resources = resources.ok_or_else(|| err(file, None, format!("no header line ('{} cores memory')", lead.join(" "))))?;
+    let resources =
+        resources.ok_or_else(|| err(file, None, format!("no header line ('{} cores memory')", lead.join(" "))))?;
     if rows.is_empty() {
         return Err(err(file, None, "no data lines after the header"));
     }
@@ -209,7 +226,14 @@ impl Demands {
 /// Checks that `file`'s resources are the machines file's.
 pub fn same_resources(file: &str, got: &[String], machines: &Machines) -> Result<(), FileError> {
     if got != machines.resources.as_slice() {
-        return Err(err(file, None, format!("resources {:?} differ from the machines file's {:?} (same names, same order)", got, machines.resources)));
+        return Err(err(
+            file,
+            None,
+            format!(
+                "resources {:?} differ from the machines file's {:?} (same names, same order)",
+                got, machines.resources
+            ),
+        ));
     }
     Ok(())
 }

@@ -172,7 +172,16 @@ impl HeteroReport {
         let f = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.2}"));
         let _ = writeln!(s, "{:<9} {:>7} {:>12} {:>12} {:>12} {:>12}", "seconds", "count", "p50", "p90", "p99", "mean");
         for (name, x) in [("response", &self.response), ("short", &self.short), ("long", &self.long)] {
-            let _ = writeln!(s, "{:<9} {:>7} {:>12} {:>12} {:>12} {:>12}", name, x.count, f(x.p50), f(x.p90), f(x.p99), f(x.mean));
+            let _ = writeln!(
+                s,
+                "{:<9} {:>7} {:>12} {:>12} {:>12} {:>12}",
+                name,
+                x.count,
+                f(x.p50),
+                f(x.p90),
+                f(x.p99),
+                f(x.mean)
+            );
         }
         let offered: Vec<String> = self.offered.iter().map(|(r, v)| format!("{r} {:.1}%", 100.0 * v)).collect();
         let _ = writeln!(s, "offered load: {}; peak queued tasks {}", offered.join(", "), self.peak_queued);
@@ -196,7 +205,14 @@ impl HeteroReport {
 }
 
 /// `eagle-sim run --machines FILE ...`.
-pub fn cmd_run(system: SimSystem, trace_path: &str, h: &HeteroArgs, base: Option<SimConfig>, json: bool, mode: Mode) -> Result<String, String> {
+pub fn cmd_run(
+    system: SimSystem,
+    trace_path: &str,
+    h: &HeteroArgs,
+    base: Option<SimConfig>,
+    json: bool,
+    mode: Mode,
+) -> Result<String, String> {
     let started = Instant::now();
     let mpath = h.machines.as_deref().expect("heterogeneous mode");
     let machines = Machines::load(mpath).map_err(|e| e.to_string())?.scaled(h.machine_scale.unwrap_or(1.0));
@@ -219,14 +235,26 @@ pub fn cmd_run(system: SimSystem, trace_path: &str, h: &HeteroArgs, base: Option
     let set = |n: usize| progress.set(n as u64);
     let (outcome, plan) = match system {
         SimSystem::Engine(_) => {
-            let cores = machines.cores().ok_or_else(|| format!("{mpath}: resource-blind systems count slots from a 'cores' column, and there is none"))?;
+            let cores = machines.cores().ok_or_else(|| {
+                format!("{mpath}: resource-blind systems count slots from a 'cores' column, and there is none")
+            })?;
             let mut cfg = base.expect("engine systems have a SimConfig");
             cfg.node_slots = run::node_slots(&machines.configs, cores, h.slots_per_core.unwrap_or(1.0));
             cfg.nodes = cfg.node_slots.len() as u32;
             (run::run_blind(&trace, &cfg, set), None)
         }
-        SimSystem::Greedy => (run::run_placer(&trace, &d.demand, &mut Greedy::new(&machines.configs, seed)?, set), None),
-        SimSystem::Tetris => (run::run_placer(&trace, &d.demand, &mut Tetris::with_work_weight(&machines.configs, h.tetris_work_weight.unwrap_or(1.0))?, set), None),
+        SimSystem::Greedy => {
+            (run::run_placer(&trace, &d.demand, &mut Greedy::new(&machines.configs, seed)?, set), None)
+        }
+        SimSystem::Tetris => (
+            run::run_placer(
+                &trace,
+                &d.demand,
+                &mut Tetris::with_work_weight(&machines.configs, h.tetris_work_weight.unwrap_or(1.0))?,
+                set,
+            ),
+            None,
+        ),
         SimSystem::Lotes => {
             let t = Instant::now();
             let training = training(&trace, &d, h.lotes_train.unwrap_or(0.1));
@@ -235,7 +263,8 @@ pub fn cmd_run(system: SimSystem, trace_path: &str, h: &HeteroArgs, base: Option
                 window: h.lotes_window.unwrap_or(LotesParams::default().window),
                 drift: h.lotes_drift.unwrap_or(LotesParams::default().drift),
             };
-            let mut l = Lotes::new(&machines.configs, &training, params, seed).map_err(|e| format!("LoTES plan: {e}"))?;
+            let mut l =
+                Lotes::new(&machines.configs, &training, params, seed).map_err(|e| format!("LoTES plan: {e}"))?;
             let seconds = t.elapsed().as_secs_f64();
             let o = run::run_placer(&trace, &d.demand, &mut l, set);
             (o, Some(plan_report(&l, seconds, training.len())))
@@ -319,7 +348,9 @@ fn offered(trace: &Trace, d: &Demands, m: &Machines) -> Vec<(String, f64)> {
         .enumerate()
         .map(|(l, name)| {
             let cap: f64 = m.configs.iter().map(|c| c.count as f64 * c.capacity.get(l)).sum();
-            let work: f64 = (0..n).map(|j| trace.job(j).durations.iter().map(|&x| x as f64).sum::<f64>() * d.demand[j].get(l)).sum();
+            let work: f64 = (0..n)
+                .map(|j| trace.job(j).durations.iter().map(|&x| x as f64).sum::<f64>() * d.demand[j].get(l))
+                .sum();
             (name.clone(), if span > 0.0 && cap > 0.0 { work / (span * cap) } else { 0.0 })
         })
         .collect()

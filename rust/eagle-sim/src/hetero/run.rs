@@ -75,7 +75,12 @@ impl Keys {
 }
 
 /// Replays `trace` with `demands[j]` for every task of job `j` under `placer`.
-pub fn run_placer(trace: &Trace, demands: &[Resources], placer: &mut dyn Placer, mut on_job_done: impl FnMut(usize)) -> Result<HeteroOutcome, String> {
+pub fn run_placer(
+    trace: &Trace,
+    demands: &[Resources],
+    placer: &mut dyn Placer,
+    mut on_job_done: impl FnMut(usize),
+) -> Result<HeteroOutcome, String> {
     let n = trace.len();
     let keys = Keys::new(trace);
     let mut o = HeteroOutcome { response: vec![f64::NAN; n], running: vec![f64::NAN; n], peak_queued: 0, launches: 0 };
@@ -91,7 +96,11 @@ pub fn run_placer(trace: &Trace, demands: &[Resources], placer: &mut dyn Placer,
             (Some(_), false) => true,
             (None, true) => false,
             (None, false) => {
-                return Err(format!("simulation stalled: {} of {n} jobs never completed, {} tasks still queued", n - done, placer.queued()));
+                return Err(format!(
+                    "simulation stalled: {} of {n} jobs never completed, {} tasks still queued",
+                    n - done,
+                    placer.queued()
+                ));
             }
         };
         let now;
@@ -110,7 +119,11 @@ pub fn run_placer(trace: &Trace, demands: &[Resources], placer: &mut dyn Placer,
             now = trace.submit(next);
             let job = trace.job(next);
             for t in 0..job.tasks() {
-                let r = Request { key: keys.key(next, t), demand: demands[next].clone(), duration: job.durations[t as usize] as f64 };
+                let r = Request {
+                    key: keys.key(next, t),
+                    demand: demands[next].clone(),
+                    duration: job.durations[t as usize] as f64,
+                };
                 placer.arrive(now, r, &mut out).map_err(|e| format!("trace job {} (line {}): {e}", next, next + 1))?;
             }
             next += 1;
@@ -153,12 +166,22 @@ impl<F: FnMut(usize)> Observer for FirstStart<'_, F> {
 pub fn run_blind(trace: &Trace, cfg: &SimConfig, on_job_done: impl FnMut(usize)) -> Result<HeteroOutcome, String> {
     let mut obs = FirstStart { trace, first: vec![f64::NAN; trace.len()], progress: on_job_done };
     let outcome = sim::run_observed(trace, cfg, &mut obs)?;
-    Ok(HeteroOutcome { response: obs.first, running: outcome.running_times, peak_queued: 0, launches: outcome.launches })
+    Ok(HeteroOutcome {
+        response: obs.first,
+        running: outcome.running_times,
+        peak_queued: 0,
+        launches: outcome.launches,
+    })
 }
 
 /// Slots of each machine for a resource-blind run: `cores × slots_per_core`, at least 1.
 pub fn node_slots(configs: &[MachineConfig], cores: usize, slots_per_core: f64) -> Vec<u32> {
-    configs.iter().flat_map(|c| std::iter::repeat_n(((c.capacity.get(cores) * slots_per_core).round() as u32).max(1), c.count as usize)).collect()
+    configs
+        .iter()
+        .flat_map(|c| {
+            std::iter::repeat_n(((c.capacity.get(cores) * slots_per_core).round() as u32).max(1), c.count as usize)
+        })
+        .collect()
 }
 
 /// Response-time summary of a run (seconds).

@@ -29,7 +29,15 @@ impl Adaptive {
             Err(_) => {
                 let enough = crate::warmup::enough_warm_slots(j.unlaunched, j.est, self.warmup, others, self.c.total);
                 let warm_slots = self.warm_slots(job, enough);
-                crate::warmup::worth_cold_start(j.unlaunched, j.running, warm_slots, j.est, self.warmup, others, self.c.total)
+                crate::warmup::worth_cold_start(
+                    j.unlaunched,
+                    j.running,
+                    warm_slots,
+                    j.est,
+                    self.warmup,
+                    others,
+                    self.c.total,
+                )
             }
         }
     }

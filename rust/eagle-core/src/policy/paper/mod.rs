@@ -76,7 +76,6 @@ impl Policy for Paper {
         self.c.live_node(node) && !self.parts_dirty && self.parts.short_only.contains(&node)
     }
 
-
     /// Schedules periodic timers (DLWL heartbeats). Call once before the first event.
     fn start(&mut self, now: Time, out: &mut Vec<Output>) {
         if self.is_dlwl() && self.cfg.heartbeat > 0.0 {
@@ -157,7 +156,13 @@ impl Policy for Paper {
     }
 
     /// Locality mode: submits a job whose task `i` reads a block held by `prefs[i]`.
-    fn submit_job_with_locality(&mut self, now: Time, spec: JobSpec, prefs: &[Vec<NodeId>], out: &mut Vec<Output>) -> JobId {
+    fn submit_job_with_locality(
+        &mut self,
+        now: Time,
+        spec: JobSpec,
+        prefs: &[Vec<NodeId>],
+        out: &mut Vec<Output>,
+    ) -> JobId {
         debug_assert_eq!(prefs.len(), spec.tasks as usize);
         match self.cfg.locality.clone() {
             Some(params) => {
@@ -189,7 +194,12 @@ impl Policy for Paper {
 
     /// Locality mode: the job's node-local wait over time.
     fn delay_history(&self, job: JobId) -> Vec<Sample> {
-        self.c.jobs.get(job.0 as usize).and_then(|j| j.loc.as_ref()).map(|l| l.delay.history().to_vec()).unwrap_or_default()
+        self.c
+            .jobs
+            .get(job.0 as usize)
+            .and_then(|j| j.loc.as_ref())
+            .map(|l| l.delay.history().to_vec())
+            .unwrap_or_default()
     }
 
     /// A task of `job` that ran on `node` ended (success or failure): its slot frees.
@@ -337,4 +347,5 @@ impl Policy for Paper {
     /// True when the central long map says the node holds long work (placed, in flight, queued or running).
     fn holds_long_work(&self, node: NodeId) -> bool {
         (node.0 as usize) < self.c.nodes.len() && self.longmap.holds_long(node.0 as usize)
-    }}
+    }
+}

@@ -10,7 +10,6 @@ use crate::sss::{self, Snapshot};
 use crate::types::*;
 
 impl Paper {
-
     // ---------------------------------------------------------------- internals
 
     pub(super) fn refresh_partitions(&mut self) {
@@ -168,7 +167,15 @@ impl Paper {
     }
 
     /// LWL targets for `count` tasks over `candidates` (see [`crate::lwl`]).
-    pub(super) fn lwl_targets(&mut self, now: Time, candidates: &[NodeId], count: usize, est: f64, stale: bool, out: &mut Vec<NodeId>) {
+    pub(super) fn lwl_targets(
+        &mut self,
+        now: Time,
+        candidates: &[NodeId],
+        count: usize,
+        est: f64,
+        stale: bool,
+        out: &mut Vec<NodeId>,
+    ) {
         let nd2 = 2.0 * self.cfg.network_delay;
         if candidates.is_empty() || count == 0 {
             return;
@@ -325,7 +332,15 @@ impl Paper {
 
     /// A probe or reservation reaches a node's queue; `epoch` is the long map's
     /// version when it was sent.
-    pub(super) fn enqueue(&mut self, now: Time, ni: usize, job: JobId, stolen: bool, epoch: u32, out: &mut Vec<Output>) {
+    pub(super) fn enqueue(
+        &mut self,
+        now: Time,
+        ni: usize,
+        job: JobId,
+        stolen: bool,
+        epoch: u32,
+        out: &mut Vec<Output>,
+    ) {
         let j = &self.c.jobs[job.0 as usize];
         let (long, reservation, est) = (j.sched_long, j.sched_long && self.uses_reservations(j.class), j.est);
         let marks_long = reservation && j.class.is_long();
@@ -367,7 +382,16 @@ impl Paper {
                 n.bitvector = Some((now, self.longmap.snapshot()));
             }
         }
-        n.queue.push_back(Entry { job, long, reservation, marks_long, est, behind_long, acc_delay: 0.0, sticky: false });
+        n.queue.push_back(Entry {
+            job,
+            long,
+            reservation,
+            marks_long,
+            est,
+            behind_long,
+            acc_delay: 0.0,
+            sticky: false,
+        });
         if let (false, Some(e)) = (long, self.eirene.as_mut()) {
             // CCDM: the probe carries the job's task table; the node queues migrations.
             e.probe_arrived(now, NodeId(ni as u32), job, &mut self.c.counters, out);

@@ -38,7 +38,6 @@ pub(super) enum Served {
 }
 
 impl Paper {
-
     /// A slot freed on a simulated node: serve the queue, or steal (Hawk).
     pub(super) fn slot_freed(&mut self, now: Time, ni: usize, out: &mut Vec<Output>) {
         if !self.c.nodes[ni].queue.is_empty() {
@@ -233,7 +232,13 @@ impl Paper {
             } else {
                 n.long_started = None;
             }
-            n.running.push(Running { job, long: e.long, reservation: e.reservation, marks_long: e.marks_long, est: e.est });
+            n.running.push(Running {
+                job,
+                long: e.long,
+                reservation: e.reservation,
+                marks_long: e.marks_long,
+                est: e.est,
+            });
             out.push(Output::Launch { node: NodeId(ni as u32), job, task, start: now + nd2 });
             if !e.long && e.behind_long {
                 self.c.counters.short_tasks_after_hol += 1;
@@ -241,7 +246,8 @@ impl Paper {
             if self.cfg.sbp && self.cfg.srpt {
                 if self.cfg.driver {
                     let j = &self.c.jobs[job.0 as usize];
-                    self.c.remaining[job.0 as usize] = if j.unlaunched == 0 { -1.0 } else { j.unlaunched as f64 * j.est };
+                    self.c.remaining[job.0 as usize] =
+                        if j.unlaunched == 0 { -1.0 } else { j.unlaunched as f64 * j.est };
                 } else {
                     self.timer(now, nd2, Msg::RemainingUpdate { job }, out);
                 }
@@ -298,7 +304,16 @@ impl Paper {
     /// Eirene SATC: the entry at `pos` runs a clone of `task` (the slot is taken). The
     /// probe stays, as after any short launch under SBP.
     #[allow(clippy::too_many_arguments)]
-    fn launch_clone(&mut self, now: Time, ni: usize, pos: usize, e: &Entry, task: u32, est_now: f64, out: &mut Vec<Output>) {
+    fn launch_clone(
+        &mut self,
+        now: Time,
+        ni: usize,
+        pos: usize,
+        e: &Entry,
+        task: u32,
+        est_now: f64,
+        out: &mut Vec<Output>,
+    ) {
         let job = e.job;
         self.c.jobs[job.0 as usize].running += 1;
         self.c.counters.decisions += 1;
@@ -504,7 +519,16 @@ mod tests {
     use super::*;
 
     fn entry(job: u32, est: f64, acc_delay: f64) -> Entry {
-        Entry { job: JobId(job), long: false, reservation: false, marks_long: false, est, behind_long: false, acc_delay, sticky: false }
+        Entry {
+            job: JobId(job),
+            long: false,
+            reservation: false,
+            marks_long: false,
+            est,
+            behind_long: false,
+            acc_delay,
+            sticky: false,
+        }
     }
 
     #[test]
