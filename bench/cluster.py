@@ -717,6 +717,19 @@ def paper_check(sim_runs: list | None, summary: list) -> list:
     return rows
 
 
+def paper_check_line(row: dict) -> str:
+    """The log line of one ratio's paper check: paper Eagle over Hawk on the testbed and in the
+    simulator, each as ratios of short p50/p90/p99 and long p50, or why a side is missing."""
+    def side(x, missing):
+        if not x:
+            return missing
+        return (f"short p50/p90/p99 {x.get('short_p50') or 0:.2f}/{x.get('short_p90') or 0:.2f}/"
+                f"{x.get('short_p99') or 0:.2f}x, long p50 {x.get('long_p50') or 0:.2f}x")
+    return (f"ratio {row['ratio']:g} paper check, eagle/hawk: testbed "
+            f"{side(row['eagle_vs_hawk_testbed'], 'not run (--systems needs eagle and hawk)')}; simulator "
+            f"{side(row['eagle_vs_hawk_simulator'], 'not run (see above)')}")
+
+
 def main(args) -> int:
     from . import harness, trace
     from .harness import resolve_trace
@@ -764,6 +777,5 @@ def main(args) -> int:
         for system, crit in (row.get("criteria_of") or {}).items():
             log(f"ratio {row['ratio']:g} {system}: {crit}")
     for row in results["paper_check"]:
-        log(f"ratio {row['ratio']:g} eagle/hawk testbed {row['eagle_vs_hawk_testbed']} "
-            f"simulator {row['eagle_vs_hawk_simulator']}")
+        log(paper_check_line(row))
     return 0 if all(r["correct"] for r in runs) else 1

@@ -344,3 +344,15 @@ def test_the_paper_check_builds_the_simulator_and_says_why_it_is_skipped(tmp_pat
     text = err.out + err.err
     assert "eagle-sim did not build (exit 101)" in text and "E0425" in text
     assert "cannot run cargo" in text
+
+
+def test_the_paper_check_line_gives_both_sides_or_says_why_one_is_missing():
+    sim = {"short_p50": 1.0, "short_p90": 0.0140, "short_p99": 0.0262, "long_p50": 1.0}
+    line = cluster.paper_check_line({"ratio": 1.2, "eagle_vs_hawk_testbed": {}, "eagle_vs_hawk_simulator": sim})
+    assert line.startswith("ratio 1.2 paper check, eagle/hawk:")
+    assert "testbed not run (--systems needs eagle and hawk)" in line
+    assert "simulator short p50/p90/p99 1.00/0.01/0.03x, long p50 1.00x" in line
+    test = {"short_p50": 0.5, "short_p90": 0.25, "short_p99": 0.75, "long_p50": 1.1}
+    line = cluster.paper_check_line({"ratio": 2.0, "eagle_vs_hawk_testbed": test, "eagle_vs_hawk_simulator": {}})
+    assert "testbed short p50/p90/p99 0.50/0.25/0.75x, long p50 1.10x" in line
+    assert "simulator not run" in line
