@@ -103,7 +103,7 @@ def warmups(args) -> int:
     n = getattr(args, "warmup", None)
     if n is None:
         n = QUICK_WARMUP if getattr(args, "quick", False) else DEFAULT_WARMUP
-    if n is None or n < 0:
+    if n < 0:
         raise SystemExit(f"cluster: --warmup must be a number of plans >= 0, got {n}")
     return n
 

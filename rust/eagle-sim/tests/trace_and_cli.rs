@@ -204,21 +204,11 @@ fn progress_lines_on_a_pipe_and_none_with_quiet() {
     // them from the start (by default a run shorter than a second shows nothing).
     let src = temp_trace("progress_src.tr", "0 1 1 1\n");
     let big = src.with_file_name("progress_big.tr");
-    let gen = eagle_sim(&[
-        "gen",
-        "--like",
-        src.to_str().unwrap(),
-        "--jobs",
-        "6000",
-        "--nodes",
-        "200",
-        "--load",
-        "0.5",
-        "--out",
-        big.to_str().unwrap(),
-    ]);
+    let (src_path, big_path) = (src.to_str().unwrap(), big.to_str().unwrap());
+    let gen_args = ["gen", "--like", src_path, "--jobs", "6000", "--nodes", "200", "--load", "0.5", "--out", big_path];
+    let gen = eagle_sim(&gen_args);
     assert!(gen.status.success(), "{}", String::from_utf8_lossy(&gen.stderr));
-    let args = ["run", "--trace", big.to_str().unwrap(), "--system", "sparrow", "--nodes", "200", "--json"];
+    let args = ["run", "--trace", big_path, "--system", "sparrow", "--nodes", "200", "--json"];
     let run = |args: &[&str], after_ms: Option<&str>| {
         let mut c = Command::new(env!("CARGO_BIN_EXE_eagle-sim"));
         c.args(args).env_remove("EAGLE_SIM_PROGRESS_AFTER_MS");
@@ -240,19 +230,7 @@ fn progress_lines_on_a_pipe_and_none_with_quiet() {
     assert!(err.contains("100% (6000/6000 jobs), ") && err.contains(" s elapsed, ETA "), "{err}");
     // The same for gen (jobs written).
     let gen = Command::new(env!("CARGO_BIN_EXE_eagle-sim"))
-        .args([
-            "gen",
-            "--like",
-            src.to_str().unwrap(),
-            "--jobs",
-            "6000",
-            "--nodes",
-            "200",
-            "--load",
-            "0.5",
-            "--out",
-            big.to_str().unwrap(),
-        ])
+        .args(gen_args)
         .env("EAGLE_SIM_PROGRESS_AFTER_MS", "0")
         .output()
         .unwrap();
