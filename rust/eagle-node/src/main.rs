@@ -29,7 +29,7 @@ struct Args {
     #[arg(long, default_value_t = 3000, value_parser = clap::value_parser!(u64).range(10..))]
     lease_ms: u64,
     /// Queue policy: eagle-adaptive (the default: short probes start on a free slot beside
-    /// long work; SRPT over long work), eagle (the paper's SBP + SRPT + SSS, as published),
+    /// long work, or wait beside long work due to free a slot within 1 s; SRPT over long work), eagle (the paper's SBP + SRPT + SSS, as published),
     /// hawk (FIFO + work stealing) or sparrow (FIFO probes).
     #[arg(long, default_value = "eagle-adaptive", value_parser = Policy::parse)]
     policy: Policy,

@@ -6,9 +6,11 @@
 //! * **eagle-adaptive**: Eagle without two of its rigid rules. (1) A short probe that
 //!   reaches a host holding long work is still rejected, unless a slot is free and nothing
 //!   waits there: then it is granted at once (the paper rejects it, and the slot idles until
-//!   long work comes), and it is not sticky there, so the job's next task never waits
-//!   behind long work (the driver's client probes the host again when that task ends, and
-//!   the same rule decides). (2) Queued long work is served by SRPT within the starvation cap
+//!   long work comes); or unless the host's leases are expected to free a slot for it (after
+//!   the short work queued there) within `adaptive.min_wait` and no long task queued there
+//!   has waited that long: then it is queued. Either way it is not sticky there, so the job's
+//!   next task never waits behind long work unbounded (the driver's client probes again when
+//!   that task ends, and the same rule decides). (2) Queued long work is served by SRPT within the starvation cap
 //!   instead of FIFO ([`eagle_core::srpt::pick_short_first`]): a long task set of two tasks
 //!   no longer waits behind one of forty placed before it, which is what a static split of
 //!   the cluster between applications gives operators today. Short work still goes first,

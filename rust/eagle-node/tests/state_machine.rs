@@ -5,7 +5,7 @@
 mod common;
 
 use common::*;
-use eagle_node::{Action, Event, Policy};
+use eagle_node::{Action, Event, NodeState, Policy};
 use eagle_wire::{Bitvector, FromNode, Peer, Role, ToNode};
 #[test]
 fn eagle_grants_by_srpt_sticks_to_the_job_and_honours_the_starvation_cap() {
@@ -134,7 +134,7 @@ fn eagle_adaptive_starts_a_short_probe_beside_long_work_only_on_a_free_slot() {
         let bv = Bitvector { stamp: 3, words: vec![0b1] };
         let place = ToNode::Place { app: "batch".into(), job: 5, est_ms: 1e5, bitvector: bv.clone(), cpus: 1 };
         one_grant(&send(&mut s, 0, 9, place));
-        let out = send(&mut s, 0, 2, ToNode::Probe { job: 1, tasks: 3, est_ms: 5.0, cpus: 1 });
+        let out = send(&mut s, 0, 2, ToNode::Probe { job: 1, tasks: 3, est_ms: 5000.0, cpus: 1 });
         if policy == Policy::Eagle {
             assert_eq!(
                 out,
@@ -146,10 +146,79 @@ fn eagle_adaptive_starts_a_short_probe_beside_long_work_only_on_a_free_slot() {
         assert_eq!(one_grant(&out).0, 2, "granted at once on the free slot");
         assert_eq!(kept(&out), vec![false], "not sticky beside long work: the next task may not wait behind it");
         assert!(s.status().apps.iter().all(|a| a.probes == 0), "nothing of the short job waits here");
-        // Both slots busy now: the next probe would wait behind long work, so it is rejected.
+        // Both slots busy now, neither due to free within a second: the next probe would wait
+        // behind long work, so it is rejected.
         let out = send(&mut s, 0, 2, ToNode::Probe { job: 2, tasks: 1, est_ms: 5.0, cpus: 1 });
         assert_eq!(out, vec![Action::Send { conn: 2, msg: FromNode::Rejected { job: 2, bitvector: Some(bv) } }]);
     }
+}
+
+/// A node of 2 slots running two long tasks of 800 ms placed and launched at 0, a third
+/// queued; the driver "interactive" is connection 2. Returns the node and the two leases.
+fn busy_with_long_work(policy: Policy) -> (NodeState, [u64; 2]) {
+    let mut s = node(policy, 2);
+    join(&mut s, 1, Role::Driver, "batch");
+    join(&mut s, 2, Role::Driver, "interactive");
+    join(&mut s, 9, Role::Central, "central");
+    let mut leases = Vec::new();
+    for _ in 0..3 {
+        let place = ToNode::Place { app: "batch".into(), job: 5, est_ms: 800.0, bitvector: long_bv(), cpus: 1 };
+        leases.extend(grants(&send(&mut s, 0, 9, place)).into_iter().map(|g| g.1));
+    }
+    for &l in &leases {
+        assert!(send(&mut s, 0, 1, ToNode::Launched { lease: l }).is_empty());
+    }
+    (s, leases.try_into().expect("two slots, two grants"))
+}
+
+fn long_bv() -> Bitvector {
+    Bitvector { stamp: 3, words: vec![0b1] }
+}
+
+fn rejected(job: u64) -> Vec<Action> {
+    vec![Action::Send { conn: 2, msg: FromNode::Rejected { job, bitvector: Some(long_bv()) } }]
+}
+
+fn short_probe(job: u64, tasks: u32) -> ToNode {
+    ToNode::Probe { job, tasks, est_ms: 50.0, cpus: 1 }
+}
+
+#[test]
+fn eagle_adaptive_queues_a_short_probe_beside_long_work_that_is_about_to_end() {
+    let (mut s, _) = busy_with_long_work(Policy::Eagle);
+    assert_eq!(send(&mut s, 100, 2, short_probe(1, 4)), rejected(1), "the paper rejects it whatever the estimates");
+
+    let (mut s, leases) = busy_with_long_work(Policy::EagleAdaptive);
+    let out = send(&mut s, 100, 2, short_probe(1, 4));
+    assert!(out.is_empty(), "queued: a long task here ends in about 700 ms, within the 1 s floor: {out:?}");
+    // A second probe goes after the first one: still the second slot within the floor.
+    assert!(send(&mut s, 100, 2, short_probe(2, 1)).is_empty());
+    // A third would need a third slot to free: none is due within the floor.
+    assert_eq!(send(&mut s, 100, 2, short_probe(3, 1)), rejected(3));
+    // The first long task ends: the short work goes before the queued long task (the smaller
+    // job first, SRPT), one slot-turn each, not sticky (the job's next task may not wait
+    // behind long work).
+    let out = run(&mut s, 700, 1, leases[0]);
+    let (conn, _, job, long) = one_grant(&out);
+    assert_eq!((conn, job, long), (2, 2, false));
+    assert_eq!(kept(&out), vec![false]);
+    let (conn, _, job, long) = one_grant(&run(&mut s, 750, 1, leases[1]));
+    assert_eq!((conn, job, long), (2, 1, false), "the other probe, then the long task queued");
+    // (Long tasks with far to go keep short probes away, as in the paper: the test above.)
+}
+
+#[test]
+fn eagle_adaptive_queues_no_probe_beside_long_work_that_has_waited_a_second() {
+    let (mut s, leases) = busy_with_long_work(Policy::EagleAdaptive);
+    // At 1000 ms the running tasks are past their 800 ms estimate (counted 800 ms more, within
+    // the floor), but the queued long task has waited the floor: short work may not pass it.
+    assert_eq!(send(&mut s, 1000, 2, short_probe(1, 1)), rejected(1));
+    // It runs when a slot frees; with nothing long queued, a probe may wait beside long work.
+    let (conn, _, job, long) = one_grant(&run(&mut s, 1100, 1, leases[0]));
+    assert_eq!((conn, job, long), (1, 5, true));
+    assert!(send(&mut s, 1200, 2, short_probe(2, 1)).is_empty(), "the other long task ends within the floor");
+    let (conn, _, job, _) = one_grant(&run(&mut s, 1300, 1, leases[1]));
+    assert_eq!((conn, job), (2, 2));
 }
 
 #[test]
