@@ -63,6 +63,7 @@ use eagle_core::Config;
 use eagle_wire::{Bitvector, FromNode, NodeStatus, Peer, QueuedByApp, Role, StolenProbe, ToNode};
 use std::collections::{BTreeMap, HashMap};
 
+mod admission;
 mod status;
 mod steal;
 
@@ -608,84 +609,6 @@ impl NodeState {
         }
     }
 
-    /// eagle-adaptive: a short probe of `cpus`-slot tasks finds enough free slots and an
-    /// empty queue, so its grant comes now, before any long work could take the slot.
-    fn admits_at_once(&self, cpus: u32) -> bool {
-        self.adaptive && self.node.free >= cpus && self.node.queue.is_empty()
-    }
-
-    /// eagle-adaptive: a short probe of `cpus`-slot tasks reaching a host that holds long
-    /// work is queued here, not rejected, when enough slots for it are expected to free within
-    /// `min_wait` (the wait a short task is already allowed, 1 s): the short work queued here
-    /// first (a probe served once beside long work takes one turn, a sticky one all its tasks
-    /// left) and then this probe, in the order the host's leases are expected to end (a lease's
-    /// estimate less its time so far; one past its estimate is counted a whole estimate more,
-    /// one without an estimate never).
-    ///
-    /// The paper rejects it (§3.1), and its job then re-probes the hosts the bitvector shows
-    /// free of long work: on a small cluster the short partition, which a burst of short jobs
-    /// can keep busy for seconds while long tasks that are about to end hold every other slot
-    /// (testbed, session 60: jobs confined to the one short host waited 5-6 s, where queueing
-    /// behind a 0.85 s long task would have cost under 0.9 s). The bound keeps the guarantee's
-    /// point: a short task waits behind long work at most `min_wait` by the estimates, never
-    /// behind a long task that has far to go. Its grant is not sticky ([`Self::grant`]), so it
-    /// takes one slot-turn from the long work here, as [`Self::admits_at_once`]'s does.
-    ///
-    /// Long work is protected the same way short work is, in wall time: while a long job's
-    /// entry queued here has waited `min_wait` or more (since the first of its entries now
-    /// queued here was placed), no probe is queued beside it, so short work passes long work
-    /// only in the first second of its wait here and a burst of short probes cannot keep a
-    /// long queue waiting. Without that bound (testbed, session 61) short jobs of 400-500
-    /// tasks took general slots turn after turn, probe after probe, and long jobs of a few
-    /// short tasks placed behind them waited 9 s where the static split ran them in 0.5 s: the
-    /// long p50 rose to 1.58x the static split's at ratio 1.2. (Bounding the short job's size
-    /// instead was worse for both classes.)
-    fn admits_soon(&self, now: Ms, cpus: u32) -> bool {
-        if !self.adaptive || cpus > self.settings.slots {
-            return false;
-        }
-        let floor = self.min_wait_ms;
-        let overdue = self.node.queue.iter().any(|e| {
-            e.long && self.jobs[e.job.0 as usize].as_ref().is_some_and(|j| now.saturating_sub(j.since) as f64 >= floor)
-        });
-        if overdue {
-            return false;
-        }
-        let mut need = cpus;
-        for e in self.node.queue.iter().filter(|e| !e.long) {
-            let j = self.jobs[e.job.0 as usize].as_ref().unwrap();
-            need += j.cpus * if e.sticky { j.tasks.max(1) } else { 1 };
-        }
-        if self.node.free >= need {
-            return true;
-        }
-        let mut ends: Vec<(f64, u32)> = self
-            .leases
-            .values()
-            .map(|l| {
-                let ran = now.saturating_sub(l.granted) as f64;
-                let left = match l.est {
-                    e if e <= 0.0 => f64::INFINITY, // no estimate: not known to end soon
-                    e if ran < e => e - ran,
-                    e => e,
-                };
-                (left, l.cpus)
-            })
-            .collect();
-        ends.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let mut freed = self.node.free;
-        for (left, slots) in ends {
-            if left > self.min_wait_ms {
-                return false;
-            }
-            freed += slots;
-            if freed >= need {
-                return true;
-            }
-        }
-        false
-    }
-
     /// Grants free slots while the queue has something to serve.
     fn fill(&mut self, now: Ms, out: &mut Vec<Action>) {
         while self.node.free > 0 && !self.node.queue.is_empty() {
@@ -738,18 +661,6 @@ impl NodeState {
             Pick::At(k) => among.clone().nth(k),
             Pick::Empty => None,
         }
-    }
-
-    /// The slots long work may still take here while the central keeps short slots
-    /// (`ShortSlots`); `None` when it keeps none, or lends them (short work away for
-    /// [`LEND_AFTER_MS`]).
-    fn long_room(&self, now: Ms) -> Option<u32> {
-        let away = self.last_short.is_none_or(|t| now.saturating_sub(t) >= LEND_AFTER_MS);
-        if self.short_slots == 0 || (away && self.node.queue.iter().all(|e| e.long)) {
-            return None;
-        }
-        let long: u32 = self.leases.values().filter(|l| l.long).map(|l| l.cpus).sum();
-        Some(self.settings.slots.saturating_sub(self.short_slots + long))
     }
 
     /// eagle-adaptive: a grant to the short job `job` restarts the floor of its starvation
