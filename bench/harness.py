@@ -5,6 +5,7 @@ bench.run nor bench.dds.
 """
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shlex
@@ -113,6 +114,45 @@ def own_pids(state):
                                stderr=subprocess.DEVNULL, text=True)
             pids |= set(q.stdout.split())
     return pids
+
+
+BENCH_LOCK = os.environ.get("EAGLE_BENCH_LOCK", "/tmp/eagle-spark-bench.lock")
+_HELD = []        # the lock file of hold_machine, open for the life of the process
+
+
+def hold_machine(args, path=None, poll=5.0):
+    """One ``scripts/bench`` at a time on a machine. The testbed's namespaces, bridge and cgroups
+    have fixed names, so a second bench's ``up`` tears down the first one's testbed mid-run
+    (and :func:`wait_idle` cannot tell the other's testbed processes from its own). Takes an
+    exclusive ``flock`` on ``path`` (``$EAGLE_BENCH_LOCK``, default ``/tmp/eagle-spark-bench.lock``)
+    for the life of this process, released by the kernel when it exits however it ends. While
+    another bench holds it: waits, at most ``--max-idle-wait``, then fails; with
+    ``--no-wait-idle`` fails at once. The error names the holder (its pid, start and command)."""
+    path = path or BENCH_LOCK
+    f = open(path, "a+")
+    t0, said = time.time(), 0.0
+    while True:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            break
+        except BlockingIOError:
+            f.seek(0)
+            other = f"another scripts/bench holds {path} ({f.read().strip() or 'holder unknown'})"
+            if args.no_wait_idle or time.time() - t0 > args.max_idle_wait:
+                f.close()
+                raise SystemExit(f"bench: {other}; two benches cannot share this machine's testbed "
+                                 "(its namespaces have fixed names): wait for it, or stop it")
+            if time.time() - said > 60:
+                log(f"waiting: {other}")
+                said = time.time()
+            time.sleep(poll)
+    f.seek(0)
+    f.truncate()
+    f.write(f"pid {os.getpid()}, since {time.strftime('%Y-%m-%d %H:%M:%S')}, "
+            f"scripts/bench {' '.join(sys.argv[1:])}\n")
+    f.flush()
+    _HELD.append(f)
+    return f
 
 
 def wait_idle(args, state=None):

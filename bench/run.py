@@ -48,9 +48,11 @@ def parse_args(argv):
     p.add_argument("--host-cpu", choices=["shared", "isolated"], default="shared",
                    help="isolated: a cpu cgroup of equal weight for each testbed host (scripts/testbed.sh --host-cpu)")
     p.add_argument("--no-wait-idle", action="store_true",
-                   help="do not wait for other Spark processes on this machine to finish first")
+                   help="do not wait for other Spark processes on this machine to finish first "
+                        "(another scripts/bench is never shared with: then stop at once)")
     p.add_argument("--max-idle-wait", type=float, default=600,
-                   help="wait at most this long (s) for other Spark processes, then go on (default 600)")
+                   help="wait at most this long (s) for other Spark processes, then go on, or for "
+                        "another scripts/bench, then stop (default 600)")
     # replay
     p.add_argument("--trace", default="YH2_sub.tr.xz",
                    help="trace file, or a name in ../shared/traces (default YH2_sub.tr.xz)")
@@ -312,6 +314,7 @@ def main(argv=None) -> int:
                          "run `bash scripts/build.sh` (the eagle scheduler is in the first, the "
                          "replay's sleep job in the second)")
     os.makedirs(args.out, exist_ok=True)
+    harness.hold_machine(args)
     if args.scenario == "dds":     # Dynamic Delay Scheduling: its own testbeds and runs (bench/dds.py)
         from . import dds
         return dds.main(args)
