@@ -53,7 +53,13 @@ def sleep_job(spark, durations_ms) -> int:
     JVM-side ``SleepJob`` (no Python worker, no SQL plan per job), submitted from the calling
     thread so that its local properties apply. Returns the number of tasks that ran."""
     sc = spark.sparkContext
-    job = sc._jvm.org.apache.spark.scheduler.eagle.SleepJob
+    # Looked up once per context: py4j resolves `_jvm.a.b.C` a name at a time, and each of
+    # `org`, `org.apache`, ... is a failed Class.forName that searches every jar on the
+    # driver's classpath (JFR: 8 % of an interactive driver's CPU samples during a plan when
+    # it was done for every job, on the cores the executors need too).
+    job = getattr(sc, "_eagle_bench_sleep_job", None)
+    if job is None:
+        job = sc._eagle_bench_sleep_job = sc._jvm.org.apache.spark.scheduler.eagle.SleepJob
     return int(job.run(sc._jsc.sc(), ",".join(str(int(d)) for d in durations_ms)))
 
 

@@ -75,6 +75,7 @@ class Testbed:
                 "host_cpu": e.get("TB_HOST_CPU", "shared"),
                 "executor_memory": self.args.executor_memory,
                 "executor_java_options": getattr(self.args, "executor_java_options", None),
+                "driver_java_options": getattr(self.args, "driver_java_options", None),
                 "eagle_central": e.get("TB_EAGLE_CENTRAL"), "eagle_secret": e.get("TB_EAGLE_SECRET"),
                 "eagle_short_partition": e.get("TB_EAGLE_SHORT_PARTITION"),
                 "worker_memory": e.get("TB_WORKER_MEMORY")}

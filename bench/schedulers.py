@@ -100,6 +100,8 @@ def spark_conf(scheduler: str, testbed: dict, run_dir: str, root: str,
     if testbed.get("executor_java_options"):
         # The same for every scheduler: a testbed setting, not a scheduler's.
         conf["spark.executor.extraJavaOptions"] = testbed["executor_java_options"]
+    if testbed.get("driver_java_options"):
+        conf["spark.driver.extraJavaOptions"] += " " + testbed["driver_java_options"]
     if testbed.get("mode") == "local-cluster":
         conf.pop("spark.driver.bindAddress")
     jar, bench_jar = find_jar(root), find_bench_jar(root)

@@ -54,7 +54,8 @@ def test_sleep_job_runs_on_executors_with_both_jars(tmp_path):
             b = b.config(k, v)
         spark = b.getOrCreate()
         try:
-            print("TASKS", sleep_job(spark, [5, 10, 0, 20]))
+            # The second job runs on the class the first looked up (one lookup per context).
+            print("TASKS", sleep_job(spark, [5, 10, 0, 20]), sleep_job(spark, [1, 2]))
             print("SCHEDULER", spark.sparkContext._jsc.sc().taskScheduler().getClass().getSimpleName())
             print("COUNTERS", json.dumps(eagle_counters(spark)))
         finally:
@@ -64,7 +65,7 @@ def test_sleep_job_runs_on_executors_with_both_jars(tmp_path):
     p = subprocess.run([sys.executable, "-c", script], cwd=str(tmp_path), env=env,
                        capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-4000:]
-    assert "TASKS 4" in p.stdout.splitlines(), p.stdout
+    assert "TASKS 4 2" in p.stdout.splitlines(), p.stdout
     assert "SCHEDULER EagleTaskScheduler" in p.stdout.splitlines(), p.stdout
     # The counters the cluster bench reads after each plan: the metrics source's, fresh.
     (line,) = [x for x in p.stdout.splitlines() if x.startswith("COUNTERS ")]

@@ -1,5 +1,5 @@
 """scripts/bench's --eagle-conf (extra spark.scheduler.eagle.* keys for the eagle runs) and
---executor-java-options (the executors' JVM options under every scheduler)."""
+--executor-java-options / --driver-java-options (JVM options under every scheduler)."""
 import pytest
 
 from bench import run
@@ -51,6 +51,26 @@ def test_executor_java_options_reach_every_scheduler_alike(tmp_path):
     # Without the option the executors keep Spark's default.
     info["executor_java_options"] = None
     assert "spark.executor.extraJavaOptions" not in spark_conf("fifo", info, str(tmp_path / "d"), str(tmp_path))
+    assert spark_conf("fifo", info, str(tmp_path / "d"), str(tmp_path))["spark.driver.extraJavaOptions"] == \
+        "-XX:+UseParallelGC", "the drivers keep the bench's own option"
+
+
+def test_driver_java_options_follow_the_drivers_own(tmp_path):
+    from bench.harness import Testbed
+    a = run.parse_args(["cluster", "--quick", "--driver-java-options=-XX:StartFlightRecording=filename=/j/"])
+    tb = Testbed(a)
+    tb.env = {"TB_MODE": "netns", "TB_MASTER": "spark://h:7077", "TB_DRIVER_HOST": "h", "TB_HOSTS": "2",
+              "TB_CORES": "2", "TB_SLOTS": "4", "TB_NETWORK": "fast"}
+    (tmp_path / "build" / "libs").mkdir(parents=True)
+    import pyspark
+    line = ".".join(pyspark.__version__.split(".")[:2])
+    for name in (f"eagle-spark-{line}_2.13-0.jar", "eagle-spark-bench-0.jar"):
+        (tmp_path / "build" / "libs" / name).write_text("")
+    for sched in ("fifo", "eagle"):
+        conf = spark_conf(sched, tb.info(), str(tmp_path / sched), str(tmp_path))
+        assert conf["spark.driver.extraJavaOptions"] == \
+            "-XX:+UseParallelGC -XX:StartFlightRecording=filename=/j/", sched
+        assert "spark.executor.extraJavaOptions" not in conf
 
 
 def test_host_cpu_reaches_the_testbed_only_when_asked():
