@@ -248,6 +248,11 @@ def test_two_applications_share_the_hosts_slots_at_task_level(daemons, shared_ho
         # A round ends with free cores while tasks wait for grants; that alone asks for no
         # other round (the next grant brings one). Only a grant held past its round does.
         assert sm["plugin"]["reviveRequests"] <= tasks, (name, sm["plugin"])
+        # Spark's own rounds go through the executors a round planned slots on (a launch needs
+        # a grant), plus each executor's first offer, which registers it: not every executor
+        # in every round. (Before, every grant's round offered both hosts' executors.)
+        p = sm["plugin"]
+        assert 0 < p["offersToSpark"] <= p["plannedSlots"] + len(HOSTS) * (1 + p["declineRounds"]), (name, p)
         # The same counters reach the event log (and the metrics source, the live tab) while
         # the application runs, as cluster.* gauges, not only the summary written at stop.
         ev = final_counters(tmp_path, name)

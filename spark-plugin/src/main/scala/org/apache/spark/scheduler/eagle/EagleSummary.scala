@@ -52,10 +52,11 @@ private[eagle] class EagleSummary(conf: EagleConf, master: String) extends Spark
   private var counters: Option[Array[Long]] = None
   private var fallbackReason: Option[String] = None
   // Plugin-side counters: offer rounds under a plan, slots planned, tasks launched in the
-  // first pass, executors with declined slots, and revive requests for idle slots.
+  // first pass, executors with declined slots, revive requests for idle slots, and the
+  // executor offers Spark's own rounds went through.
   private val plugin = mutable.LinkedHashMap[String, Long](
     "rounds" -> 0L, "plannedSlots" -> 0L, "launchedFirstPass" -> 0L,
-    "declineRounds" -> 0L, "reviveRequests" -> 0L)
+    "declineRounds" -> 0L, "reviveRequests" -> 0L, "offersToSpark" -> 0L)
 
   def round(planned: Int, launched: Int, declinedExecutors: Int): Unit = synchronized {
     plugin("rounds") += 1
@@ -69,6 +70,8 @@ private[eagle] class EagleSummary(conf: EagleConf, master: String) extends Spark
   private var taskSetsTotal = 0L
 
   def reviveRequested(): Unit = synchronized { plugin("reviveRequests") += 1 }
+
+  def offeredToSpark(offers: Int): Unit = synchronized { plugin("offersToSpark") += offers }
 
   /** The plugin-side counters (names and values), as the summary's `plugin` object. */
   def pluginCounters: Seq[(String, Long)] = synchronized { plugin.toList }

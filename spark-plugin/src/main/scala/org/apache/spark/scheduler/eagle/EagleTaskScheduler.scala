@@ -100,6 +100,8 @@ private[spark] class EagleTaskScheduler(
   // All state below is guarded by `this` (the TaskSchedulerImpl lock).
   private val nodeOf = new mutable.HashMap[String, Int]
   private val tsmByJob = new mutable.HashMap[Int, EagleTaskSetManager]
+  /** Live task sets the engine does not plan (barrier ones; one it failed to take). */
+  private val unplanned = new mutable.HashSet[TaskSetManager]
   /** Per executor, per engine job: launches the current plan still allows. */
   private val allowance = new mutable.HashMap[String, mutable.HashMap[Int, Int]]
   @volatile private var _planActive = false
@@ -182,6 +184,7 @@ private[spark] class EagleTaskScheduler(
       if (input.nonEmpty) engine.call("inputNodes")(_.inputNodes(_, job, input))
     }
     val tsm = new EagleTaskSetManager(this, taskSet, maxTaskFailures, healthTrackerOpt, job)
+    if (job < 0) unplanned += tsm
     val info = if (job >= 0) {
       tsmByJob(job) = tsm
       ccdm.foreach(_.taskSetCreated(tsm))
@@ -219,6 +222,7 @@ private[spark] class EagleTaskScheduler(
 
   override def taskSetFinished(manager: TaskSetManager): Unit = synchronized {
     super.taskSetFinished(manager)
+    unplanned -= manager
     manager match {
       case m: EagleTaskSetManager if m.eagleJob >= 0 && tsmByJob.get(m.eagleJob).exists(_ eq m) =>
         tsmByJob.remove(m.eagleJob)
@@ -377,7 +381,7 @@ private[spark] class EagleTaskScheduler(
     var ran = false
     var result: Seq[Seq[TaskDescription]] = Seq.empty
     try {
-      result = runPlanned(offers, isAllFreeResources, hook = true)
+      result = runPlanned(stockOffers(offers), isAllFreeResources, hook = true)
       ran = true
     } finally {
       declined = declineLeftovers(now)
@@ -403,7 +407,7 @@ private[spark] class EagleTaskScheduler(
       if (allowance.nonEmpty) {
         var retried = false
         result = result ++ (try {
-          val r = runPlanned(retry, isAllFreeResources = false, hook = false)
+          val r = runPlanned(stockOffers(retry), isAllFreeResources = false, hook = false)
           retried = true
           r
         } finally {
@@ -481,6 +485,25 @@ private[spark] class EagleTaskScheduler(
       }
       super.resourceOffers(offers, isAllFreeResources)
     } finally _planActive = false
+  }
+
+  /**
+   * The offers Spark's own round goes through. Cluster mode: only the executors the plan gave
+   * slots (a task launches only under its host's grant, and a grant asks for a round of its
+   * own, so most rounds plan one executor of many), and any executor Spark has not seen yet
+   * (its first offer registers it with the scheduler); every offer while a task set outside
+   * the plan (a barrier one) is live, since it launches without one. Spark's round costs a
+   * pass over its offers per task set and locality level, all of them refused but the
+   * planned ones (JFR of the cluster bench's drivers: Spark's round was half of their offer
+   * rounds' CPU with every executor offered, on cores the executors share).
+   */
+  private def stockOffers(offers: IndexedSeq[WorkerOffer]): IndexedSeq[WorkerOffer] = {
+    val stock =
+      if (cluster.isEmpty || unplanned.nonEmpty) offers
+      else offers.filter(o => !isExecutorAlive(o.executorId) ||
+        allowance.get(o.executorId).exists(_.valuesIterator.exists(_ > 0)))
+    summary.offeredToSpark(stock.size)
+    stock
   }
 
   /** Cluster mode: the round's launches take their grants; the other grants go back. */
