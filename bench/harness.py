@@ -59,7 +59,7 @@ class Testbed:
         os.makedirs(self.state, exist_ok=True)
         log(f"testbed up: {self.args.workers} hosts x {self.args.cores} cores, network {self.args.network}")
         self.up_done = True        # so that a partial bring-up is torn down too
-        r = subprocess.run(self._cmd("up"), stdout=subprocess.PIPE, text=True)
+        r = subprocess.run(self._cmd("up"), stdout=subprocess.PIPE, text=True, **lock_passing())
         if r.returncode != 0:
             raise SystemExit(f"testbed failed to come up (exit {r.returncode}); see {self.state}/logs")
         self.env = read_env(os.path.join(self.state, "testbed.env"))
@@ -85,7 +85,7 @@ class Testbed:
             return
         self.up_done = False
         log("testbed down")
-        subprocess.run(self._cmd("down"), stdout=subprocess.DEVNULL)
+        subprocess.run(self._cmd("down"), stdout=subprocess.DEVNULL, **lock_passing())
 
 
 def read_env(path):
@@ -130,7 +130,16 @@ def hold_machine(args, path=None, poll=5.0):
     another bench holds it: waits, at most ``--max-idle-wait``, then fails; with
     ``--no-wait-idle`` fails at once. The error names the holder (its pid, start and command)."""
     path = path or BENCH_LOCK
-    f = open(path, "a+")
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o666)
+    except OSError as e:
+        raise SystemExit(f"bench: cannot open the bench lock {path}: {e.strerror}; set EAGLE_BENCH_LOCK "
+                         "to a file this user may write (every bench on this machine must use the same one)")
+    try:
+        os.fchmod(fd, 0o666)     # any user's bench may take it after this one (not under the umask)
+    except OSError:
+        pass                     # another user's file: its owner set its mode
+    f = os.fdopen(fd, "a+")
     t0, said = time.time(), 0.0
     while True:
         try:
@@ -154,6 +163,17 @@ def hold_machine(args, path=None, poll=5.0):
     f.flush()
     _HELD.append(f)
     return f
+
+
+def lock_passing():
+    """``subprocess`` arguments that hand this bench's lock (:func:`hold_machine`) to
+    ``scripts/testbed.sh``: its open file, named by ``EAGLE_BENCH_LOCK_FD``. The script takes
+    it again at once and so knows the call is the lock holder's; run by anyone else, it stops
+    instead of tearing down this bench's testbed. Nothing when no lock is held."""
+    if not _HELD:
+        return {}
+    fd = _HELD[0].fileno()
+    return {"pass_fds": (fd,), "env": {**os.environ, "EAGLE_BENCH_LOCK_FD": str(fd)}}
 
 
 def wait_idle(args, state=None):

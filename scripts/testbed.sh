@@ -427,6 +427,30 @@ status() {
   fi
 }
 
+# The benchmark's testbed (prefix eb) belongs to the scripts/bench that holds the bench lock
+# (bench/harness.py, hold_machine): run by hand, up, down or run would tear it down mid-run.
+# The bench's own calls pass that lock's open file as EAGLE_BENCH_LOCK_FD, which takes the
+# lock again at once; anyone else only checks it (the lock is not kept, so a testbed brought up
+# by hand never holds a later bench off), and stops if it is held.
+guard_bench_lock() {
+  [ "$PREFIX" = eb ] && command -v flock > /dev/null || return 0
+  local lock="${EAGLE_BENCH_LOCK:-/tmp/eagle-spark-bench.lock}" fd="${EAGLE_BENCH_LOCK_FD:-}" rc=0
+  if [[ "$fd" =~ ^[0-9]+$ ]] && [ "$fd" -gt 2 ] && flock -n "$fd" 2> /dev/null; then
+    eval "exec $fd>&-"          # the processes started below must not keep the bench's lock
+    return 0
+  fi
+  [ -r "$lock" ] || return 0
+  { flock -n 9 || rc=$?; } 9< "$lock"
+  if [ $rc -ne 0 ]; then
+    log "a scripts/bench holds $lock ($(head -c 300 "$lock" | tr -d '\n')): '$ACTION' would tear its" \
+      "testbed (prefix eb) down mid-run; wait for it or stop it, or use another --prefix and --subnet"
+    exit 1
+  fi
+}
+
+case "$ACTION" in
+  up|down|run) guard_bench_lock ;;
+esac
 case "$ACTION" in
   up) up ;;
   down) down ;;

@@ -68,3 +68,63 @@ def test_the_lock_is_free_when_its_holder_ends_however_it_ends(holder):
     finally:
         harness._HELD.remove(f)
         f.close()
+
+
+def test_the_lock_file_is_writable_by_every_user_and_an_unusable_one_is_named(tmp_path):
+    path = str(tmp_path / "lock")
+    f = harness.hold_machine(opts(no_wait=True), path)
+    harness._HELD.remove(f)
+    f.close()
+    assert os.stat(path).st_mode & 0o777 == 0o666, oct(os.stat(path).st_mode)
+    bad = str(tmp_path / "no-such-dir" / "lock")
+    with pytest.raises(SystemExit) as e:
+        harness.hold_machine(opts(no_wait=True), bad)
+    assert f"cannot open the bench lock {bad}" in str(e.value) and "EAGLE_BENCH_LOCK" in str(e.value)
+
+
+# scripts/testbed.sh run by hand must not tear down a running bench's testbed (prefix eb). `run`
+# with no command is used throughout: past the guard it stops at once ("give a command"), so
+# the test never touches a real testbed.
+TESTBED = os.path.join(ROOT, "scripts", "testbed.sh")
+
+
+def run_testbed(lock, *extra, add=None):
+    env = {k: v for k, v in os.environ.items() if k != "EAGLE_BENCH_LOCK_FD"}
+    env.update({"EAGLE_BENCH_LOCK": lock, **(add or {})})
+    return subprocess.run(["bash", TESTBED, "run", *extra], env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, timeout=60)
+
+
+def test_testbed_by_hand_stops_while_a_bench_holds_the_lock_naming_it(holder):
+    path, p = holder
+    r = run_testbed(path)
+    assert r.returncode == 1, r.stderr
+    assert f"a scripts/bench holds {path} (pid {p.pid}," in r.stderr and "replay --quick" in r.stderr, r.stderr
+    assert "would tear its testbed (prefix eb) down mid-run" in r.stderr, r.stderr
+    # Another prefix is another testbed: not guarded.
+    r = run_testbed(path, "--prefix", "ebx", "--subnet", "79")
+    assert r.returncode == 2 and "give a command after --" in r.stderr, r.stderr
+    # Once the bench has ended, the same call goes on.
+    p.kill()
+    p.wait()
+    r = run_testbed(path)
+    assert r.returncode == 2 and "give a command after --" in r.stderr, r.stderr
+
+
+def test_the_benchs_own_testbed_calls_pass_its_lock(tmp_path):
+    path = str(tmp_path / "lock")
+    f = harness.hold_machine(opts(no_wait=True), path)
+    try:
+        kw = harness.lock_passing()
+        assert kw["env"]["EAGLE_BENCH_LOCK_FD"] == str(f.fileno()) and kw["pass_fds"] == (f.fileno(),)
+        r = subprocess.run(["bash", TESTBED, "run"], env={**kw["env"], "EAGLE_BENCH_LOCK": path},
+                           pass_fds=kw["pass_fds"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True, timeout=60)
+        assert r.returncode == 2 and "give a command after --" in r.stderr, r.stderr
+        # A marker without the lock's file behind it does not pass.
+        r = run_testbed(path, add={"EAGLE_BENCH_LOCK_FD": "9"})
+        assert r.returncode == 1 and "a scripts/bench holds" in r.stderr, r.stderr
+    finally:
+        harness._HELD.remove(f)
+        f.close()
+    assert harness.lock_passing() == {}
