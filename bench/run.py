@@ -72,6 +72,8 @@ def parse_args(argv):
     p.add_argument("--queries", help="comma list of TPC-H queries (default all 22; quick 1,3,5,6,10,12,14,19)")
     p.add_argument("--lead", type=float, default=3.0, help="seconds between the batch start and the first query")
     p.add_argument("--gap", type=float, default=1.5, help="seconds between query arrivals")
+    p.add_argument("--sort-alone-only", action="store_true",
+                   help="sort: the sort alone only, without the TPC-H stream after it (writes sort/ only)")
     from . import dds
     dds.add_arguments(p)       # the dds scenario's own options (bench/dds.py)
     from . import lotes
@@ -81,6 +83,8 @@ def parse_args(argv):
     from . import cluster
     cluster.add_arguments(p)   # the cluster scenario's own options (bench/cluster.py)
     a = p.parse_args(argv)
+    if a.sort_alone_only and a.scenario != "sort":
+        p.error(f"--sort-alone-only is an option of the sort scenario, not of {a.scenario}")
     q = a.quick
     a.workers = a.workers or (4 if q else 8)
     a.cores = a.cores or 2
@@ -97,6 +101,14 @@ def parse_args(argv):
         if s not in SCHEDULERS:
             p.error(f"unknown scheduler {s}")
     return a
+
+
+def wanted_results(args) -> list:
+    """The results a replay/tpch/sort/all invocation writes. The sort scenario's second phase
+    is the TPC-H stream, so it writes both, unless only the sort alone is asked for."""
+    if args.sort_alone_only:
+        return ["sort"]
+    return {"all": ["replay", "tpch", "sort"], "sort": ["tpch", "sort"]}.get(args.scenario, [args.scenario])
 
 
 # ---------------------------------------------------------------- runs
@@ -231,8 +243,9 @@ def fmt(s):
 
 
 def scenario_tpch_sort(args, tb, out_root, want):
-    """One application per scheduler: (sort alone if "sort" wanted) then the 22 queries as an
-    interactive stream while the sort runs as the batch job. Writes the tpch and/or sort results."""
+    """One application per scheduler: the sort alone if "sort" is wanted, then, if "tpch" is,
+    the 22 queries as an interactive stream while the sort runs as the batch job. Writes the
+    tpch and/or sort results."""
     from . import tpch
     data_root = os.path.join(out_root, "data")
     d = tpch.ensure_data(data_root, args.sf, args.parts, log=log)
@@ -253,9 +266,11 @@ def scenario_tpch_sort(args, tb, out_root, want):
                "tpch": {"data": d, "sf": args.sf, "answers": os.path.join(d, "duckdb-answers.json"),
                         "queries": args.queries, "lead_s": args.lead, "gap_s": args.gap},
                "sort": {"rows": rows, "parts": sort_parts},
-               "sort_alone": "sort" in want, "stream": True,
+               "sort_alone": "sort" in want, "stream": "tpch" in want,
                "spark_conf": spark_conf(sched, tb, run_dir, ROOT, eagle=dict(args.eagle_conf))}
-        log(f"  {sched}: {'sort alone, then ' if 'sort' in want else ''}{len(args.queries)} queries during the batch sort")
+        log(f"  {sched}: {'sort alone' if 'sort' in want else ''}"
+            f"{', then ' if want == ['tpch', 'sort'] else ''}"
+            f"{f'{len(args.queries)} queries during the batch sort' if 'tpch' in want else ''}")
         res = run_driver(run_dir, cfg, timeout=3600)
         if sched == "eagle":
             adaptive = adaptive_state(run_dir)
@@ -276,8 +291,9 @@ def scenario_tpch_sort(args, tb, out_root, want):
             "latencies": {"short": sl, "long": ll}, "locality": res.get("locality"),
             "work": res.get("work"), "error": res.get("error")})
         r = tp_runs[-1]
-        log(f"  {sched}: queries p50/p90/p99 = {fmt(s)}; batch {r['batch_seconds'] or 0:.1f}s; "
-            f"answers {f'all {len(queries)} match DuckDB' if answers_ok else 'NOT all correct'}")
+        if "tpch" in want:
+            log(f"  {sched}: queries p50/p90/p99 = {fmt(s)}; batch {r['batch_seconds'] or 0:.1f}s; "
+                f"answers {f'all {len(queries)} match DuckDB' if answers_ok else 'NOT all correct'}")
         if "sort" in want:
             alone = (phases.get("alone") or {}).get("jobs") or []
             sa = stats.summary([j["latency"] for j in alone])
@@ -287,6 +303,10 @@ def scenario_tpch_sort(args, tb, out_root, want):
                               "correct": bool(res.get("ok") and alone and alone[0]["ok"]),
                               "sort_check": res.get("sort_check"),
                               "latencies": {"short": [], "long": [j["latency"] for j in alone]}})
+            if "tpch" not in want:
+                log(f"  {sched}: sort alone {sa.get('p50') or 0:.1f}s ({res.get('sort_check')}); "
+                    f"driver CPU {(phases.get('alone') or {}).get('driver_cpu_s')} s")
+                continue
             sort_runs.append({"scheduler": sched, "variant": "under-tpch", "short": s, "long": l,
                               "wall_seconds": r["batch_seconds"], "correct": r["correct"],
                               "driver_cpu_s": st.get("driver_cpu_s"),
@@ -330,8 +350,7 @@ def main(argv=None) -> int:
     if args.scenario == "eirene":  # Eirene's SATC against eagle (bench/eirene.py)
         from . import eirene
         return eirene.main(args)
-    # The sort scenario's second phase is the TPC-H stream, so it writes both results.
-    wanted = {"all": ["replay", "tpch", "sort"], "sort": ["tpch", "sort"]}.get(args.scenario, [args.scenario])
+    wanted = wanted_results(args)
     wait_idle(args)
     tbed = Testbed(args)
     atexit.register(tbed.down)

@@ -87,3 +87,12 @@ def test_host_cpu_reaches_the_testbed_only_when_asked():
     assert tb.info()["host_cpu"] == "isolated"
     with pytest.raises(SystemExit):
         run.parse_args(["cluster", "--host-cpu", "private"])
+
+
+def test_sort_alone_only_writes_the_sort_alone_and_belongs_to_the_sort_scenario(capsys):
+    assert run.wanted_results(run.parse_args(["sort"])) == ["tpch", "sort"]
+    assert run.wanted_results(run.parse_args(["sort", "--sort-alone-only"])) == ["sort"]
+    assert run.wanted_results(run.parse_args(["all"])) == ["replay", "tpch", "sort"]
+    with pytest.raises(SystemExit):
+        run.parse_args(["tpch", "--sort-alone-only"])
+    assert "--sort-alone-only is an option of the sort scenario, not of tpch" in capsys.readouterr().err
