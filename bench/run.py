@@ -41,10 +41,12 @@ def parse_args(argv):
     p.add_argument("--executor-memory", default="768m")
     p.add_argument("--executor-java-options", default=None, metavar="OPTS",
                    help="spark.executor.extraJavaOptions of every application under every scheduler "
-                        "(e.g. '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC'; default: none)")
+                        "(e.g. '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC'; one option alone wants the = form, "
+                        "--executor-java-options=-XX:+UseSerialGC; default: none)")
     p.add_argument("--driver-java-options", default=None, metavar="OPTS",
-                   help="added to every driver's spark.driver.extraJavaOptions (after -XX:+UseParallelGC), "
-                        "e.g. a JFR recording: '-XX:StartFlightRecording=filename=/tmp/jfr/,settings=profile'")
+                   help="added to every driver's spark.driver.extraJavaOptions (after -XX:+UseParallelGC); "
+                        "give it in the = form, since OPTS starts with a dash, e.g. a JFR recording: "
+                        "--driver-java-options=-XX:StartFlightRecording=filename=/tmp/jfr/,settings=profile")
     p.add_argument("--network", choices=["fast", "congested"], default="fast")
     p.add_argument("--rate", default="100mbit", help="per-host bandwidth when congested")
     p.add_argument("--local", action="store_true", help="use local-cluster[...] instead of namespaces")

@@ -96,3 +96,17 @@ def test_sort_alone_only_writes_the_sort_alone_and_belongs_to_the_sort_scenario(
     with pytest.raises(SystemExit):
         run.parse_args(["tpch", "--sort-alone-only"])
     assert "--sort-alone-only is an option of the sort scenario, not of tpch" in capsys.readouterr().err
+
+
+def test_a_single_dash_leading_java_option_goes_in_the_equals_form(capsys):
+    a = run.parse_args(["cluster", "--driver-java-options=-XX:+UseSerialGC",
+                        "--executor-java-options=-XX:+UseSerialGC"])
+    assert a.driver_java_options == a.executor_java_options == "-XX:+UseSerialGC"
+    # The help shows that form: the space-separated one is an argparse error here.
+    with pytest.raises(SystemExit):
+        run.parse_args(["cluster", "--driver-java-options", "-XX:+UseSerialGC"])
+    with pytest.raises(SystemExit):
+        run.parse_args(["--help"])
+    helptext = "".join(capsys.readouterr().out.split())  # argparse wraps inside an option
+    assert "--driver-java-options=-XX:StartFlightRecording" in helptext
+    assert "--executor-java-options=-XX:+UseSerialGC" in helptext
