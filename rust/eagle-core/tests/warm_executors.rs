@@ -649,3 +649,21 @@ fn a_waiting_task_set_nothing_is_known_about_follows_the_typical_task() {
     // b came with a hint: it keeps it.
     assert_eq!(d.job_estimate(b).unwrap(), (0.25, eagle_core::EstimateSource::Hint));
 }
+
+/// The sort alone on the testbed (`scripts/bench sort --sort-alone-only`, 2026-12-03): its
+/// reduce stage came in at the typical long task, 4.6 s, and its tasks ran 27-40 s. A slot
+/// that freed beside one of them (the short reservation shrank to zero) stayed idle until
+/// that task ended 27 s later, with nothing else on the cluster: by the estimate the task
+/// there was about to end and make the executor warm. A task past its estimate is expected
+/// to run as long again as it has overrun.
+#[test]
+fn a_slot_beside_a_task_past_its_estimate_is_taken_when_nothing_else_waits() {
+    let (mut d, nodes, t) = calibrated(1, 1.5, 0.7);
+    let a = nodes[0];
+    let x = d.submit_in(t, 4, None, Some(1.0), 1, Some(1));
+    assert_eq!(d.offer(t, a, 1, &[]), vec![x]);
+    // Within the estimate plus the warm-up the second slot waits for the first task to end.
+    assert_eq!(d.offer(t + 1.2, a, 1, &[]), vec![]);
+    // 5 s in, the task has overrun its 1.8 s (estimate and warm-up) by 3.2 s.
+    assert_eq!(d.offer(t + 5.0, a, 1, &[]), vec![x]);
+}
