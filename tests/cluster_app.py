@@ -7,7 +7,8 @@ SPEC: {"name", "out", "executors" (to wait for; 1), "go" (optional: a file to wa
 [{"class": "short"|"long", "ms": task ms, "tasks": n, "cpus": cores per task (optional, 1; more is a
 TaskResourceProfile)}]}. The jobs run one after the other;
 every task sleeps its ms and reports (partition, start, end, executor host). After each job
-the output file is rewritten: {"name", "started", "jobs": [{"submitted", "done", "rows"}]}.
+the output file is rewritten: {"name", "app" (the application id), "started", "jobs": [{"submitted",
+"done", "rows"}]}.
 """
 import json
 import os
@@ -44,7 +45,7 @@ def main(spec_path):
     deadline = time.time() + 180
     while sc._jsc.sc().getExecutorMemoryStatus().size() < 1 + spec.get("executors", 1) and time.time() < deadline:
         time.sleep(0.2)  # the driver plus the executors
-    out = {"name": spec["name"], "started": time.time(), "jobs": []}
+    out = {"name": spec["name"], "app": sc.applicationId, "started": time.time(), "jobs": []}
     write(spec["out"], out)
     if spec.get("go"):
         while not os.path.exists(spec["go"]) and time.time() < deadline + 180:

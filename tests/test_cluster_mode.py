@@ -16,6 +16,9 @@ slots x hosts).
   slots, and every task runs once.
 - A driver killed with SIGKILL while its tasks hold every slot: the other application gets
   the slots (its job finishes) and the nodes end with no lease.
+- An executor killed (SIGKILL) while its tasks run: the standalone master starts another,
+  the driver registers it with its first offer and runs tasks there under the node's grants,
+  every partition succeeds once, and no lease is left.
 - Bad cluster keys fail the start, naming the key.
 - A central that refuses the driver (here another shared secret; daemons of another build, so
   another protocol version, are refused alike) is a configuration error: the plugin falls back
@@ -313,6 +316,66 @@ def test_a_killed_driver_frees_its_slots_for_the_other_application(daemons, shar
     o = read(other_out)
     assert sorted(r[0] for r in o["jobs"][0]["rows"]) == [0, 1, 2, 3]
     _until("no lease left on the nodes", lambda: set(leased(daemons).values()) == {"0"}, 120)
+
+
+def _executor_pids(app_id, host):
+    """The pids of the application's executor JVMs on `host` (the standalone worker's launch
+    command names both)."""
+    pids = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                args = f.read().decode(errors="replace").split("\0")
+        except OSError:
+            continue
+        if "org.apache.spark.executor.CoarseGrainedExecutorBackend" in args and \
+                _arg(args, "--app-id") == app_id and _arg(args, "--hostname") == host:
+            pids.append(int(pid))
+    return pids
+
+
+def _arg(args, flag):
+    return args[args.index(flag) + 1] if flag in args[:-1] else None
+
+
+def test_a_lost_executor_is_replaced_and_its_successor_runs_tasks_under_grants(daemons, shared_hosts, tmp_path):
+    go = tmp_path / "go"
+    tasks = 40
+    app, out = launch(daemons, shared_hosts, tmp_path, "survivor", [{"class": "short", "ms": 1500, "tasks": tasks}],
+                      go=go)
+    _until("the application's executors", lambda: os.path.exists(out), 240)
+    app_id, victim = read(out)["app"], HOSTS[1]
+    go.write_text("go")
+    # SIGKILL the executor on one host while its tasks hold that host's slots: they fail with
+    # the executor, and the standalone master starts another executor in its place, which
+    # the driver has never offered to Spark (its first offer registers it).
+    _until(f"tasks running on {victim}", lambda: leased(daemons)[victim] not in (None, "0"), 120)
+    pids = _until(f"the executor on {victim}", lambda: _executor_pids(app_id, victim), 60)
+    for pid in pids:
+        os.kill(pid, signal.SIGKILL)
+    finish(app, 300)
+    rows = read(out)["jobs"][0]["rows"]
+    # Every partition in the result once: the lost tasks ran again, none twice in the result.
+    assert sorted(r[0] for r in rows) == list(range(tasks))
+    log = eventlog.find_log(str(tmp_path / "survivor.events"))
+    evs = list(eventlog.events(log))
+    added = [e["Executor ID"] for e in evs if e["Event"] == "SparkListenerExecutorAdded"]
+    removed = {e["Executor ID"] for e in evs if e["Event"] == "SparkListenerExecutorRemoved"}
+    assert len(removed) == 1 and len(added) == len(HOSTS) + 1, (added, removed)
+    successor = added[-1]
+    ends = [e for e in evs if e["Event"] == "SparkListenerTaskEnd"]
+    lost = [e for e in ends if e["Task Info"]["Executor ID"] in removed]
+    assert any(e["Task End Reason"]["Reason"] != "Success" for e in lost), "the killed executor had tasks running"
+    ran = [e for e in ends if e["Task Info"]["Executor ID"] == successor and e["Task End Reason"]["Reason"] == "Success"]
+    assert ran, f"the replacement executor {successor} ran no task"
+    # Each partition succeeded once (Spark's accounting: no speculation here).
+    ok = [e["Task Info"]["Index"] for e in ends if e["Task End Reason"]["Reason"] == "Success"]
+    assert sorted(ok) == list(range(tasks)), sorted(ok)
+    # The failed tasks' leases came back with their task ends, and the successor's were
+    # granted and returned like any other: no slot leaks.
+    _until("no lease left on the nodes", lambda: set(leased(daemons).values()) == {"0"}, 60)
+    c = read(tmp_path / "survivor.summary.json")["cluster"]
+    assert c["launched"] == c["taskEnds"] >= tasks, c
 
 
 def test_a_driver_the_central_refuses_falls_back_to_stock_scheduling_naming_why(daemons, shared_hosts, tmp_path):
