@@ -249,13 +249,18 @@ def scenario_tpch_sort(args, tb, out_root, want):
     the 22 queries as an interactive stream while the sort runs as the batch job. Writes the
     tpch and/or sort results."""
     from . import tpch
-    data_root = os.path.join(out_root, "data")
-    d = tpch.ensure_data(data_root, args.sf, args.parts, log=log)
-    tpch.duckdb_answers(d, args.sf, log=log)
     rows = int(args.sort_gb * 1e9 / 8)
     sort_parts = max(2 * tb["slots"], int(args.sort_gb * 1e9 / 32e6))
-    log(f"TPC-H SF {args.sf:g} ({args.parts} files per table); sort {rows:,} integers "
-        f"({args.sort_gb:g} GB) in {sort_parts} partitions")
+    # The TPC-H data and DuckDB's answers serve the stream only: the sort alone needs neither.
+    d = answers = None
+    if "tpch" in want:
+        d = tpch.ensure_data(os.path.join(out_root, "data"), args.sf, args.parts, log=log)
+        tpch.duckdb_answers(d, args.sf, log=log)
+        answers = os.path.join(d, "duckdb-answers.json")
+        log(f"TPC-H SF {args.sf:g} ({args.parts} files per table); sort {rows:,} integers "
+            f"({args.sort_gb:g} GB) in {sort_parts} partitions")
+    else:
+        log(f"sort {rows:,} integers ({args.sort_gb:g} GB) in {sort_parts} partitions, alone")
     tp_runs, sort_runs, adaptive = [], [], None
     steps = Steps(len(args.schedulers), log, "application")
     for sched in args.schedulers:
@@ -265,7 +270,7 @@ def scenario_tpch_sort(args, tb, out_root, want):
         shutil.rmtree(run_dir, ignore_errors=True)
         os.makedirs(run_dir)
         cfg = {"workload": "tpch", "scheduler": sched, "testbed": tb,
-               "tpch": {"data": d, "sf": args.sf, "answers": os.path.join(d, "duckdb-answers.json"),
+               "tpch": {"data": d, "sf": args.sf, "answers": answers,
                         "queries": args.queries, "lead_s": args.lead, "gap_s": args.gap},
                "sort": {"rows": rows, "parts": sort_parts},
                "sort_alone": "sort" in want, "stream": "tpch" in want,

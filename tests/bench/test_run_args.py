@@ -110,3 +110,31 @@ def test_a_single_dash_leading_java_option_goes_in_the_equals_form(capsys):
     helptext = "".join(capsys.readouterr().out.split())  # argparse wraps inside an option
     assert "--driver-java-options=-XX:StartFlightRecording" in helptext
     assert "--executor-java-options=-XX:+UseSerialGC" in helptext
+
+
+def test_the_sort_alone_needs_no_tpch_data_and_the_stream_gets_it(tmp_path, monkeypatch):
+    from bench import tpch
+    made, cfgs = [], []
+    monkeypatch.setattr(tpch, "ensure_data", lambda root, sf, parts, log: made.append(root) or str(tmp_path / "d"))
+    monkeypatch.setattr(tpch, "duckdb_answers", lambda d, sf, log: None)
+    monkeypatch.setattr(run, "wait_idle", lambda *a, **k: None)
+    monkeypatch.setattr(run, "spark_conf", lambda *a, **k: {})
+    monkeypatch.setattr(run, "adaptive_state", lambda d: None, raising=False)
+
+    def driver(run_dir, cfg, timeout):
+        cfgs.append(cfg)
+        sort = {"id": "sort-alone", "class": "long", "latency": 70.0, "ok": True}
+        return {"ok": True, "sort_check": "ok", "phases": {"alone": {"jobs": [sort], "driver_cpu_s": 1.0}}}
+    monkeypatch.setattr(run, "run_driver", driver)
+    tb = {"slots": 4, "hosts": 2, "network": "fast", "mode": "netns", "cores": 2, "note": ""}
+    args = run.parse_args(["sort", "--sort-alone-only", "--schedulers", "fifo,eagle"])
+    out = run.scenario_tpch_sort(args, tb, str(tmp_path), ["sort"])
+    assert made == []
+    assert [c["tpch"]["data"] for c in cfgs] == [None, None]
+    assert all(c["sort_alone"] and not c["stream"] for c in cfgs)
+    assert set(out) == {"sort"} and [r["long"]["p50"] for r in out["sort"]["runs"]] == [70.0, 70.0]
+    # The stream still gets the data and DuckDB's answers.
+    cfgs.clear()
+    run.scenario_tpch_sort(run.parse_args(["sort", "--schedulers", "fifo"]), tb, str(tmp_path), ["tpch", "sort"])
+    assert made == [str(tmp_path / "data")]
+    assert cfgs[0]["tpch"]["answers"] == str(tmp_path / "d" / "duckdb-answers.json") and cfgs[0]["stream"]
