@@ -5,7 +5,7 @@ spark-submit in a JVM of its own (one SparkContext per process):
 
 SPEC: {"name", "out", "executors" (to wait for; 1), "go" (optional: a file to wait for before the first job), "jobs":
 [{"class": "short"|"long", "ms": task ms, "tasks": n, "cpus": cores per task (optional, 1; more is a
-TaskResourceProfile)}]}. The jobs run one after the other;
+TaskResourceProfile), "barrier": a barrier stage (optional, false)}]}. The jobs run one after the other;
 every task sleeps its ms and reports (partition, start, end, executor host). After each job
 the output file is rewritten: {"name", "app" (the application id), "started", "jobs": [{"submitted",
 "done", "rows"}]}.
@@ -58,6 +58,8 @@ def main(spec_path):
         if j.get("cpus", 1) > 1:
             from pyspark.resource import ResourceProfileBuilder, TaskResourceRequests
             rdd = rdd.withResources(ResourceProfileBuilder().require(TaskResourceRequests().cpus(j["cpus"])).build)
+        if j.get("barrier"):
+            rdd = rdd.barrier()  # Spark launches all its tasks at once or none
         rows = rdd.mapPartitions(sleeper(j["ms"] / 1000.0)).collect()
         out["jobs"].append({"submitted": t0, "done": time.time(), "rows": rows})
         write(spec["out"], out)

@@ -19,6 +19,11 @@ slots x hosts).
 - An executor killed (SIGKILL) while its tasks run: the standalone master starts another,
   the driver registers it with its first offer and runs tasks there under the node's grants,
   every partition succeeds once, and no lease is left.
+- A barrier stage (Spark launches all its tasks at once or none) is a gang under cluster
+  mode: beside another application's running tasks, it launches only once it holds a grant
+  for each of its tasks, so no host runs more tasks than its slots (ungated, as before
+  2026-12-03, it ran on the executors' free cores beside the other's tasks), it runs whole,
+  and no lease is left.
 - Bad cluster keys fail the start, naming the key.
 - A central that refuses the driver (here another shared secret; daemons of another build, so
   another protocol version, are refused alike) is a configuration error: the plugin falls back
@@ -316,6 +321,40 @@ def test_a_killed_driver_frees_its_slots_for_the_other_application(daemons, shar
     o = read(other_out)
     assert sorted(r[0] for r in o["jobs"][0]["rows"]) == [0, 1, 2, 3]
     _until("no lease left on the nodes", lambda: set(leased(daemons).values()) == {"0"}, 120)
+
+
+def test_a_barrier_stage_launches_whole_under_a_grant_for_each_task(daemons, shared_hosts, tmp_path):
+    go, gang_go = tmp_path / "go", tmp_path / "gang-go"
+    slots = SLOTS * len(HOSTS)
+    other, other_out = launch(daemons, shared_hosts, tmp_path, "other",
+                              [{"class": "short", "ms": 2500, "tasks": 2}] * 4, go=go)
+    gang, gang_out = launch(daemons, shared_hosts, tmp_path, "gang",
+                            [{"class": "long", "ms": 3000, "tasks": slots, "barrier": True}] * 2, go=gang_go)
+    _until("both applications' executors", lambda: os.path.exists(other_out) and os.path.exists(gang_out), 240)
+    go.write_text("go")
+    # The barrier stage (one task per slot of the cluster) is submitted while the other
+    # application's tasks hold slots: it must wait for all of them to be free.
+    _until("the other application to hold slots", lambda: any(v not in (None, "0") for v in leased(daemons).values()),
+           120)
+    gang_go.write_text("go")
+    finish(gang, 300)
+    finish(other, 300)
+    g, o = read(gang_out), read(other_out)
+    for j in g["jobs"]:
+        assert sorted(r[0] for r in j["rows"]) == list(range(slots))
+    for j in o["jobs"]:
+        assert sorted(r[0] for r in j["rows"]) == [0, 1]
+    rows = [r for j in g["jobs"] + o["jobs"] for r in j["rows"]]
+    # Each host's 2 slots: never more tasks at once, whatever ran beside the barrier stage.
+    for h in HOSTS:
+        assert most_at_once([(r[1], r[2]) for r in rows if r[3] == h]) <= SLOTS, h
+    # Every task of a barrier stage ran at the same time as all the others (launched together).
+    for j in g["jobs"]:
+        assert most_at_once([(r[1], r[2]) for r in j["rows"]]) == slots, j["rows"]
+    _until("no lease left on the nodes", lambda: set(leased(daemons).values()) == {"0"}, 60)
+    c = read(tmp_path / "gang.summary.json")["cluster"]
+    assert c["launched"] == c["taskEnds"] == 2 * slots, c
+    assert c["runningLeases"] == 0, c
 
 
 def _executor_pids(app_id, host):

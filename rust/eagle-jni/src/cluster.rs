@@ -14,6 +14,9 @@
 //!                └──seen by an offer that could not use it, or held > GRANT_HOLD──► NoTask
 //! ```
 //!
+//! A barrier stage is a gang ([`ClusterSide::set_gang`]): its grants stay held, unplanned,
+//! until there is one for each of its tasks, and then one round plans them all.
+//!
 //! Spark's TaskSetManager still picks the task, so retries, speculation, locality and delay
 //! scheduling keep working; a launch without a grant never happens (the plugin vetoes every
 //! launch the plan does not allow). Running leases are keyed by Spark's task id, so a task
@@ -39,6 +42,12 @@ pub use inbox::Inbox;
 /// A grant no offer round used within this time goes back to its node (late binding: a
 /// slot is never held for a task set that cannot take it; the node's lease is longer).
 pub const GRANT_HOLD: Duration = Duration::from_millis(1000);
+
+/// A gang (a barrier task set: Spark launches all its tasks in one round or none) holds its
+/// grants until it has one for every task, for at most this many keep-alive periods: under
+/// the nodes' lease, which the keep-alive period is kept under a third of. Then it gives them
+/// all back, withdraws its probes, and probes afresh a period later.
+pub const GANG_HOLD_PINGS: u32 = 2;
 
 /// How the driver reaches the daemons (`spark.scheduler.eagle.cluster.*`).
 #[derive(Clone, Debug, PartialEq)]
@@ -122,6 +131,8 @@ pub struct ClusterCounters {
     /// Of those, grants of a host where the job was cold or warming, handed back by the
     /// warm-executors rule (`cluster.warmGrants`).
     pub cold_returned: u64,
+    /// Of those, grants a gang gave back when it could not gather one for every task in time.
+    pub gang_returned: u64,
     /// Grants voided by their node (link lost, lease expired) before use.
     pub revoked: u64,
     pub task_ends: u64,
@@ -151,6 +162,16 @@ pub struct ClusterSide {
     running: HashMap<i64, (NodeId, Grant)>,
     /// Live task sets: their last reported launchable engine slots, and their shape.
     pending: HashMap<JobId, (u32, Shape)>,
+    /// Gangs (barrier task sets, [`ClusterSide::set_gang`]); `Some(t)` while one waits to
+    /// probe again at `t` after giving its grants back.
+    gangs: HashMap<JobId, Option<Instant>>,
+    /// How long a gang holds grants before it gives them back ([`GANG_HOLD_PINGS`]).
+    gang_hold: Duration,
+    /// Since when each gang grant planned this round was held, by (host, lease): one the
+    /// round does not launch is held again, not given back (a round that offers only some
+    /// executors cannot launch a gang, and must not cost it the grants it gathered).
+    gang_since: HashMap<(String, u64), Instant>,
+    ping: Duration,
     pub counters: ClusterCounters,
 }
 
@@ -221,6 +242,10 @@ impl ClusterSide {
             assigned: Vec::new(),
             running: HashMap::new(),
             pending: HashMap::new(),
+            gangs: HashMap::new(),
+            gang_since: HashMap::new(),
+            gang_hold: Duration::from_millis(p.ping_ms) * GANG_HOLD_PINGS,
+            ping: Duration::from_millis(p.ping_ms),
             counters: ClusterCounters::default(),
         })
     }
@@ -278,7 +303,20 @@ impl ClusterSide {
 
     fn give_back(&mut self, g: &Grant) {
         self.counters.returned += 1;
+        self.gang_since.remove(&(g.host.clone(), g.lease));
         self.client().no_task(g);
+    }
+
+    /// A planned grant the round did not use: a gang's is held again (as since it was first
+    /// held, so its hold still ends in time), any other goes back.
+    fn unplanned(&mut self, g: Grant) {
+        let since = self.gang_since.remove(&(g.host.clone(), g.lease));
+        match since {
+            Some(since) if self.gangs.contains_key(&JobId(g.job as u32)) && self.executors_on.contains_key(&g.host) => {
+                self.held.entry(g.host.clone()).or_default().push(Held { grant: g, since, refused: false });
+            }
+            _ => self.give_back(&g),
+        }
     }
 
     /// Executor `node` runs on `host`: the application links to that host's node daemon.
@@ -348,9 +386,34 @@ impl ClusterSide {
         let Some((p, shape)) = self.pending.get_mut(&job) else { return };
         let (before, width) = (*p / shape.width, shape.width);
         *p = units;
-        if units / width != before {
+        // A gang that gave its grants back probes afresh once its wait is over.
+        let retry = match self.gangs.get_mut(&job) {
+            Some(at) if at.is_some_and(|t| Instant::now() >= t) => at.take().is_some(),
+            _ => false,
+        };
+        if units / width != before || (retry && units > 0) {
             self.client().remaining(job.0 as u64, units / width);
         }
+    }
+
+    /// Task set `job` is a gang (a barrier stage): Spark launches all its tasks in one offer
+    /// round or none. Its grants are held, not planned, until there is one for each of its
+    /// waiting tasks; then one round plans them all. A gang that has not gathered them within
+    /// [`GANG_HOLD_PINGS`] keep-alive periods gives them all back (other applications' work
+    /// takes the slots), withdraws its probes and probes afresh a period later, so two gangs
+    /// short of slots do not hold each other's forever.
+    pub fn set_gang(&mut self, job: JobId) {
+        if self.pending.contains_key(&job) {
+            self.gangs.insert(job, None);
+        }
+    }
+
+    /// Grants held for gang `job` on every host, and whether they cover its waiting tasks
+    /// with the ones `taken` this round.
+    fn gang_ready(&self, job: JobId, taken: u32) -> bool {
+        let (units, width) = self.pending.get(&job).map_or((0, 1), |(u, s)| (*u, s.width));
+        let held = self.held.values().flatten().filter(|h| h.grant.job == job.0 as u64).count() as u32;
+        units > 0 && held + taken >= units / width
     }
 
     /// The task set is gone: its probes are withdrawn, its grants go back.
@@ -360,6 +423,7 @@ impl ClusterSide {
             return;
         }
         self.client().finished(job.0 as u64);
+        self.gangs.remove(&job);
         let mut back = Vec::new();
         for v in self.held.values_mut() {
             v.retain(|h| {
@@ -394,13 +458,18 @@ impl ClusterSide {
         let Some(host) = self.host_of.get(&node).cloned() else {
             return;
         };
-        let Some(held) = self.held.get_mut(&host) else {
+        if !self.held.contains_key(&host) {
             return;
-        };
+        }
         let mut taken: HashMap<JobId, u32> = HashMap::new();
         for (_, g, _) in &self.assigned {
             *taken.entry(JobId(g.job as u32)).or_default() += 1;
         }
+        // Gangs plan only once their grants cover every waiting task (held anywhere, or
+        // planned on another executor this round); until then their grants stay held.
+        let ready: HashSet<JobId> =
+            self.gangs.keys().copied().filter(|&j| self.gang_ready(j, taken.get(&j).copied().unwrap_or(0))).collect();
+        let held = self.held.get_mut(&host).expect("checked above");
         // The slots each job holds under a kept probe (Sticky Batch Probing): its node offers
         // them to it again as its tasks end, so they drain its waiting tasks warm.
         // Jobs holding a slot of this host are never asked: a "no task" drops the job's probe
@@ -425,9 +494,16 @@ impl ClusterSide {
             let job = JobId(held[i].grant.job as u32);
             let (units, width) = self.pending.get(&job).map_or((0, 1), |(u, s)| (*u, s.width));
             let room = (units / width).saturating_sub(taken.get(&job).copied().unwrap_or(0));
+            let gang = self.gangs.contains_key(&job);
+            if gang && !ready.contains(&job) {
+                i += 1; // held for the gang's other tasks (see `set_gang`)
+                continue;
+            }
             let usable = left >= width && room > 0 && !exclude.contains(&job);
             // Long grants are the central's placements (LWL over the hosts): not ruled here.
+            // A gang takes every grant it gathered: its tasks start together or not at all.
             if usable
+                && !gang
                 && self.warm_grants
                 && !held[i].grant.long
                 && !here.contains(&job)
@@ -446,6 +522,9 @@ impl ClusterSide {
                 here.insert(job);
                 left -= width;
                 out.extend(std::iter::repeat_n(job, width as usize));
+                if gang {
+                    self.gang_since.insert((host.clone(), h.grant.lease), h.since);
+                }
                 self.assigned.push((node, h.grant, width));
                 continue;
             }
@@ -463,38 +542,55 @@ impl ClusterSide {
     }
 
     /// A planned entry (one engine slot) was not used: once all the entries of a grant
-    /// are declined (its task's width), the grant goes back at once.
+    /// are declined (its task's width), the grant goes back at once (a gang's is held again).
     pub fn decline(&mut self, node: NodeId, job: JobId) {
         if let Some(i) = self.assigned.iter().position(|(n, g, _)| *n == node && g.job == job.0 as u64) {
             self.assigned[i].2 -= 1;
             if self.assigned[i].2 == 0 {
                 let (_, g, _) = self.assigned.swap_remove(i);
-                self.give_back(&g);
+                self.unplanned(g);
             }
         }
     }
 
     /// The offer round is over; `launched` are its launches as (task id, executor, job).
     /// Each takes an assigned grant of its job on its executor; grants left unassigned or
-    /// refused (or held too long) go back.
+    /// refused (or held too long) go back, but a gang's unlaunched ones are held again until
+    /// its hold ends, and then all of its grants go back together.
     pub fn round_end(&mut self, launched: &[(i64, NodeId, JobId)]) {
         self.drain();
         for &(tid, node, job) in launched {
             if let Some(i) = self.assigned.iter().position(|(n, g, _)| *n == node && g.job == job.0 as u64) {
                 let (n, g, _) = self.assigned.swap_remove(i);
+                self.gang_since.remove(&(g.host.clone(), g.lease));
                 self.counters.launched += 1;
                 self.client().launched(&g);
                 self.running.insert(tid, (n, g));
             }
         }
         for (_, g, _) in std::mem::take(&mut self.assigned) {
-            self.give_back(&g);
+            self.unplanned(g);
         }
         let now = Instant::now();
+        // A gang whose oldest grant has waited its hold gives all of them back at once.
+        let expired: HashSet<u64> = self
+            .held
+            .values()
+            .flatten()
+            .filter(|h| {
+                self.gangs.contains_key(&JobId(h.grant.job as u32)) && now.duration_since(h.since) > self.gang_hold
+            })
+            .map(|h| h.grant.job)
+            .collect();
+        let gangs = &self.gangs;
         let mut back = Vec::new();
         for v in self.held.values_mut() {
             v.retain_mut(|h| {
-                let go = h.refused || now.duration_since(h.since) > GRANT_HOLD;
+                let go = if gangs.contains_key(&JobId(h.grant.job as u32)) {
+                    expired.contains(&h.grant.job)
+                } else {
+                    h.refused || now.duration_since(h.since) > GRANT_HOLD
+                };
                 if go {
                     back.push(h.grant.clone());
                 }
@@ -502,8 +598,16 @@ impl ClusterSide {
                 !go
             });
         }
+        self.counters.gang_returned += back.iter().filter(|g| expired.contains(&g.job)).count() as u64;
         for g in back {
             self.give_back(&g);
+        }
+        for job in expired {
+            let j = JobId(job as u32);
+            // Its probes go too (a probe left queued would grant it one slot at a time
+            // again); it probes afresh when `set_pending` sees the wait over.
+            self.client().remaining(job, 0);
+            self.gangs.insert(j, Some(now + self.ping));
         }
     }
 
@@ -550,7 +654,7 @@ impl Drop for ClusterSide {
 
 /// Names of the `clusterStatus(handle): Array[Long]` slots, in order (empty outside cluster
 /// mode).
-pub const CLUSTER_STATUS_NAMES: [&str; 17] = [
+pub const CLUSTER_STATUS_NAMES: [&str; 18] = [
     "centralUp",
     "hostsUp",
     "heldGrants",
@@ -568,6 +672,7 @@ pub const CLUSTER_STATUS_NAMES: [&str; 17] = [
     "placedLocally",
     "warmFirst",
     "spreadLate",
+    "gangReturned",
 ];
 
 fn side(st: &mut State) -> Result<&mut ClusterSide, String> {
@@ -650,12 +755,19 @@ pub fn node_removed(st: &mut State, node: NodeId) {
 
 /// Mirrors `submit`: the task set goes to the daemons with the engine's class and estimate.
 /// `units` engine slots, `width` per task; a task takes `cpus` slots of its node.
-pub fn submitted(st: &mut State, job: JobId, units: u32, width: u32, cpus: u32) {
+///
+/// A barrier stage (`barrier`) is a gang ([`ClusterSide::set_gang`]) and probes as short
+/// work whatever its class: a gang gives back grants it cannot use together, and a probe's
+/// grant given back is probed for again, where a central placement's is spent.
+pub fn submitted(st: &mut State, job: JobId, units: u32, width: u32, cpus: u32, barrier: bool) {
     let Some(c) = st.cluster.as_mut() else { return };
-    let long = st.driver.job_class(job) == Some(Class::Long);
+    let long = !barrier && st.driver.job_class(job) == Some(Class::Long);
     let est = st.driver.job_estimate(job).map_or(0.0, |(e, _)| e);
     c.warmup(st.driver.warmup_cost());
     c.submit(job, units, est, long, Shape { width, cpus });
+    if barrier {
+        c.set_gang(job);
+    }
 }
 
 /// Mirrors `setPending` (launchable = waiting + speculatable).
@@ -717,6 +829,7 @@ pub fn status(st: &mut State) -> Vec<i64> {
         c.client().placed_locally(),
         c.client().warm_first(),
         c.client().spread_late(),
+        k.gang_returned,
     ];
     v.iter().map(|&x| x.min(i64::MAX as u64) as i64).collect()
 }

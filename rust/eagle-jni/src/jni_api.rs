@@ -26,7 +26,7 @@ use crate::{cluster, placement};
 use jni::errors::ErrorPolicy;
 use jni::objects::{JByteArray, JDoubleArray, JIntArray, JLongArray, JObject};
 use jni::strings::JNIString;
-use jni::sys::{jint, jlong};
+use jni::sys::{jboolean, jint, jlong};
 use jni::{jni_str, Env, EnvUnowned};
 use std::fmt;
 use std::path::PathBuf;
@@ -255,8 +255,9 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_removeNode<'
 /// — a task set arrives; hintClass is -1 (none), 0 (short) or 1 (long); hintEstimateMs < 0
 /// is none; group (the Spark job or SQL execution, for query-aware SRPT) < 0 is none;
 /// `tasks` counts engine slots, `width` of them per task (a task of a wider resource
-/// profile), and a task takes `cpus` cores (cluster mode: slots of its host's node).
-/// Returns the engine's job id.
+/// profile), and a task takes `cpus` cores (cluster mode: slots of its host's node);
+/// `barrier`: a barrier stage (cluster mode gathers a grant for each of its tasks before any
+/// launches, [`cluster::ClusterSide::set_gang`]). Returns the engine's job id.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_submit<'l>(
     mut env: EnvUnowned<'l>,
@@ -270,6 +271,7 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_submit<'l>(
     group: jlong,
     width: jint,
     cpus: jint,
+    barrier: jboolean,
 ) -> jint {
     env.with_env(|_env| -> Res<jint> {
         let tasks = state::count("tasks", tasks)?;
@@ -280,7 +282,7 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_submit<'l>(
         let group = u64::try_from(group).ok();
         with_state(h, |st| {
             let job = st.driver.submit_in(state::ms_to_s(now_ms), tasks, class, estimate, signature as u64, group);
-            cluster::submitted(st, job, tasks, width, cpus);
+            cluster::submitted(st, job, tasks, width, cpus, barrier);
             Ok(job.0 as jint)
         })
     })

@@ -97,6 +97,10 @@ struct FakeSpark {
     grants_seen: u64,
     /// Task sets the warm-executors rule says no to (`worth` false), short grants only.
     cold: Vec<JobId>,
+    /// Barrier task sets: Spark launches all their waiting tasks in one round or none.
+    gangs: Vec<JobId>,
+    /// A gang's launches, per round that launched any.
+    gang_launches: Vec<u32>,
 }
 
 const EXEC: NodeId = NodeId(0);
@@ -112,7 +116,16 @@ impl FakeSpark {
             launched: 0,
             grants_seen: 0,
             cold: Vec::new(),
+            gangs: Vec::new(),
+            gang_launches: Vec::new(),
         }
+    }
+
+    /// A barrier task set (the plugin submits it to the cluster side as a gang).
+    fn submit_gang(&mut self, job: u32, tasks: u32, est_s: f64) {
+        self.submit(job, tasks, est_s, false);
+        self.c.set_gang(JobId(job));
+        self.gangs.push(JobId(job));
     }
 
     fn submit(&mut self, job: u32, tasks: u32, est_s: f64, long: bool) {
@@ -153,6 +166,23 @@ impl FakeSpark {
         let mut launched = Vec::new();
         for (job, n) in allowance.iter_mut() {
             let w = self.waiting.iter_mut().find(|(j, _, _)| j == job).unwrap();
+            if self.gangs.contains(job) {
+                // Spark's barrier rule: every waiting task gets a slot this round, or none
+                // launches; the offers it took are not declined (the plugin's allowance was
+                // spent), and their grants go back at the round's end.
+                if *n >= w.1 * w.2 && w.1 > 0 {
+                    self.gang_launches.push(w.1);
+                    for _ in 0..w.1 {
+                        let tid = self.next_tid;
+                        self.next_tid += 1;
+                        self.running.push((tid, *job, w.2));
+                        launched.push((tid, EXEC, *job));
+                    }
+                    w.1 = 0;
+                }
+                *n = 0;
+                continue;
+            }
             // Spark launches while it has a task and the allowance covers one.
             while w.1 > 0 && *n >= w.2 {
                 *n -= w.2;
@@ -489,4 +519,55 @@ fn a_grant_where_the_job_is_cold_goes_back_and_its_kept_slots_drain_it() {
     assert!(c.counters.cold_returned >= 1, "the other host's grant went back: {:?}", c.counters);
     c.remove_job(job);
     eventually("no lease left on either node", || leased(&addr_a) == 0 && leased(&addr_b) == 0);
+}
+
+/// A barrier task set in cluster mode is a gang: it launches all its tasks in one round or
+/// none, a grant it holds while short of the others goes back within its hold (so the other
+/// application's work gets the slot), and once the host has the slots it runs whole.
+#[test]
+fn a_gang_launches_whole_or_not_at_all_and_gives_back_what_it_cannot_use_together() {
+    let (addr, mut a, mut b) = shared_node(2);
+    // b holds one of the two slots with a task that runs until the test ends it.
+    b.submit(0, 1, 5.0, false);
+    eventually("b's long task to run", || {
+        b.round(&[]);
+        b.running.len() == 1
+    });
+    a.submit_gang(5, 2, 0.05);
+    // With one slot free the gang gathers at most one grant: it launches nothing, and gives
+    // that grant back once its hold is over.
+    eventually("the gang to give back a grant it could not use", || {
+        a.round(&[]);
+        b.round(&[]);
+        a.c.counters.gang_returned >= 1
+    });
+    assert_eq!(a.launched, 0, "no task of a gang launches while its host has one slot free");
+    // b's next job gets the slot the gang let go, while b's first task still runs.
+    b.submit(1, 2, 0.05, false);
+    eventually("b's second job to run beside its first", || {
+        a.round(&[]);
+        b.round(&[]);
+        if b.running.len() == 2 {
+            let tid = b.running.iter().find(|r| r.1 == JobId(1)).map(|r| r.0).unwrap();
+            b.running.retain(|r| r.0 != tid);
+            b.c.task_ended(tid);
+        }
+        b.waiting.iter().all(|w| w.0 != JobId(1) || w.1 == 0) && b.running.iter().all(|r| r.1 != JobId(1))
+    });
+    assert_eq!(a.launched, 0, "the gang still waits for two slots");
+    // b's first task ends: both slots free, and the gang runs whole, in one round.
+    b.finish_one();
+    eventually("the gang to launch", || {
+        a.round(&[]);
+        a.launched == 2
+    });
+    assert_eq!(a.gang_launches, vec![2], "both tasks of the gang in one round");
+    while !a.done() {
+        a.finish_one();
+        a.round(&[]);
+    }
+    a.c.remove_job(JobId(5));
+    b.c.remove_job(JobId(0));
+    b.c.remove_job(JobId(1));
+    eventually("no lease left on the node", || leased(&addr) == 0);
 }

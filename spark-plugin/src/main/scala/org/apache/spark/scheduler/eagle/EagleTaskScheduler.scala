@@ -100,7 +100,7 @@ private[spark] class EagleTaskScheduler(
   // All state below is guarded by `this` (the TaskSchedulerImpl lock).
   private val nodeOf = new mutable.HashMap[String, Int]
   private val tsmByJob = new mutable.HashMap[Int, EagleTaskSetManager]
-  /** Live task sets the engine does not plan (barrier ones; one it failed to take). */
+  /** Live task sets the engine does not plan (barrier ones outside cluster mode; one it failed to take). */
   private val unplanned = new mutable.HashSet[TaskSetManager]
   /** Per executor, per engine job: launches the current plan still allows. */
   private val allowance = new mutable.HashMap[String, mutable.HashMap[Int, Int]]
@@ -169,13 +169,15 @@ private[spark] class EagleTaskScheduler(
     // Barrier task sets stay outside the engine: Spark launches one only when every task of
     // it gets a slot in the same round, which a plan handing out slots one by one cannot
     // promise. They run as in stock Spark (in the pool's order); the offers the engine plans
-    // are what is left after them.
+    // are what is left after them. In cluster mode the hosts' slots are the daemons', so a
+    // barrier task set is a gang there: its grants are held until there is one for each of
+    // its tasks, and then one round plans them all (ClusterSide::set_gang).
     val barrier = taskSet.tasks.nonEmpty && taskSet.tasks(0).isBarrier
     val width = EagleTaskScheduler.slotWidth(this, taskSet)
     val group = queryGroup(taskSet)
-    val job = if (barrier) -1 else engine.call("submit")(
+    val job = if (barrier && cluster.isEmpty) -1 else engine.call("submit")(
       _.submit(_, now, taskSet.tasks.length * width, hintClass, hintEstimateMs, signature, group, width,
-        EagleTaskScheduler.taskCores(this, taskSet))).getOrElse(-1)
+        EagleTaskScheduler.taskCores(this, taskSet), barrier)).getOrElse(-1)
     if (job >= 0) lotes.foreach(_.taskSetAdded(taskSet, job))
     if (job >= 0 && eagleConf.adaptive) {
       val (sigs, counts) = futureStages(taskSet)
@@ -492,7 +494,7 @@ private[spark] class EagleTaskScheduler(
    * slots (a task launches only under its host's grant, and a grant asks for a round of its
    * own, so most rounds plan one executor of many), and any executor Spark has not seen yet
    * (its first offer registers it with the scheduler); every offer while a task set outside
-   * the plan (a barrier one) is live, since it launches without one. Spark's round costs a
+   * the plan is live (one the engine failed to take), since it launches without one. Spark's round costs a
    * pass over its offers per task set and locality level, all of them refused but the
    * planned ones (JFR of the cluster bench's drivers: Spark's round was half of their offer
    * rounds' CPU with every executor offered, on cores the executors share).

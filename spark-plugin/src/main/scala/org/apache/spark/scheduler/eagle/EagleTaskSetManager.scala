@@ -17,8 +17,10 @@ import org.apache.spark.scheduler.{DirectTaskResult, ExecutorCacheTaskLocation, 
  * Spark's TaskSetManager stays in charge of its tasks (which task, locality, retries,
  * speculation, zombie state); this subclass only vetoes an offer when the current plan gives
  * this task set no slot on that executor. Outside a planned round (fallback, or the engine
- * never knew this task set: `eagleJob < 0`) and for barrier task sets, which need all their
- * slots at once, it behaves exactly like the stock class.
+ * never knew this task set: `eagleJob < 0`, as for barrier task sets outside cluster mode,
+ * which need all their slots at once) it behaves exactly like the stock class. In cluster
+ * mode a barrier task set is planned all at once, under a grant for each task, and vetoed
+ * like any other.
  *
  * Dynamic Delay Scheduling (`spark.scheduler.eagle.dds.enabled`, see README): while the
  * engine is healthy, Spark's own locality waits of this task set are zeroed
@@ -88,7 +90,7 @@ private[eagle] class EagleTaskSetManager(
       taskResourceAssignments: Shims.TaskResources)
     : (Option[TaskDescription], Boolean, Int) = {
     syncWaits()
-    if (eagleJob < 0 || isBarrier || !eagleSched.planActive) {
+    if (eagleJob < 0 || !eagleSched.planActive) {
       offerWithDelay(execId, host, maxLocality, taskCpus, taskResourceAssignments)
     } else if (!eagleSched.takeAllowance(execId, eagleJob, slotWidth)) {
       (None, false, -1)

@@ -55,7 +55,10 @@ private[eagle] final class EireneSatc(sched: EagleTaskScheduler) {
    */
   def round(freeSlots: Int, tsms: Iterable[(Int, EagleTaskSetManager)]): Unit = {
     var idle = freeSlots - tsms.iterator.map { case (_, t) => (t.waitingTasks + t.speculatableWaiting) * t.slotWidth }.sum
-    for ((job, tsm) <- tsms.toSeq.sortBy(_._1) if idle >= tsm.slotWidth && !tsm.isZombie && tsm.waitingTasks == 0) {
+    // Never a barrier task set (cluster mode submits them to the engine): Spark runs no
+    // copy of a barrier task, as it speculates none.
+    for ((job, tsm) <- tsms.toSeq.sortBy(_._1)
+         if idle >= tsm.slotWidth && !tsm.isZombie && !tsm.isBarrier && tsm.waitingTasks == 0) {
       val running = tsm.singleCopyRunning
       var more = running.nonEmpty
       while (more && idle >= tsm.slotWidth) {

@@ -53,7 +53,9 @@ private[eagle] class Native {
    * stage, the key of the history; `group`: the Spark job or SQL execution the task set
    * belongs to (query-aware SRPT), -1 for none. `tasks` counts engine slots, `width` of them
    * per task (a wider resource profile); a task takes `cpus` cores (in cluster mode, that many
-   * slots of its host's eagle-node). Returns the engine's job id.
+   * slots of its host's eagle-node). `barrier`: a barrier stage, whose tasks Spark launches
+   * all in one round or none (cluster mode gathers a grant for each first; outside cluster
+   * mode the plugin does not submit barrier stages). Returns the engine's job id.
    */
   @native def submit(
       handle: Long,
@@ -64,7 +66,8 @@ private[eagle] class Native {
       signature: Long,
       group: Long,
       width: Int,
-      cpus: Int): Int
+      cpus: Int,
+      barrier: Boolean): Int
 
   /**
    * Query-aware SRPT: the stages of `group` not submitted yet, as parallel arrays of stage
@@ -274,7 +277,7 @@ private[eagle] object Native {
   val ClusterStatusNames: Seq[String] = Seq(
     "centralUp", "hostsUp", "heldGrants", "runningLeases", "grants", "launched", "returned",
     "revoked", "taskEnds", "hostDowns", "centralDowns", "surplusReturned",
-    "coldReturned", "unplacedLong", "placedLocally", "warmFirst", "spreadLate")
+    "coldReturned", "unplacedLong", "placedLocally", "warmFirst", "spreadLate", "gangReturned")
 
   val EstimateSources: Seq[String] = Seq("hint", "history", "runningMean", "default")
 
