@@ -76,6 +76,10 @@ pub(crate) struct Job {
     pub(crate) central_tries: u32,
     /// `State::executors_epoch` when the central was last asked to place tasks of this job.
     pub(crate) asked_at: u64,
+    /// The central's placements spent on a grant that went back unused (the driver's "no
+    /// task", or the node revoked it unanswered): placed again at the next tick, as far as
+    /// the job still has tasks no placement or grant covers.
+    pub(crate) spent: u32,
 }
 
 /// How many ticks the central is asked again for tasks it could not place before they
@@ -93,6 +97,7 @@ impl Job {
             cpus,
             local: false,
             reserved: 0,
+            spent: 0,
             share: BTreeMap::new(),
             placed: BTreeMap::new(),
             early: BTreeMap::new(),

@@ -571,3 +571,30 @@ fn a_gang_launches_whole_or_not_at_all_and_gives_back_what_it_cannot_use_togethe
     b.c.remove_job(JobId(1));
     eventually("no lease left on the node", || leased(&addr) == 0);
 }
+
+/// A long task whose grant went back unused (Spark could not run it on that executor then)
+/// is placed again: the central's placement was spent on the grant.
+#[test]
+fn a_long_task_whose_grant_went_back_is_placed_again() {
+    let (addr, port) = node(2);
+    let central = central(&[&addr]);
+    let mut a = FakeSpark::new(side("a", &central, port), 2);
+    a.c.executor_added(EXEC, "127.0.0.1");
+    eventually("the node to link", || {
+        a.c.drain();
+        a.c.hosts_up() == 1
+    });
+    a.submit(4, 1, 1.0, true);
+    eventually("the long grant to be refused and returned", || {
+        a.round(&[JobId(4)]);
+        a.c.counters.returned >= 1
+    });
+    assert_eq!(a.launched, 0);
+    eventually("the long task to launch", || {
+        a.round(&[]);
+        a.launched == 1
+    });
+    a.finish_one();
+    a.c.remove_job(JobId(4));
+    eventually("no lease left on the node", || leased(&addr) == 0);
+}
