@@ -211,6 +211,13 @@ impl FakeSpark {
         }
     }
 
+    /// Every task set submitted is gone (the plugin's `removeJob`).
+    fn remove_all(&mut self) {
+        for &(j, _, _) in &self.waiting {
+            self.c.remove_job(j);
+        }
+    }
+
     fn done(&self) -> bool {
         self.running.is_empty() && self.waiting.iter().all(|w| w.1 == 0)
     }
@@ -231,6 +238,20 @@ fn shared_node(slots: u32) -> (String, FakeSpark, FakeSpark) {
         a.c.hosts_up() == 1 && b.c.hosts_up() == 1
     });
     (addr, a, b)
+}
+
+/// A node of `slots` slots, its central, and application "a" linked to it, with one
+/// executor of `slots` cores there.
+fn linked_app(slots: u32) -> (String, FakeSpark) {
+    let (addr, port) = node(slots);
+    let central = central(&[&addr]);
+    let mut a = FakeSpark::new(side("a", &central, port), slots);
+    a.c.executor_added(EXEC, "127.0.0.1");
+    eventually("the node to link", || {
+        a.c.drain();
+        a.c.hosts_up() == 1
+    });
+    (addr, a)
 }
 
 /// Offer rounds of both applications until both are done, a task of each ending every
@@ -271,9 +292,8 @@ fn two_applications_share_a_host_slot_by_slot_and_every_task_runs_once() {
     assert_eq!(a.launched, 6, "every task of a once");
     assert_eq!(b.launched, 9, "every task of b once");
     assert_eq!(most, 2, "the host's slots were used");
-    a.c.remove_job(JobId(0));
-    b.c.remove_job(JobId(0));
-    b.c.remove_job(JobId(1));
+    a.remove_all();
+    b.remove_all();
     eventually("no lease left on the node", || leased(&addr) == 0);
 }
 
@@ -438,14 +458,7 @@ fn a_wide_task_holds_its_cores_on_the_node_and_no_application_oversubscribes_the
 
 #[test]
 fn a_task_wider_than_every_host_never_launches_and_holds_no_slot() {
-    let (addr, port) = node(2);
-    let central = central(&[&addr]);
-    let mut a = FakeSpark::new(side("a", &central, port), 2);
-    a.c.executor_added(EXEC, "127.0.0.1");
-    eventually("the node linked", || {
-        a.c.drain();
-        a.c.hosts_up() == 1
-    });
+    let (addr, mut a) = linked_app(2);
     a.submit_wide(0, 1, 0.05, false, 4);
     for _ in 0..20 {
         a.round(&[]);
@@ -566,9 +579,8 @@ fn a_gang_launches_whole_or_not_at_all_and_gives_back_what_it_cannot_use_togethe
         a.finish_one();
         a.round(&[]);
     }
-    a.c.remove_job(JobId(5));
-    b.c.remove_job(JobId(0));
-    b.c.remove_job(JobId(1));
+    a.remove_all();
+    b.remove_all();
     eventually("no lease left on the node", || leased(&addr) == 0);
 }
 
@@ -576,14 +588,7 @@ fn a_gang_launches_whole_or_not_at_all_and_gives_back_what_it_cannot_use_togethe
 /// is placed again: the central's placement was spent on the grant.
 #[test]
 fn a_long_task_whose_grant_went_back_is_placed_again() {
-    let (addr, port) = node(2);
-    let central = central(&[&addr]);
-    let mut a = FakeSpark::new(side("a", &central, port), 2);
-    a.c.executor_added(EXEC, "127.0.0.1");
-    eventually("the node to link", || {
-        a.c.drain();
-        a.c.hosts_up() == 1
-    });
+    let (addr, mut a) = linked_app(2);
     a.submit(4, 1, 1.0, true);
     eventually("the long grant to be refused and returned", || {
         a.round(&[JobId(4)]);
