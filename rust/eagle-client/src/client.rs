@@ -562,33 +562,6 @@ impl State {
         self.leases.values().filter(|l| l.job == job && l.launched_at.is_none()).count() as u32
     }
 
-    /// A central placement of `job` was spent on a grant that went back unused.
-    fn placement_spent(&mut self, job: u64) {
-        if let Some(j) = self.jobs.get_mut(&job) {
-            j.spent += 1;
-        }
-    }
-
-    /// Long jobs whose placements were spent on grants that went back unused are placed
-    /// again, as far as they still have tasks that no placement or grant covers. Before
-    /// 2026-12-03 nothing placed them again: a long task set whose last grant went back (its
-    /// task refused by delay scheduling, or by an excluded executor) waited for good. At the
-    /// tick, not at once, so a task Spark keeps refusing is not placed and returned at the
-    /// rate of offer rounds.
-    fn place_spent(&mut self) {
-        let spent: Vec<(u64, u32)> =
-            self.jobs.iter().filter(|(_, j)| j.spent > 0).map(|(&id, j)| (id, j.spent)).collect();
-        for (job, n) in spent {
-            let unlaunched = self.unlaunched(job);
-            let j = self.jobs.get_mut(&job).unwrap();
-            j.spent = 0;
-            let more = n.min(j.left.saturating_sub(j.reserved + j.unplaced + unlaunched));
-            if more > 0 {
-                self.place_long(job, more);
-            }
-        }
-    }
-
     fn lease_over(&mut self, g: Grant, no_task: bool) {
         let Some(&h) = self.by_name.get(&g.host) else { return };
         let Some(l) = self.leases.remove(&(h, g.lease)) else { return };

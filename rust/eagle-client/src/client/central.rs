@@ -110,6 +110,33 @@ impl State {
     }
 
     /// Places `tasks` more long tasks of `job`: by the central when it is linked.
+    /// A central placement of `job` was spent on a grant that went back unused.
+    pub(super) fn placement_spent(&mut self, job: u64) {
+        if let Some(j) = self.jobs.get_mut(&job) {
+            j.spent += 1;
+        }
+    }
+
+    /// Long jobs whose placements were spent on grants that went back unused are placed
+    /// again, as far as they still have tasks that no placement or grant covers. Before
+    /// 2026-12-03 nothing placed them again: a long task set whose last grant went back (its
+    /// task refused by delay scheduling, or by an excluded executor) waited for good. At the
+    /// tick, not at once, so a task Spark keeps refusing is not placed and returned at the
+    /// rate of offer rounds.
+    pub(super) fn place_spent(&mut self) {
+        let spent: Vec<(u64, u32)> =
+            self.jobs.iter().filter(|(_, j)| j.spent > 0).map(|(&id, j)| (id, j.spent)).collect();
+        for (job, n) in spent {
+            let unlaunched = self.unlaunched(job);
+            let j = self.jobs.get_mut(&job).unwrap();
+            j.spent = 0;
+            let more = n.min(j.left.saturating_sub(j.reserved + j.unplaced + unlaunched));
+            if more > 0 {
+                self.place_long(job, more);
+            }
+        }
+    }
+
     pub(super) fn place_long(&mut self, job: u64, tasks: u32) {
         if self.central_up {
             // The central places against the hosts it was told of: tell it first, so a

@@ -1,6 +1,7 @@
 //! The cluster side's parameters from the driver's own settings.
 
-use super::*;
+use super::bridge::params;
+use crate::state::State;
 
 /// `policy=paper` keeps the published client: a rejecting host is not probed again.
 #[test]

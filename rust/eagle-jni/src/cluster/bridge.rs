@@ -1,0 +1,189 @@
+//! The bridge's calls into cluster mode, on the engine's state: each a no-op outside
+//! cluster mode unless it needs it (`clusterStart`, `executorHost`). The JNI entry points
+//! (`jni_api`, `jni_cluster`) call these; the driver side itself is [`super::ClusterSide`].
+
+use super::{ClusterParams, ClusterSide, Shape};
+use crate::state::State;
+use eagle_core::{Class, JobId, NodeId};
+
+/// Names of the `clusterStatus(handle): Array[Long]` slots, in order (empty outside cluster
+/// mode).
+pub const CLUSTER_STATUS_NAMES: [&str; 18] = [
+    "centralUp",
+    "hostsUp",
+    "heldGrants",
+    "runningLeases",
+    "grants",
+    "launched",
+    "returned",
+    "revoked",
+    "taskEnds",
+    "hostDowns",
+    "centralDowns",
+    "surplusReturned",
+    "coldReturned",
+    "unplacedLong",
+    "placedLocally",
+    "warmFirst",
+    "spreadLate",
+    "gangReturned",
+];
+
+fn side(st: &mut State) -> Result<&mut ClusterSide, String> {
+    st.cluster
+        .as_mut()
+        .ok_or_else(|| "cluster mode is off: this call needs spark.scheduler.eagle.cluster.central".to_string())
+}
+
+/// `clusterStart`: from now on the daemons grant the slots. Before any executor or task set.
+#[allow(clippy::too_many_arguments)] // `clusterStart`'s arguments, as the plugin passes them
+pub fn start(
+    st: &mut State,
+    central: String,
+    node_port: i32,
+    secret: Vec<u8>,
+    app: String,
+    ping_ms: i64,
+    warm_grants: bool,
+    affinity: bool,
+) -> Result<(), String> {
+    if st.cluster.is_some() {
+        return Err("cluster mode is already started".into());
+    }
+    let p = params(st, central, node_port, secret, app, ping_ms, warm_grants, affinity)?;
+    st.cluster = Some(ClusterSide::start(p)?);
+    Ok(())
+}
+
+/// The client's settings from `clusterStart`'s arguments and the driver's own: K, the
+/// probe ratio and the seed, and the retry of rejections and application affinity, on
+/// unless the driver runs the paper's policy.
+#[allow(clippy::too_many_arguments)] // `clusterStart`'s arguments, as the plugin passes them
+pub(super) fn params(
+    st: &State,
+    central: String,
+    node_port: i32,
+    secret: Vec<u8>,
+    app: String,
+    ping_ms: i64,
+    warm_grants: bool,
+    affinity: bool,
+) -> Result<ClusterParams, String> {
+    let node_port = u16::try_from(node_port)
+        .map_err(|_| format!("spark.scheduler.eagle.cluster.nodePort must be in [1, 65535], got {node_port}"))?;
+    let ping_ms = u64::try_from(ping_ms)
+        .ok()
+        .filter(|&p| p > 0)
+        .ok_or_else(|| format!("ping period must be > 0 ms, got {ping_ms}"))?;
+    let p = ClusterParams {
+        central,
+        node_port,
+        secret,
+        app,
+        min_probes: st.driver.config().min_probes,
+        probe_ratio: st.driver.config().probe_ratio,
+        ping_ms,
+        seed: st.seed,
+        retry_rejected: st.driver.config().policy != eagle_core::PolicyKind::Paper,
+        warm_grants,
+        affinity: affinity && st.driver.config().policy != eagle_core::PolicyKind::Paper,
+    };
+    Ok(p)
+}
+
+/// `executorHost`: executor `node` (from `addNode`) runs on `host`.
+pub fn executor_host(st: &mut State, node: NodeId, host: &str) -> Result<(), String> {
+    if host.trim().is_empty() {
+        return Err(format!("executor {} has an empty host name", node.0));
+    }
+    side(st)?.executor_added(node, host.trim());
+    Ok(())
+}
+
+/// Mirrors `removeNode`.
+pub fn node_removed(st: &mut State, node: NodeId) {
+    if let Some(c) = st.cluster.as_mut() {
+        c.executor_removed(node);
+    }
+}
+
+/// Mirrors `submit`: the task set goes to the daemons with the engine's class and estimate.
+/// `units` engine slots, `width` per task; a task takes `cpus` slots of its node.
+///
+/// A barrier stage (`barrier`) is a gang ([`ClusterSide::set_gang`]) and probes as short
+/// work whatever its class: a gang gives back grants it cannot use together, and a probe's
+/// grant given back is probed for again, where a central placement's is spent.
+pub fn submitted(st: &mut State, job: JobId, units: u32, width: u32, cpus: u32, barrier: bool) {
+    let Some(c) = st.cluster.as_mut() else { return };
+    let long = !barrier && st.driver.job_class(job) == Some(Class::Long);
+    let est = st.driver.job_estimate(job).map_or(0.0, |(e, _)| e);
+    c.warmup(st.driver.warmup_cost());
+    c.submit(job, units, est, long, Shape { width, cpus });
+    if barrier {
+        c.set_gang(job);
+    }
+}
+
+/// Mirrors `setPending` (launchable = waiting + speculatable).
+pub fn pending(st: &mut State, job: JobId, launchable: u32) {
+    if let Some(c) = st.cluster.as_mut() {
+        c.set_pending(job, launchable);
+    }
+}
+
+/// `roundEnd`: the launches of the round that just ended, as parallel arrays.
+pub fn round_end(st: &mut State, tids: &[i64], nodes: &[i32], jobs: &[i32]) -> Result<(), String> {
+    if tids.len() != nodes.len() || tids.len() != jobs.len() {
+        return Err(format!("roundEnd: {} task ids, {} executors, {} jobs", tids.len(), nodes.len(), jobs.len()));
+    }
+    let Some(c) = st.cluster.as_mut() else {
+        return Ok(());
+    };
+    let mut launched = Vec::with_capacity(tids.len());
+    for i in 0..tids.len() {
+        launched.push((tids[i], crate::state::node_id(nodes[i])?, crate::state::job_id(jobs[i])?));
+    }
+    c.round_end(&launched);
+    for &(_, node, job) in &launched {
+        st.driver.cluster_launched(job, node);
+    }
+    Ok(())
+}
+
+/// `taskEnded`: Spark task `tid` reached a final state.
+pub fn task_ended(st: &mut State, tid: i64) {
+    if let Some(c) = st.cluster.as_mut() {
+        c.drain();
+        c.task_ended(tid);
+    }
+}
+
+/// The [`CLUSTER_STATUS_NAMES`] layout (empty outside cluster mode).
+pub fn status(st: &mut State) -> Vec<i64> {
+    let Some(c) = st.cluster.as_mut() else {
+        return Vec::new();
+    };
+    c.drain();
+    let k = &c.counters;
+    let v = [
+        c.central_up as u64,
+        c.hosts_up() as u64,
+        c.held_grants() as u64,
+        c.running() as u64,
+        k.grants,
+        k.launched,
+        k.returned,
+        k.revoked,
+        k.task_ends,
+        k.host_downs,
+        k.central_downs,
+        c.client().surplus_returned(),
+        k.cold_returned,
+        c.client().unplaced_long(),
+        c.client().placed_locally(),
+        c.client().warm_first(),
+        c.client().spread_late(),
+        k.gang_returned,
+    ];
+    v.iter().map(|&x| x.min(i64::MAX as u64) as i64).collect()
+}
