@@ -36,7 +36,10 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_clusterStart
         let central = utf8(env, &central, "cluster.central")?;
         let secret = env.convert_byte_array(&secret)?;
         let app = utf8(env, &app, "the application id")?;
-        with_state(h, |st| Ok(cluster::start(st, central, node_port, secret, app, ping_ms, warm_grants, affinity)?))
+        with_state(h, |st| {
+            let p = cluster::params(st, central, node_port, secret, app, ping_ms, warm_grants, affinity)?;
+            Ok(cluster::start(st, p)?)
+        })
     })
     .resolve_with::<ThrowEagle, _>(|| "clusterStart")
 }

@@ -35,22 +35,12 @@ fn side(st: &mut State) -> Result<&mut ClusterSide, String> {
         .ok_or_else(|| "cluster mode is off: this call needs spark.scheduler.eagle.cluster.central".to_string())
 }
 
-/// `clusterStart`: from now on the daemons grant the slots. Before any executor or task set.
-#[allow(clippy::too_many_arguments)] // `clusterStart`'s arguments, as the plugin passes them
-pub fn start(
-    st: &mut State,
-    central: String,
-    node_port: i32,
-    secret: Vec<u8>,
-    app: String,
-    ping_ms: i64,
-    warm_grants: bool,
-    affinity: bool,
-) -> Result<(), String> {
+/// `clusterStart`: from now on the daemons grant the slots, with `p` from [`params`]. Before
+/// any executor or task set.
+pub fn start(st: &mut State, p: ClusterParams) -> Result<(), String> {
     if st.cluster.is_some() {
         return Err("cluster mode is already started".into());
     }
-    let p = params(st, central, node_port, secret, app, ping_ms, warm_grants, affinity)?;
     st.cluster = Some(ClusterSide::start(p)?);
     Ok(())
 }
@@ -59,7 +49,7 @@ pub fn start(
 /// probe ratio and the seed, and the retry of rejections and application affinity, on
 /// unless the driver runs the paper's policy.
 #[allow(clippy::too_many_arguments)] // `clusterStart`'s arguments, as the plugin passes them
-pub(super) fn params(
+pub fn params(
     st: &State,
     central: String,
     node_port: i32,

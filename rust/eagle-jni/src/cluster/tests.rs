@@ -1,6 +1,6 @@
 //! The cluster side's parameters from the driver's own settings.
 
-use super::bridge::params;
+use super::params;
 use crate::state::State;
 
 /// `policy=paper` keeps the published client: a rejecting host is not probed again.
