@@ -573,16 +573,20 @@ impl ClusterSide {
             self.unplanned(g);
         }
         let now = Instant::now();
-        // A gang whose oldest grant has waited its hold gives all of them back at once.
-        let expired: HashSet<u64> = self
-            .held
-            .values()
-            .flatten()
-            .filter(|h| {
-                self.gangs.contains_key(&JobId(h.grant.job as u32)) && now.duration_since(h.since) > self.gang_hold
-            })
-            .map(|h| h.grant.job)
-            .collect();
+        // A gang whose oldest grant has waited its hold gives all of them back at once (no
+        // pass over the held grants when no gang is live: this runs after every round).
+        let expired: HashSet<u64> = if self.gangs.is_empty() {
+            HashSet::new()
+        } else {
+            self.held
+                .values()
+                .flatten()
+                .filter(|h| {
+                    self.gangs.contains_key(&JobId(h.grant.job as u32)) && now.duration_since(h.since) > self.gang_hold
+                })
+                .map(|h| h.grant.job)
+                .collect()
+        };
         let gangs = &self.gangs;
         let mut back = Vec::new();
         for v in self.held.values_mut() {

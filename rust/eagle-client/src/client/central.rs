@@ -109,7 +109,6 @@ impl State {
         }
     }
 
-    /// Places `tasks` more long tasks of `job`: by the central when it is linked.
     /// A central placement of `job` was spent on a grant that went back unused.
     pub(super) fn placement_spent(&mut self, job: u64) {
         if let Some(j) = self.jobs.get_mut(&job) {
@@ -137,6 +136,7 @@ impl State {
         }
     }
 
+    /// Places `tasks` more long tasks of `job`: by the central when it is linked.
     pub(super) fn place_long(&mut self, job: u64, tasks: u32) {
         if self.central_up {
             // The central places against the hosts it was told of: tell it first, so a

@@ -100,7 +100,10 @@ private[spark] class EagleTaskScheduler(
   // All state below is guarded by `this` (the TaskSchedulerImpl lock).
   private val nodeOf = new mutable.HashMap[String, Int]
   private val tsmByJob = new mutable.HashMap[Int, EagleTaskSetManager]
-  /** Live task sets the engine does not plan (barrier ones outside cluster mode; one it failed to take). */
+  /**
+   * Live task sets the engine does not plan (barrier ones outside cluster mode; one it
+   * failed to take).
+   */
   private val unplanned = new mutable.HashSet[TaskSetManager]
   /** Per executor, per engine job: launches the current plan still allows. */
   private val allowance = new mutable.HashMap[String, mutable.HashMap[Int, Int]]
@@ -494,8 +497,8 @@ private[spark] class EagleTaskScheduler(
    * slots (a task launches only under its host's grant, and a grant asks for a round of its
    * own, so most rounds plan one executor of many), and any executor Spark has not seen yet
    * (its first offer registers it with the scheduler); every offer while a task set outside
-   * the plan is live (one the engine failed to take), since it launches without one. Spark's round costs a
-   * pass over its offers per task set and locality level, all of them refused but the
+   * the plan is live (one the engine failed to take), since it launches without one. Spark's
+   * round costs a pass over its offers per task set and locality level, all of them refused but the
    * planned ones (JFR of the cluster bench's drivers: Spark's round was half of their offer
    * rounds' CPU with every executor offered, on cores the executors share).
    */
