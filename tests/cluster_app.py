@@ -3,12 +3,16 @@ spark-submit in a JVM of its own (one SparkContext per process):
 
     spark-submit --master spark-eagle:spark://... cluster_app.py SPEC.json
 
-SPEC: {"name", "out", "executors" (to wait for; 1), "go" (optional: a file to wait for before the first job), "jobs":
+SPEC: {"name", "out", "executors" (to wait for; 1), "go" (optional: a file to wait for before the first job),
+"hold" (optional: a file to wait for after the last job, before the application stops), "jobs":
 [{"class": "short"|"long", "ms": task ms, "tasks": n, "cpus": cores per task (optional, 1; more is a
-TaskResourceProfile), "barrier": a barrier stage (optional, false)}]}. The jobs run one after the other;
+TaskResourceProfile), "barrier": a barrier stage (optional, false), "fail_first": every task's first
+attempt raises (optional, false), "straggle_ms": partition 0's first attempt sleeps this long instead
+(optional), "cancel_after_s": the job is cancelled (its job group, interrupting its tasks) this long
+after it starts (optional)}]}. The jobs run one after the other;
 every task sleeps its ms and reports (partition, start, end, executor host). After each job
 the output file is rewritten: {"name", "app" (the application id), "started", "jobs": [{"submitted",
-"done", "rows"}]}.
+"done", "rows"}]}; a cancelled job has "rows" null and "cancelled" true.
 """
 import json
 import os
@@ -18,13 +22,19 @@ import time
 from pyspark.sql import SparkSession
 
 
-def sleeper(seconds):
+def sleeper(seconds, fail_first=False, straggle_s=None):
     def f(it):
         import os as _os
         import time as _t
 
+        from pyspark import TaskContext
+
         s = _t.time()
-        _t.sleep(seconds)
+        ctx = TaskContext.get()
+        first = ctx.attemptNumber() == 0
+        if fail_first and first:
+            raise RuntimeError(f"partition {ctx.partitionId()}: first attempt fails on purpose")
+        _t.sleep(straggle_s if straggle_s is not None and first and ctx.partitionId() == 0 else seconds)
         return [(x, s, _t.time(), _os.environ.get("SPARK_LOCAL_IP")) for x in it]
 
     return f
@@ -35,6 +45,32 @@ def write(path, out):
     with open(tmp, "w") as f:
         json.dump(out, f)
     os.replace(tmp, path)
+
+
+def cancelled(sc, rdd, after_s):
+    """Runs the job in a job group of its own and cancels the group `after_s` seconds after it
+    starts; None once the job has failed with the cancellation, its rows if it ended first."""
+    from pyspark import InheritableThread  # keeps the job's class and estimate properties
+
+    group = "cancel-me"
+    result = {}
+
+    def run():
+        sc.setJobGroup(group, "cancelled on purpose", interruptOnCancel=True)
+        try:
+            result["rows"] = rdd.collect()
+        except Exception as e:  # the cancellation, as Spark reports it to the caller
+            result["error"] = str(e)
+
+    t = InheritableThread(target=run)
+    t.start()
+    t.join(after_s)
+    sc.cancelJobGroup(group)
+    t.join()
+    if "rows" in result:
+        return result["rows"]
+    assert "cancel" in result["error"].lower(), result["error"]
+    return None
 
 
 def main(spec_path):
@@ -60,9 +96,17 @@ def main(spec_path):
             rdd = rdd.withResources(ResourceProfileBuilder().require(TaskResourceRequests().cpus(j["cpus"])).build)
         if j.get("barrier"):
             rdd = rdd.barrier()  # Spark launches all its tasks at once or none
-        rows = rdd.mapPartitions(sleeper(j["ms"] / 1000.0)).collect()
-        out["jobs"].append({"submitted": t0, "done": time.time(), "rows": rows})
+        straggle = j["straggle_ms"] / 1000.0 if "straggle_ms" in j else None
+        job = rdd.mapPartitions(sleeper(j["ms"] / 1000.0, j.get("fail_first", False), straggle))
+        if "cancel_after_s" in j:
+            rows = cancelled(sc, job, j["cancel_after_s"])
+        else:
+            rows = job.collect()
+        out["jobs"].append({"submitted": t0, "done": time.time(), "rows": rows, "cancelled": rows is None})
         write(spec["out"], out)
+    if spec.get("hold"):
+        while not os.path.exists(spec["hold"]) and time.time() < deadline + 600:
+            time.sleep(0.1)
     spark.stop()
 
 

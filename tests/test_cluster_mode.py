@@ -24,6 +24,10 @@ slots x hosts).
   for each of its tasks, so no host runs more tasks than its slots (ungated, as before
   2026-12-03, it ran on the executors' free cores beside the other's tasks), it runs whole,
   and no lease is left.
+- Failed attempts (every task's first, of a short and a long job), a straggler's speculative
+  copy, and jobs cancelled with tasks running and waiting: every attempt launches under a
+  grant, the retries and the copy run (the copy on the other host), and while the
+  application is still alive the nodes hold no lease, probe or reservation of it.
 - Bad cluster keys fail the start, naming the key.
 - A central that refuses the driver (here another shared secret; daemons of another build, so
   another protocol version, are refused alike) is a configuration error: the plugin falls back
@@ -139,10 +143,11 @@ def _until(what, f, timeout):
         time.sleep(0.3)
 
 
-def launch(d, master, tmp_path, name, jobs, go=None, executors=len(HOSTS)):
-    """Starts cluster_app.py under cluster mode (in a session of its own); returns (process, out path)."""
+def launch(d, master, tmp_path, name, jobs, go=None, executors=len(HOSTS), conf=None, hold=None):
+    """Starts cluster_app.py under cluster mode (in a session of its own), with `conf` added to
+    its SparkConf; with `hold`, it stops only once that file exists. Returns (process, out path)."""
     spec = {"name": name, "out": str(tmp_path / f"{name}.json"), "go": go and str(go), "jobs": jobs,
-            "executors": executors}
+            "executors": executors, "hold": hold and str(hold)}
     spec_path = tmp_path / f"{name}.spec.json"
     spec_path.write_text(json.dumps(spec))
     events = tmp_path / f"{name}.events"
@@ -163,6 +168,7 @@ def launch(d, master, tmp_path, name, jobs, go=None, executors=len(HOSTS)):
         "spark.eventLog.enabled": "true",
         "spark.eventLog.dir": str(events),
         "spark.eventLog.compress": "false",
+        **(conf or {}),
     }
     cmd = [os.path.join(os.environ["SPARK_HOME"], "bin", "spark-submit"), "--master", "spark-eagle:" + master,
            "--driver-class-path", JAR, "--driver-memory", "700m"]
@@ -355,6 +361,115 @@ def test_a_barrier_stage_launches_whole_under_a_grant_for_each_task(daemons, sha
     c = read(tmp_path / "gang.summary.json")["cluster"]
     assert c["launched"] == c["taskEnds"] == 2 * slots, c
     assert c["runningLeases"] == 0, c
+
+
+def task_events(tmp_path, name):
+    """The application's SparkListenerTaskStart and SparkListenerTaskEnd events: every
+    attempt, failed, killed and speculative ones included."""
+    log = eventlog.find_log(str(tmp_path / f"{name}.events"))
+    evs = list(eventlog.events(log))
+    return ([e for e in evs if e["Event"] == "SparkListenerTaskStart"],
+            [e for e in evs if e["Event"] == "SparkListenerTaskEnd"])
+
+
+def run_held(daemons, shared_hosts, tmp_path, name, jobs, conf=None):
+    """Runs the application's jobs, then, while it is still alive (its driver still linked to
+    the nodes, so nothing is cleaned up by its going), waits until no node holds a lease,
+    probe or reservation, and lets it stop. Returns its output."""
+    go, hold = tmp_path / "go", tmp_path / "hold"
+    app, out = launch(daemons, shared_hosts, tmp_path, name, jobs, go=go, conf=conf, hold=hold)
+    _until("the application's executors", lambda: os.path.exists(out), 240)
+    go.write_text("go")
+    _until("the application's jobs", lambda: len(read(out)["jobs"]) == len(jobs) or app.poll() is not None, 300)
+
+    def idle():
+        st = [node_status(daemons, h) or {} for h in HOSTS]
+        return all(s.get("leased") == "0" and s.get("probes") == "0" and s.get("reservations") == "0" for s in st)
+    try:
+        assert app.poll() is None, "the application stopped early"
+        _until("no lease, probe or reservation left on the nodes with the application alive", idle, 60)
+    finally:
+        hold.write_text("go")
+    finish(app, 120)
+    return read(out)
+
+
+def assert_slots_shared(rows):
+    """Never more tasks at once on a host than its slots (each task's own start and end)."""
+    for h in HOSTS:
+        assert most_at_once([(r[1], r[2]) for r in rows if r[3] == h]) <= SLOTS, h
+
+
+def test_failed_tasks_run_again_under_fresh_grants(daemons, shared_hosts, tmp_path):
+    # Every task's first attempt raises: Spark retries it (spark.task.maxFailures), and under
+    # cluster mode the retry needs a slot again: for a short job from its probes, for a long
+    # one from a new central placement (the driver tells the client its waiting tasks grew).
+    # Before 2026-12-03 a retry queued right after a launch asked for no slot, and the job
+    # waited for good.
+    jobs = [{"class": "short", "ms": 300, "tasks": 4, "fail_first": True},
+            {"class": "long", "ms": 600, "tasks": 6, "fail_first": True}]
+    o = run_held(daemons, shared_hosts, tmp_path, "retries", jobs)
+    for j, spec in zip(o["jobs"], jobs):
+        assert sorted(r[0] for r in j["rows"]) == list(range(spec["tasks"])), j["rows"]
+    assert_slots_shared([r for j in o["jobs"] for r in j["rows"]])
+    starts, ends = task_events(tmp_path, "retries")
+    failed = [e for e in ends if e["Task End Reason"]["Reason"] != "Success"]
+    assert len(failed) == 10 and all(e["Task End Reason"]["Reason"] == "ExceptionFailure" for e in failed), \
+        [e["Task End Reason"] for e in failed]
+    assert all(e["Task Info"]["Attempt"] == 0 for e in failed)
+    by_stage = {}
+    for e in ends:
+        if e["Task End Reason"]["Reason"] == "Success":
+            by_stage.setdefault(e["Stage ID"], []).append(e["Task Info"]["Index"])
+    assert sorted(sorted(v) for v in by_stage.values()) == [list(range(4)), list(range(6))], by_stage
+    # Every attempt, failed ones included, launched under a grant and gave it back at its end.
+    c = read(tmp_path / "retries.summary.json")["cluster"]
+    assert c["launched"] == c["taskEnds"] == len(starts) == len(ends) == 20, (c, len(starts), len(ends))
+
+
+def test_a_speculative_copy_runs_under_a_grant_on_the_other_host(daemons, shared_hosts, tmp_path):
+    # The first attempt of partition 0 sleeps 10 minutes; Spark marks it speculatable and the
+    # plugin asks a slot for the copy, which Spark runs only on another host than the
+    # attempt's. The job ends when the copy does, and Spark kills the straggler, whose slot
+    # comes back with its end.
+    conf = {"spark.speculation": "true", "spark.speculation.quantile": "0.5",
+            "spark.speculation.multiplier": "2", "spark.speculation.minTaskRuntime": "1s"}
+    o = run_held(daemons, shared_hosts, tmp_path, "speculation",
+                 [{"class": "short", "ms": 1000, "tasks": 8, "straggle_ms": 600000}], conf=conf)
+    rows = o["jobs"][0]["rows"]
+    assert sorted(r[0] for r in rows) == list(range(8)), rows
+    assert_slots_shared(rows)
+    starts, ends = task_events(tmp_path, "speculation")
+    first = [e for e in starts if e["Task Info"]["Index"] == 0 and not e["Task Info"]["Speculative"]]
+    copies = [e for e in ends if e["Task Info"]["Speculative"]]
+    assert any(e["Task End Reason"]["Reason"] == "Success" and e["Task Info"]["Index"] == 0 for e in copies), \
+        [(e["Task Info"], e["Task End Reason"]) for e in copies]
+    assert len(first) == 1
+    assert {e["Task Info"]["Host"] for e in copies if e["Task Info"]["Index"] == 0} == \
+        set(HOSTS) - {first[0]["Task Info"]["Host"]}
+    straggler = [e for e in ends if e["Task Info"]["Task ID"] == first[0]["Task Info"]["Task ID"]]
+    assert [e["Task End Reason"]["Reason"] for e in straggler] == ["TaskKilled"], straggler
+    c = read(tmp_path / "speculation.summary.json")["cluster"]
+    assert c["launched"] == c["taskEnds"] == len(starts) == len(ends), (c, len(starts), len(ends))
+
+
+def test_a_cancelled_job_gives_its_slots_back_and_the_next_job_runs(daemons, shared_hosts, tmp_path):
+    # Jobs of more tasks than slots are cancelled while their tasks run and others wait for
+    # grants (probes or central placements queued on the nodes): their running tasks are
+    # killed, their waiting ones dropped, and every lease, probe and placement of theirs goes
+    # back while the application lives on; the next job then runs.
+    slots = SLOTS * len(HOSTS)
+    jobs = [{"class": "short", "ms": 600000, "tasks": 2 * slots, "cancel_after_s": 8},
+            {"class": "long", "ms": 600000, "tasks": 2 * slots, "cancel_after_s": 8},
+            {"class": "short", "ms": 300, "tasks": slots}]
+    o = run_held(daemons, shared_hosts, tmp_path, "cancelled", jobs)
+    assert [j["cancelled"] for j in o["jobs"]] == [True, True, False], o["jobs"]
+    assert sorted(r[0] for r in o["jobs"][2]["rows"]) == list(range(slots))
+    starts, ends = task_events(tmp_path, "cancelled")
+    killed = {e["Stage ID"] for e in ends if e["Task End Reason"]["Reason"] == "TaskKilled"}
+    assert killed == {0, 1}, "both cancelled jobs had tasks running, and they were killed"
+    c = read(tmp_path / "cancelled.summary.json")["cluster"]
+    assert c["launched"] == c["taskEnds"] == len(starts) == len(ends), (c, len(starts), len(ends))
 
 
 def _executor_pids(app_id, host):

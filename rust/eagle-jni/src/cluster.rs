@@ -161,7 +161,8 @@ pub struct ClusterSide {
     assigned: Vec<(NodeId, Grant, u32)>,
     /// Launched tasks by Spark task id: (executor, grant).
     running: HashMap<i64, (NodeId, Grant)>,
-    /// Live task sets: their last reported launchable engine slots, and their shape.
+    /// Live task sets: their launchable engine slots as the client counts them (the last
+    /// count reported, less the launches since), and their shape.
     pending: HashMap<JobId, (u32, Shape)>,
     /// Gangs (barrier task sets, [`ClusterSide::set_gang`]); `Some(t)` while one waits to
     /// probe again at `t` after giving its grants back.
@@ -566,6 +567,13 @@ impl ClusterSide {
                 self.gang_since.remove(&(g.host.clone(), g.lease));
                 self.counters.launched += 1;
                 self.client().launched(&g);
+                // The client counts the launch off the job's waiting tasks; so does the
+                // count `set_pending` compares with. Spark reported it before this round's
+                // launches, so a task that fails before the next round would bring Spark's
+                // count back to the last one reported, and its retry would ask for no slot.
+                if let Some((units, shape)) = self.pending.get_mut(&job) {
+                    *units = units.saturating_sub(shape.width);
+                }
                 self.running.insert(tid, (n, g));
             }
         }

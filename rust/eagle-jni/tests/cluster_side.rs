@@ -211,6 +211,16 @@ impl FakeSpark {
         }
     }
 
+    /// The oldest running task fails: its lease ends, and Spark queues it again (a retry),
+    /// with no offer round in between.
+    fn fail_one(&mut self) {
+        if !self.running.is_empty() {
+            let (tid, job, _) = self.running.remove(0);
+            self.c.task_ended(tid);
+            self.waiting.iter_mut().find(|w| w.0 == job).unwrap().1 += 1;
+        }
+    }
+
     /// Every task set submitted is gone (the plugin's `removeJob`).
     fn remove_all(&mut self) {
         for &(j, _, _) in &self.waiting {
@@ -294,6 +304,34 @@ fn two_applications_share_a_host_slot_by_slot_and_every_task_runs_once() {
     assert_eq!(most, 2, "the host's slots were used");
     a.remove_all();
     b.remove_all();
+    eventually("no lease left on the node", || leased(&addr) == 0);
+}
+
+/// A task that fails is queued again by Spark, and its retry needs a grant again. The round
+/// that launched the task reported one task waiting (`setPending` comes before the launches),
+/// and the failure brings the count back to one before the next round: the driver must still
+/// ask for the retry's slot, short (probes) and long (a central placement) alike. Before
+/// 2026-12-03 it compared with the count it had last reported, sent nothing, and the retry
+/// waited for good.
+#[test]
+fn a_failed_task_runs_again_under_a_fresh_grant() {
+    let (addr, mut a) = linked_app(2);
+    for (job, long) in [(0, false), (1, true)] {
+        a.submit(job, 1, 0.05, long);
+        eventually("the first attempt to launch", || {
+            a.round(&[]);
+            a.running.len() == 1
+        });
+        a.fail_one();
+        eventually("the retry to launch", || {
+            a.round(&[]);
+            a.running.len() == 1
+        });
+        a.finish_one();
+        assert!(a.done());
+    }
+    assert_eq!(a.launched, 4, "each task twice: the failed attempt and its retry");
+    a.remove_all();
     eventually("no lease left on the node", || leased(&addr) == 0);
 }
 
