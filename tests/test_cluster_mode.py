@@ -28,6 +28,8 @@ slots x hosts).
   copy, and jobs cancelled with tasks running and waiting: every attempt launches under a
   grant, the retries and the copy run (the copy on the other host), and while the
   application is still alive the nodes hold no lease, probe or reservation of it.
+- Exclusion on failure: a long job whose first attempts fail on the general host (the
+  central's only host for long work) runs its retries on the short-only host.
 - Bad cluster keys fail the start, naming the key.
 - A central that refuses the driver (here another shared secret; daemons of another build, so
   another protocol version, are refused alike) is a configuration error: the plugin falls back
@@ -469,6 +471,27 @@ def test_a_cancelled_job_gives_its_slots_back_and_the_next_job_runs(daemons, sha
     killed = {e["Stage ID"] for e in ends if e["Task End Reason"]["Reason"] == "TaskKilled"}
     assert killed == {0, 1}, "both cancelled jobs had tasks running, and they were killed"
     c = read(tmp_path / "cancelled.summary.json")["cluster"]
+    assert c["launched"] == c["taskEnds"] == len(starts) == len(ends), (c, len(starts), len(ends))
+
+
+def test_a_long_task_excluded_from_its_host_runs_on_another(daemons, shared_hosts, tmp_path):
+    # With Spark's exclusion on failure, a task that failed on a host may not run there again.
+    # The central places long tasks on the general host only (the other is short-only), so
+    # the retry of a long task that failed there can run only on the short-only host.
+    conf = {"spark.excludeOnFailure.enabled": "true",
+            "spark.excludeOnFailure.task.maxTaskAttemptsPerExecutor": "1",
+            "spark.excludeOnFailure.task.maxTaskAttemptsPerNode": "1"}
+    jobs = [{"class": "long", "ms": 500, "tasks": 2, "fail_first": True}]
+    o = run_held(daemons, shared_hosts, tmp_path, "excluded", jobs, conf=conf)
+    assert sorted(r[0] for r in o["jobs"][0]["rows"]) == [0, 1]
+    starts, ends = task_events(tmp_path, "excluded")
+    for e in ends:
+        i = e["Task Info"]
+        if e["Task End Reason"]["Reason"] == "Success":
+            failed_on = {x["Task Info"]["Host"] for x in ends
+                         if x["Task Info"]["Index"] == i["Index"] and x["Task End Reason"]["Reason"] != "Success"}
+            assert i["Host"] not in failed_on, (i, failed_on)
+    c = read(tmp_path / "excluded.summary.json")["cluster"]
     assert c["launched"] == c["taskEnds"] == len(starts) == len(ends), (c, len(starts), len(ends))
 
 

@@ -76,6 +76,11 @@ pub(crate) struct Job {
     pub(crate) central_tries: u32,
     /// `State::executors_epoch` when the central was last asked to place tasks of this job.
     pub(crate) asked_at: u64,
+    /// The hosts Spark lets the job run on, when not all of them (an executor or host
+    /// excluded for it on failure, or a resource profile only some executors fit): its
+    /// probes and local placements go there only, and its long tasks are placed locally
+    /// instead of by the central, which places over all of the application's hosts.
+    pub(crate) allowed: Option<BTreeSet<String>>,
     /// The central's placements spent on a grant that went back unused (the driver's "no
     /// task", or the node revoked it unanswered): placed again at the next tick, as far as
     /// the job still has tasks no placement or grant covers.
@@ -87,6 +92,11 @@ pub(crate) struct Job {
 pub(crate) const CENTRAL_RETRIES: u32 = 10;
 
 impl Job {
+    /// Whether Spark lets the job run on `host` ([`Job::allowed`]).
+    pub(crate) fn may_run_on(&self, host: &str) -> bool {
+        self.allowed.as_ref().is_none_or(|a| a.contains(host))
+    }
+
     /// A task set of `left` tasks of about `est` ms each, `cpus` slots per task, nothing
     /// placed or probed yet.
     pub(crate) fn new(left: u32, est: f64, long: bool, cpus: u32) -> Job {
@@ -98,6 +108,7 @@ impl Job {
             local: false,
             reserved: 0,
             spent: 0,
+            allowed: None,
             share: BTreeMap::new(),
             placed: BTreeMap::new(),
             early: BTreeMap::new(),

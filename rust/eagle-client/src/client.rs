@@ -99,6 +99,7 @@ pub(crate) enum Cmd {
     RemoveHost { host: String },
     Submit { job: u64, tasks: u32, est_ms: f64, long: bool, cpus: u32 },
     Remaining { job: u64, tasks: u32 },
+    Restrict { job: u64, hosts: Option<Vec<String>> },
     Finished { job: u64 },
     Launched(Grant),
     NoTask(Grant),
@@ -240,6 +241,14 @@ impl Client {
     /// The job's unlaunched tasks are now `tasks` (a retry adds one, a kill removes).
     pub fn remaining(&self, job: u64, tasks: u32) {
         let _ = self.cmd.send(Cmd::Remaining { job, tasks });
+    }
+
+    /// Spark lets the job run only on the executors of `hosts` (exclusion on failure, a
+    /// resource profile), or anywhere again (`None`). Its later probes and placements
+    /// follow; a grant of another host goes back as before, and a long task it was meant
+    /// for is placed again at the next tick, on the hosts it may use.
+    pub fn restrict(&self, job: u64, hosts: Option<Vec<String>>) {
+        let _ = self.cmd.send(Cmd::Restrict { job, hosts });
     }
 
     /// The job is over: its probes are withdrawn, later grants for it returned.
@@ -455,6 +464,11 @@ impl State {
                     self.probe(job);
                 }
             }
+            Cmd::Restrict { job, hosts } => {
+                if let Some(j) = self.jobs.get_mut(&job) {
+                    j.allowed = hosts.map(|h| h.into_iter().collect());
+                }
+            }
             Cmd::Finished { job } => {
                 self.unshare_all(job);
                 if let Some(j) = self.jobs.remove(&job) {
@@ -490,8 +504,12 @@ impl State {
     /// tasks of `job` over the up hosts by the local long work there, as probes.
     fn place_locally(&mut self, job: u64, tasks: u32) {
         let Some(j) = self.jobs.get_mut(&job) else { return };
-        let up: Vec<u64> =
-            self.hosts.iter().filter(|(i, h)| h.up && !j.rejected.contains(i)).map(|(&i, _)| i).collect();
+        let up: Vec<u64> = self
+            .hosts
+            .iter()
+            .filter(|(i, h)| h.up && !j.rejected.contains(i) && j.may_run_on(&h.name))
+            .map(|(&i, _)| i)
+            .collect();
         j.local = true;
         let (est, cpus) = (j.est, j.cpus);
         if !up.is_empty() {

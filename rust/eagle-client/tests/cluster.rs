@@ -637,3 +637,58 @@ fn a_long_job_of_an_application_on_some_hosts_is_placed_by_the_central_only_ther
     let st = central_status(&central);
     assert!(st.nodes.iter().all(|n| n.long_tasks == 0 && n.work_ms == 0.0), "{st:?}");
 }
+
+/// Spark's exclusion on failure: a long task set that may no longer run on the general host
+/// (it failed there) may still run on the short-only one. The central places long work on
+/// general hosts only, so the driver places it itself, by LWL over the hosts it may use.
+/// Before 2026-12-03 its grants went back to the central unused, and the central placed the
+/// tasks on the excluded host again, for good.
+#[test]
+fn a_long_job_spark_keeps_off_the_general_hosts_runs_on_the_host_it_may_use() {
+    let nodes: Vec<String> = (0..2).map(|_| node(2)).collect();
+    let central = eagle_central::spawn(eagle_central::Options {
+        listen: "127.0.0.1:0".into(),
+        secret: SECRET.to_vec(),
+        nodes: nodes.iter().enumerate().map(|(i, a)| (format!("n{i}"), a.clone())).collect(),
+        short_fraction: 0.5,
+        short_partition: eagle_central::short_partition::ShortPartition::Fixed,
+        ping_ms: 200,
+        placement: eagle_central::placement::Placement::Lwl,
+    })
+    .unwrap()
+    .addr
+    .to_string();
+    central_linked(&central, 2);
+    let short_only: Vec<String> =
+        central_status(&central).nodes.into_iter().filter(|n| !n.general).map(|n| n.name).collect();
+    assert_eq!(short_only.len(), 1, "one host of two is short-only");
+    let c = client("app", &central, 2);
+    for (i, a) in nodes.iter().enumerate() {
+        c.add_host(&format!("n{i}"), a);
+    }
+    let mut d = Driver::default();
+    hosts_up(&mut d, &c, 2);
+    d.until(&c, "the central link", false, |d| d.events.contains(&Event::CentralUp));
+    d.left.insert(1, 4);
+    c.submit(1, 4, 50.0, true);
+    // As the plugin does: the task set is submitted, then a round finds it excluded (the
+    // central may have placed its tasks on the general host meanwhile).
+    c.restrict(1, Some(short_only.clone()));
+    // Spark refuses every grant of another host (the plugin's offer round finds no task it
+    // may launch there) and launches one task under each grant of the host it may use.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while d.left[&1] > 0 {
+        assert!(std::time::Instant::now() < deadline, "the job did not run: {:?}", d.events);
+        let Ok(e) = c.events().recv_timeout(std::time::Duration::from_millis(200)) else { continue };
+        match &e {
+            Event::Grant(g) if g.job == 1 && !short_only.contains(&g.host) => c.no_task(g),
+            _ => d.on(&c, e, false),
+        }
+    }
+    assert_eq!(d.ran_of(1).len(), 4, "every task once: {:?}", d.ran);
+    assert!(d.ran_of(1).iter().all(|r| short_only.contains(&r.1)), "{:?}", d.ran);
+    c.finished(1);
+    for n in &nodes {
+        eventually("no lease left", || (leased(n) == 0).then_some(()));
+    }
+}

@@ -164,6 +164,8 @@ pub struct ClusterSide {
     /// Live task sets: their launchable engine slots as the client counts them (the last
     /// count reported, less the launches since), and their shape.
     pending: HashMap<JobId, (u32, Shape)>,
+    /// Task sets Spark lets run only on some executors: their hosts, as last told the client.
+    restricted: HashMap<JobId, Vec<String>>,
     /// Gangs (barrier task sets, [`ClusterSide::set_gang`]); `Some(t)` while one waits to
     /// probe again at `t` after giving its grants back.
     gangs: HashMap<JobId, Option<Instant>>,
@@ -244,6 +246,7 @@ impl ClusterSide {
             assigned: Vec::new(),
             running: HashMap::new(),
             pending: HashMap::new(),
+            restricted: HashMap::new(),
             gangs: HashMap::new(),
             gang_since: HashMap::new(),
             gang_hold: Duration::from_millis(p.ping_ms) * GANG_HOLD_PINGS,
@@ -398,6 +401,30 @@ impl ClusterSide {
         }
     }
 
+    /// Spark lets `job` run only on the executors `usable` (an executor or host excluded for
+    /// it on failure, a resource profile), or on every one again (`None`). The client then
+    /// probes and places it only on their hosts: a long task excluded from the host the
+    /// central placed it on runs on another instead of going back there for good.
+    pub fn restrict(&mut self, job: JobId, usable: Option<&[NodeId]>) {
+        if !self.pending.contains_key(&job) {
+            return;
+        }
+        let hosts = usable.map(|nodes| {
+            let mut h: Vec<String> = nodes.iter().filter_map(|n| self.host_of.get(n).cloned()).collect();
+            h.sort();
+            h.dedup();
+            h
+        });
+        if self.restricted.get(&job) == hosts.as_ref() {
+            return;
+        }
+        match &hosts {
+            Some(h) => self.restricted.insert(job, h.clone()),
+            None => self.restricted.remove(&job),
+        };
+        self.client().restrict(job.0 as u64, hosts);
+    }
+
     /// Task set `job` is a gang (a barrier stage): Spark launches all its tasks in one offer
     /// round or none. Its grants are held, not planned, until there is one for each of its
     /// waiting tasks; then one round plans them all. A gang that has not gathered them within
@@ -426,6 +453,7 @@ impl ClusterSide {
         }
         self.client().finished(job.0 as u64);
         self.gangs.remove(&job);
+        self.restricted.remove(&job);
         let mut back = Vec::new();
         for v in self.held.values_mut() {
             v.retain(|h| {

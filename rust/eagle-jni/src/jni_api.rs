@@ -333,6 +333,7 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_restrict<'l>
         with_state(h, |st| {
             let usable = if restricted != 0 { Some(nodes.as_slice()) } else { None };
             st.driver.restrict(state::ms_to_s(now_ms), job, usable);
+            cluster::restrict(st, job, usable);
             Ok(())
         })
     })

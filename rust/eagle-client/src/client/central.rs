@@ -38,7 +38,7 @@ impl State {
             let central_up = self.central_up;
             let j = self.jobs.get_mut(&job).unwrap();
             let n = std::mem::take(&mut j.unplaced);
-            if central_up && j.central_tries < CENTRAL_RETRIES {
+            if central_up && j.central_tries < CENTRAL_RETRIES && j.allowed.is_none() {
                 j.central_tries += 1;
                 j.reserved += n;
                 j.asked_at = self.executors_epoch;
@@ -136,9 +136,11 @@ impl State {
         }
     }
 
-    /// Places `tasks` more long tasks of `job`: by the central when it is linked.
+    /// Places `tasks` more long tasks of `job`: by the central when it is linked, and the
+    /// job may run on every host of the application (the central places over all of them;
+    /// a task excluded from the host it placed it on would go back there for good).
     pub(super) fn place_long(&mut self, job: u64, tasks: u32) {
-        if self.central_up {
+        if self.central_up && self.jobs.get(&job).is_some_and(|j| j.allowed.is_none()) {
             // The central places against the hosts it was told of: tell it first, so a
             // host that linked up in this same turn is among them.
             self.report_executors();

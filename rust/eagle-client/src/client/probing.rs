@@ -20,8 +20,11 @@ impl State {
     /// ([`State::spread_due`]).
     pub(super) fn probe(&mut self, job: u64) {
         let Some(j) = self.jobs.get(&job) else { return };
-        let mut fresh: Vec<u64> =
-            self.up_hosts().into_iter().filter(|h| !j.probed.contains(h) && !j.rejected.contains(h)).collect();
+        let mut fresh: Vec<u64> = self
+            .up_hosts()
+            .into_iter()
+            .filter(|h| !j.probed.contains(h) && !j.rejected.contains(h) && j.may_run_on(&self.hosts[h].name))
+            .collect();
         if !j.rejected.is_empty() {
             fresh = rescheduling_targets(&fresh, &self.flagged_hosts());
         }

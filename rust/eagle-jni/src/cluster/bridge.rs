@@ -121,6 +121,13 @@ pub fn pending(st: &mut State, job: JobId, launchable: u32) {
     }
 }
 
+/// Mirrors `restrict` (`usable`: the executors Spark lets the job run on; `None`: all).
+pub fn restrict(st: &mut State, job: JobId, usable: Option<&[NodeId]>) {
+    if let Some(c) = st.cluster.as_mut() {
+        c.restrict(job, usable);
+    }
+}
+
 /// `roundEnd`: the launches of the round that just ended, as parallel arrays.
 pub fn round_end(st: &mut State, tids: &[i64], nodes: &[i32], jobs: &[i32]) -> Result<(), String> {
     if tids.len() != nodes.len() || tids.len() != jobs.len() {
