@@ -9,7 +9,8 @@ SPEC: {"name", "out", "executors" (to wait for; 1), "go" (optional: a file to wa
 TaskResourceProfile), "barrier": a barrier stage (optional, false), "fail_first": every task's first
 attempt raises (optional, false), "straggle_ms": partition 0's first attempt sleeps this long instead
 (optional), "cancel_after_s": the job is cancelled (its job group, interrupting its tasks) this long
-after it starts (optional)}]}. The jobs run one after the other;
+after it starts (optional), "idle_first": before the job, wait (up to 120 s) until the application has no
+executor, as dynamic allocation leaves it when idle (optional)}]}. The jobs run one after the other;
 every task sleeps its ms and reports (partition, start, end, executor host). After each job
 the output file is rewritten: {"name", "app" (the application id), "started", "jobs": [{"submitted",
 "done", "rows"}]}; a cancelled job has "rows" null and "cancelled" true.
@@ -87,6 +88,10 @@ def main(spec_path):
         while not os.path.exists(spec["go"]) and time.time() < deadline + 180:
             time.sleep(0.1)
     for j in spec["jobs"]:
+        if j.get("idle_first"):
+            idle_by = time.time() + 120
+            while sc._jsc.sc().getExecutorMemoryStatus().size() > 1 and time.time() < idle_by:
+                time.sleep(0.2)  # only the driver's block manager left
         sc.setLocalProperty("spark.scheduler.eagle.job.class", j["class"])
         sc.setLocalProperty("spark.scheduler.eagle.job.estimatedTaskMs", str(j["ms"]))
         t0 = time.time()

@@ -30,6 +30,8 @@ slots x hosts).
   application is still alive the nodes hold no lease, probe or reservation of it.
 - Exclusion on failure: a long job whose first attempts fail on the general host (the
   central's only host for long work) runs its retries on the short-only host.
+- Dynamic allocation: an application that starts with no executor, loses them all when idle
+  and gets them back (twice) runs its short and long jobs under grants.
 - Bad cluster keys fail the start, naming the key.
 - A central that refuses the driver (here another shared secret; daemons of another build, so
   another protocol version, are refused alike) is a configuration error: the plugin falls back
@@ -374,12 +376,12 @@ def task_events(tmp_path, name):
             [e for e in evs if e["Event"] == "SparkListenerTaskEnd"])
 
 
-def run_held(daemons, shared_hosts, tmp_path, name, jobs, conf=None):
+def run_held(daemons, shared_hosts, tmp_path, name, jobs, conf=None, executors=len(HOSTS)):
     """Runs the application's jobs, then, while it is still alive (its driver still linked to
     the nodes, so nothing is cleaned up by its going), waits until no node holds a lease,
     probe or reservation, and lets it stop. Returns its output."""
     go, hold = tmp_path / "go", tmp_path / "hold"
-    app, out = launch(daemons, shared_hosts, tmp_path, name, jobs, go=go, conf=conf, hold=hold)
+    app, out = launch(daemons, shared_hosts, tmp_path, name, jobs, go=go, conf=conf, hold=hold, executors=executors)
     _until("the application's executors", lambda: os.path.exists(out), 240)
     go.write_text("go")
     _until("the application's jobs", lambda: len(read(out)["jobs"]) == len(jobs) or app.poll() is not None, 300)
@@ -493,6 +495,35 @@ def test_a_long_task_excluded_from_its_host_runs_on_another(daemons, shared_host
             assert i["Host"] not in failed_on, (i, failed_on)
     c = read(tmp_path / "excluded.summary.json")["cluster"]
     assert c["launched"] == c["taskEnds"] == len(starts) == len(ends), (c, len(starts), len(ends))
+
+
+def test_dynamic_allocation_adds_and_removes_executors_and_their_hosts(daemons, shared_hosts, tmp_path):
+    # Under dynamic allocation the application starts with no executor, gets them for a
+    # backlog, loses them when idle (its node links go with them) and gets them again for
+    # the next jobs, short and long: each launches under a grant of a host it then has.
+    conf = {"spark.dynamicAllocation.enabled": "true",
+            "spark.dynamicAllocation.shuffleTracking.enabled": "true",
+            "spark.dynamicAllocation.minExecutors": "0",
+            "spark.dynamicAllocation.initialExecutors": "0",
+            "spark.dynamicAllocation.maxExecutors": str(len(HOSTS)),
+            "spark.dynamicAllocation.executorIdleTimeout": "3s",
+            "spark.dynamicAllocation.schedulerBacklogTimeout": "1s"}
+    jobs = [{"class": "short", "ms": 1000, "tasks": 8},
+            {"class": "long", "ms": 1000, "tasks": 4, "idle_first": True},
+            {"class": "short", "ms": 300, "tasks": 4, "idle_first": True}]
+    o = run_held(daemons, shared_hosts, tmp_path, "dynamic", jobs, conf=conf, executors=0)
+    for j, spec in zip(o["jobs"], jobs):
+        assert sorted(r[0] for r in j["rows"]) == list(range(spec["tasks"])), j["rows"]
+    assert_slots_shared([r for j in o["jobs"] for r in j["rows"]])
+    log = eventlog.find_log(str(tmp_path / "dynamic.events"))
+    evs = list(eventlog.events(log))
+    added = [e for e in evs if e["Event"] == "SparkListenerExecutorAdded"]
+    removed = [e for e in evs if e["Event"] == "SparkListenerExecutorRemoved"]
+    # Idle twice, so executors came three times and went at least twice.
+    assert len(added) >= 3 and len(removed) >= 2, (len(added), len(removed))
+    starts, ends = task_events(tmp_path, "dynamic")
+    c = read(tmp_path / "dynamic.summary.json")["cluster"]
+    assert c["launched"] == c["taskEnds"] == len(starts) == len(ends) == 16, (c, len(starts), len(ends))
 
 
 def _executor_pids(app_id, host):
