@@ -10,7 +10,9 @@ TaskResourceProfile), "barrier": a barrier stage (optional, false), "fail_first"
 attempt raises (optional, false), "straggle_ms": partition 0's first attempt sleeps this long instead
 (optional), "cancel_after_s": the job is cancelled (its job group, interrupting its tasks) this long
 after it starts (optional), "idle_first": before the job, wait (up to 120 s) until the application has no
-executor, as dynamic allocation leaves it when idle (optional)}]}. The jobs run one after the other;
+executor, as dynamic allocation leaves it when idle (optional), "shuffle": the job is two stages, its tasks
+shuffled by key to as many reduce tasks, which sleep the ms too and whose rows are the result
+(optional)}]}. The jobs run one after the other;
 every task sleeps its ms and reports (partition, start, end, executor host). After each job
 the output file is rewritten: {"name", "app" (the application id), "started", "jobs": [{"submitted",
 "done", "rows"}]}; a cancelled job has "rows" null and "cancelled" true.
@@ -103,6 +105,10 @@ def main(spec_path):
             rdd = rdd.barrier()  # Spark launches all its tasks at once or none
         straggle = j["straggle_ms"] / 1000.0 if "straggle_ms" in j else None
         job = rdd.mapPartitions(sleeper(j["ms"] / 1000.0, j.get("fail_first", False), straggle))
+        if j.get("shuffle"):
+            n = j["tasks"]
+            pairs = job.map(lambda r: (r[0] % n, r[0])).groupByKey(n).map(lambda kv: kv[0])
+            job = pairs.mapPartitions(sleeper(j["ms"] / 1000.0))  # rows: (key, start, end, host)
         if "cancel_after_s" in j:
             rows = cancelled(sc, job, j["cancel_after_s"])
         else:

@@ -32,6 +32,8 @@ slots x hosts).
   central's only host for long work) runs its retries on the short-only host.
 - Dynamic allocation: an application that starts with no executor, loses them all when idle
   and gets them back (twice) runs its short and long jobs under grants.
+- Shuffles: a short and a long job of two stages each (reduce tasks that prefer the hosts of
+  their map output) run every task under a grant.
 - Bad cluster keys fail the start, naming the key.
 - A central that refuses the driver (here another shared secret; daemons of another build, so
   another protocol version, are refused alike) is a configuration error: the plugin falls back
@@ -524,6 +526,22 @@ def test_dynamic_allocation_adds_and_removes_executors_and_their_hosts(daemons, 
     starts, ends = task_events(tmp_path, "dynamic")
     c = read(tmp_path / "dynamic.summary.json")["cluster"]
     assert c["launched"] == c["taskEnds"] == len(starts) == len(ends) == 16, (c, len(starts), len(ends))
+
+
+def test_a_shuffle_runs_both_stages_under_grants(daemons, shared_hosts, tmp_path):
+    # Two stages, short and long: the reduce tasks prefer the hosts holding their map
+    # output (Spark's reduce locality), so they wait for a grant of the right host under
+    # delay scheduling, or take another after the locality wait.
+    jobs = [{"class": "short", "ms": 200, "tasks": 8, "shuffle": True},
+            {"class": "long", "ms": 500, "tasks": 6, "shuffle": True}]
+    o = run_held(daemons, shared_hosts, tmp_path, "shuffle", jobs)
+    for j, spec in zip(o["jobs"], jobs):
+        assert sorted(r[0] for r in j["rows"]) == list(range(spec["tasks"])), j["rows"]
+    assert_slots_shared([r for j in o["jobs"] for r in j["rows"]])
+    starts, ends = task_events(tmp_path, "shuffle")
+    assert len({e["Stage ID"] for e in ends}) == 4
+    c = read(tmp_path / "shuffle.summary.json")["cluster"]
+    assert c["launched"] == c["taskEnds"] == len(starts) == len(ends) == 28, (c, len(starts), len(ends))
 
 
 def _executor_pids(app_id, host):
