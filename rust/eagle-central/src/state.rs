@@ -337,7 +337,7 @@ impl CentralState {
         let role = self.peers.get(&conn).copied();
         let reply = |out: &mut Vec<Action>, msg: FromCentral| out.push(Action::ToPeer { conn, msg });
         match msg {
-            ToCentral::SubmitLong { job, tasks, est_ms, cpus } => {
+            ToCentral::SubmitLong { job, tasks, est_ms, cpus, hosts } => {
                 let Some(app) = self.drivers.get(&conn).cloned() else {
                     return reply(out, FromCentral::Error { what: "SubmitLong is a driver message".into() });
                 };
@@ -356,7 +356,8 @@ impl CentralState {
                     );
                 }
                 self.long_drivers.insert(conn, self.now);
-                let placed = self.place(conn, &app, job, tasks, est_ms, cpus);
+                let only: Option<BTreeSet<String>> = hosts.map(|h| h.into_iter().collect());
+                let placed = self.place(conn, &app, job, tasks, est_ms, cpus, only.as_ref());
                 if placed.is_empty() && tasks > 0 {
                     return reply(out, FromCentral::Unplaced { job, tasks, host: None });
                 }
@@ -426,12 +427,25 @@ impl CentralState {
     /// estimated work left (§3.2), on hosts the task fits ([`crate::placement`]) and
     /// where the driver of `conn` has executors (`Executors`, when it said).
     /// Updates the work map and bitvector.
-    fn place(&mut self, conn: ConnId, app: &str, job: u64, tasks: u32, est_ms: f64, cpus: u32) -> Vec<HostId> {
+    /// LWL (or LoTES) over the general hosts where the driver has executors, and of those,
+    /// when `only` is given, the hosts Spark lets the job use.
+    #[allow(clippy::too_many_arguments)]
+    fn place(
+        &mut self,
+        conn: ConnId,
+        app: &str,
+        job: u64,
+        tasks: u32,
+        est_ms: f64,
+        cpus: u32,
+        only: Option<&BTreeSet<String>>,
+    ) -> Vec<HostId> {
         let general = self.layout().big;
         let on = self.executors_of(conn);
+        let may = |name: &String| on.is_none_or(|on| on.contains(name)) && only.is_none_or(|o| o.contains(name));
         let candidates: Vec<Candidate> = general
             .iter()
-            .filter(|n| on.is_none_or(|on| on.contains(&self.hosts[n.0 as usize].name)))
+            .filter(|n| may(&self.hosts[n.0 as usize].name))
             .map(|n| {
                 let h = &self.hosts[n.0 as usize];
                 // The slots long work may hold there: all but the ones kept for short work.

@@ -2,6 +2,7 @@
 //! [`crate::client`]'s state thread keeps per link, per job and per grant.
 
 use crate::link::Link;
+use eagle_wire::ToCentral;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
@@ -78,8 +79,8 @@ pub(crate) struct Job {
     pub(crate) asked_at: u64,
     /// The hosts Spark lets the job run on, when not all of them (an executor or host
     /// excluded for it on failure, or a resource profile only some executors fit): its
-    /// probes and local placements go there only, and its long tasks are placed locally
-    /// instead of by the central, which places over all of the application's hosts.
+    /// probes and local placements go there only, and the central places its long tasks
+    /// over those of them that are general hosts (locally when there are none).
     pub(crate) allowed: Option<BTreeSet<String>>,
     /// The central's placements spent on a grant that went back unused (the driver's "no
     /// task", or the node revoked it unanswered): placed again at the next tick, as far as
@@ -92,6 +93,13 @@ pub(crate) struct Job {
 pub(crate) const CENTRAL_RETRIES: u32 = 10;
 
 impl Job {
+    /// The central's request to place `tasks` long tasks of this job (`job`), over
+    /// the hosts Spark lets the job use when it restricted them.
+    pub(crate) fn submit_long(&self, job: u64, tasks: u32) -> ToCentral {
+        let hosts = self.allowed.as_ref().map(|a| a.iter().cloned().collect());
+        ToCentral::SubmitLong { job, tasks, est_ms: self.est, cpus: self.cpus, hosts }
+    }
+
     /// Whether Spark lets the job run on `host` ([`Job::allowed`]).
     pub(crate) fn may_run_on(&self, host: &str) -> bool {
         self.allowed.as_ref().is_none_or(|a| a.contains(host))

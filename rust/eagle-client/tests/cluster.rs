@@ -643,14 +643,21 @@ fn a_long_job_of_an_application_on_some_hosts_is_placed_by_the_central_only_ther
 /// general hosts only, so the driver places it itself, by LWL over the hosts it may use.
 /// Before 2026-12-03 its grants went back to the central unused, and the central placed the
 /// tasks on the excluded host again, for good.
-#[test]
-fn a_long_job_spark_keeps_off_the_general_hosts_runs_on_the_host_it_may_use() {
-    let nodes: Vec<String> = (0..2).map(|_| node(2)).collect();
+/// A long job of 4 tasks on `n` hosts, one of them short-only, that Spark restricts (after
+/// its submission, as the plugin does when a round finds it excluded) to the hosts
+/// `allowed` picks from (short-only, general). Spark refuses every grant elsewhere and
+/// launches one task under each grant of a host it may use; returns where each task ran
+/// and the short-only host.
+fn run_restricted_long_job(
+    n: usize,
+    allowed: impl FnOnce(&[String], &[String]) -> Vec<String>,
+) -> (Vec<String>, String) {
+    let nodes: Vec<String> = (0..n).map(|_| node(2)).collect();
     let central = eagle_central::spawn(eagle_central::Options {
         listen: "127.0.0.1:0".into(),
         secret: SECRET.to_vec(),
         nodes: nodes.iter().enumerate().map(|(i, a)| (format!("n{i}"), a.clone())).collect(),
-        short_fraction: 0.5,
+        short_fraction: 1.0 / n as f64,
         short_partition: eagle_central::short_partition::ShortPartition::Fixed,
         ping_ms: 200,
         placement: eagle_central::placement::Placement::Lwl,
@@ -658,37 +665,54 @@ fn a_long_job_spark_keeps_off_the_general_hosts_runs_on_the_host_it_may_use() {
     .unwrap()
     .addr
     .to_string();
-    central_linked(&central, 2);
-    let short_only: Vec<String> =
-        central_status(&central).nodes.into_iter().filter(|n| !n.general).map(|n| n.name).collect();
-    assert_eq!(short_only.len(), 1, "one host of two is short-only");
+    central_linked(&central, n);
+    let (short_only, general): (Vec<_>, Vec<_>) = central_status(&central).nodes.into_iter().partition(|n| !n.general);
+    let short_only: Vec<String> = short_only.into_iter().map(|n| n.name).collect();
+    let general: Vec<String> = general.into_iter().map(|n| n.name).collect();
+    assert_eq!(short_only.len(), 1, "one host of {n} is short-only");
+    let allowed = allowed(&short_only, &general);
     let c = client("app", &central, 2);
     for (i, a) in nodes.iter().enumerate() {
         c.add_host(&format!("n{i}"), a);
     }
     let mut d = Driver::default();
-    hosts_up(&mut d, &c, 2);
+    hosts_up(&mut d, &c, n);
     d.until(&c, "the central link", false, |d| d.events.contains(&Event::CentralUp));
     d.left.insert(1, 4);
     c.submit(1, 4, 50.0, true);
-    // As the plugin does: the task set is submitted, then a round finds it excluded (the
-    // central may have placed its tasks on the general host meanwhile).
-    c.restrict(1, Some(short_only.clone()));
-    // Spark refuses every grant of another host (the plugin's offer round finds no task it
-    // may launch there) and launches one task under each grant of the host it may use.
+    c.restrict(1, Some(allowed.clone()));
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     while d.left[&1] > 0 {
         assert!(std::time::Instant::now() < deadline, "the job did not run: {:?}", d.events);
         let Ok(e) = c.events().recv_timeout(std::time::Duration::from_millis(200)) else { continue };
         match &e {
-            Event::Grant(g) if g.job == 1 && !short_only.contains(&g.host) => c.no_task(g),
+            Event::Grant(g) if g.job == 1 && !allowed.contains(&g.host) => c.no_task(g),
             _ => d.on(&c, e, false),
         }
     }
     assert_eq!(d.ran_of(1).len(), 4, "every task once: {:?}", d.ran);
-    assert!(d.ran_of(1).iter().all(|r| short_only.contains(&r.1)), "{:?}", d.ran);
     c.finished(1);
     for n in &nodes {
         eventually("no lease left", || (leased(n) == 0).then_some(()));
     }
+    (d.ran_of(1).iter().map(|r| r.1.clone()).collect(), short_only[0].clone())
+}
+
+#[test]
+fn a_long_job_spark_keeps_off_the_general_hosts_runs_on_the_host_it_may_use() {
+    let (ran, short_only) = run_restricted_long_job(2, |short_only, _| short_only.to_vec());
+    assert!(ran.iter().all(|h| *h == short_only), "{ran:?}");
+}
+
+/// Before 2026-12-03 a restricted long job was placed by the driver's own LWL over every
+/// host it may use, the short-only one included: excluding one general host put long work
+/// where short work is promised no wait.
+#[test]
+fn a_long_job_spark_keeps_off_one_general_host_stays_off_the_short_only_host() {
+    let mut kept = String::new();
+    let (ran, short_only) = run_restricted_long_job(3, |short_only, general| {
+        kept = general[1].clone();
+        vec![short_only[0].clone(), general[0].clone()]
+    });
+    assert!(ran.iter().all(|h| *h != short_only && *h != kept), "only the general host it may use: {ran:?}");
 }

@@ -41,7 +41,7 @@
 //! grant to), and forgets them. The thief queues them as if probed directly.
 //!
 //! ## Driver ↔ central
-//! `SubmitLong{job,tasks,est}` → `Placed{job,hosts}` (indexes into the `Hosts` list
+//! `SubmitLong{job,tasks,est[,hosts]}` → `Placed{job,hosts}` (indexes into the `Hosts` list
 //! sent right after the handshake, the same indexes as the bitvector's bits), or
 //! `Unplaced{job,tasks[,host]}` for tasks no node could take (`host`: the node there
 //! refused a task placed on it). A driver also reports
@@ -49,7 +49,8 @@
 //! they change: a central started with `--short-partition adaptive` (or `slots`) sizes
 //! the short partition from the sum over its drivers. It sends `Executors{hosts}`, the
 //! hosts where it has executors and a node link, whenever that set changes: the central
-//! places its long tasks only there.
+//! places its long tasks only there, and a job's `SubmitLong` may narrow that to the
+//! hosts Spark still lets the job use.
 
 use serde::{Deserialize, Serialize};
 
@@ -247,12 +248,17 @@ pub struct NodeStatus {
 pub enum ToCentral {
     /// Place `tasks` long tasks of `job`, each estimated `est_ms` and holding `cpus`
     /// slots (left out when 1), with LWL (or LoTES, `eagle-central --placement lotes`).
+    /// `hosts`, when given, are the only hosts the job may run on (Spark excluded it from
+    /// the others, `spark.excludeOnFailure`): the central places there and nowhere else,
+    /// and answers `Unplaced` when none of them is a general host with the application.
     SubmitLong {
         job: u64,
         tasks: u32,
         est_ms: f64,
         #[serde(default = "one_slot", skip_serializing_if = "is_one_slot")]
         cpus: u32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        hosts: Option<Vec<String>>,
     },
     /// Node only: announce this node (`name`, reachable at `addr`) to the central, which
     /// then connects to it and adds it to its host list.

@@ -38,11 +38,12 @@ impl State {
             let central_up = self.central_up;
             let j = self.jobs.get_mut(&job).unwrap();
             let n = std::mem::take(&mut j.unplaced);
-            if central_up && j.central_tries < CENTRAL_RETRIES && j.allowed.is_none() {
+            if central_up && j.central_tries < CENTRAL_RETRIES {
                 j.central_tries += 1;
                 j.reserved += n;
                 j.asked_at = self.executors_epoch;
-                self.writers.send(CENTRAL, &ToCentral::SubmitLong { job, tasks: n, est_ms: j.est, cpus: j.cpus });
+                let msg = j.submit_long(job, n);
+                self.writers.send(CENTRAL, &msg);
             } else {
                 self.place_locally(job, n);
             }
@@ -136,18 +137,19 @@ impl State {
         }
     }
 
-    /// Places `tasks` more long tasks of `job`: by the central when it is linked, and the
-    /// job may run on every host of the application (the central places over all of them;
-    /// a task excluded from the host it placed it on would go back there for good).
+    /// Places `tasks` more long tasks of `job`: by the central when it is linked, over the
+    /// general hosts the job may run on (a job Spark excluded from some hosts names the
+    /// others, so a task is not placed for good where Spark will not launch it).
     pub(super) fn place_long(&mut self, job: u64, tasks: u32) {
-        if self.central_up && self.jobs.get(&job).is_some_and(|j| j.allowed.is_none()) {
+        if self.central_up && self.jobs.contains_key(&job) {
             // The central places against the hosts it was told of: tell it first, so a
             // host that linked up in this same turn is among them.
             self.report_executors();
             let Some(j) = self.jobs.get_mut(&job) else { return };
             j.reserved += tasks;
             j.asked_at = self.executors_epoch;
-            self.writers.send(CENTRAL, &ToCentral::SubmitLong { job, tasks, est_ms: j.est, cpus: j.cpus });
+            let msg = j.submit_long(job, tasks);
+            self.writers.send(CENTRAL, &msg);
         } else {
             self.place_locally(job, tasks);
         }
@@ -199,13 +201,16 @@ impl State {
                         }
                     }
                 }
-                FromCentral::Unplaced { job, tasks, .. } => {
+                FromCentral::Unplaced { job, tasks, host } => {
                     self.counters.unplaced_long.fetch_add(tasks as u64, std::sync::atomic::Ordering::Relaxed);
                     // A task the node refused left the driver's count of that host's queue
                     // when the node said so (`Unqueued`): here it only goes back to placing.
                     if let Some(j) = self.jobs.get_mut(&job) {
                         j.reserved = j.reserved.saturating_sub(tasks);
-                        if self.central_up && j.central_tries < CENTRAL_RETRIES {
+                        // A job Spark keeps off every general host it has: only the driver
+                        // can place it, over the hosts it may use (else it would never run).
+                        let kept_off = host.is_none() && j.allowed.is_some();
+                        if self.central_up && j.central_tries < CENTRAL_RETRIES && !kept_off {
                             // Keep the central's partitions: ask it again at the next tick,
                             // or now if it was asked before it heard of this driver's
                             // latest hosts (messages to it arrive in order).
