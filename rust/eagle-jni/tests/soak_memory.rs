@@ -6,28 +6,9 @@
 //! freed, the history map is bounded: `historyMaxEntries`).
 use eagle_core::delay::Level;
 use eagle_jni::state::{decode_delay_params, State};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicI64, Ordering};
 
-struct Counting;
-static LIVE: AtomicI64 = AtomicI64::new(0);
-
-// Counting wrapper around the system allocator (eagle-jni is the crate allowed unsafe; the
-// GlobalAlloc trait requires an unsafe impl, and every call forwards unchanged to System).
-#[allow(unsafe_code)]
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        LIVE.fetch_add(l.size() as i64, Ordering::Relaxed);
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        LIVE.fetch_sub(l.size() as i64, Ordering::Relaxed);
-        unsafe { System.dealloc(p, l) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
+#[path = "common/counting.rs"]
+mod counting;
 
 #[test]
 fn one_million_tasks_leave_nothing_behind() {
@@ -81,16 +62,11 @@ fn soak(order: f64) {
         st.driver.remove_job(now, job);
         if [jobs / 10, jobs / 4, jobs / 2, jobs * 3 / 4, jobs].contains(&(j + 1)) {
             st.plan.shrink_to_fit();
-            live_at.push(LIVE.load(Ordering::Relaxed));
+            live_at.push(counting::live());
         }
     }
-    eprintln!("order {order}: live bytes at 10/25/50/75/100 %: {live_at:?}");
     // Bounded, not byte-exact: the history's hash table may double once as evictions leave
     // tombstones (about 70 KB at 1000 entries). Unbounded, it grows ~90 bytes per task set
     // (1.5 MB over this run).
-    let slack = 128 * 1024;
-    assert!(
-        live_at.iter().all(|&b| b <= live_at[0] + slack),
-        "native memory grows after warm-up (order {order}): {live_at:?}"
-    );
+    counting::assert_flat(&format!("order {order}"), &live_at, 128 * 1024);
 }
