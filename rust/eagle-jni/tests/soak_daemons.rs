@@ -178,16 +178,7 @@ fn central_soak() {
     let mut c = c.with_short_partition(eagle_central::short_partition::ShortPartition::Adaptive);
     let up = |c: &mut CentralState, host: u32| {
         c.handle(CEvent::NodeUp { host });
-        let status = NodeStatus {
-            policy: "eagle".into(),
-            slots: 2,
-            leased: 0,
-            running: 0,
-            holds_long: false,
-            apps: Vec::new(),
-            bitvector: None,
-            short_slots: 0,
-        };
+        let status = NodeStatus::idle("eagle", 2);
         c.handle(CEvent::FromNode { host, msg: FromNode::Status(status) });
     };
     for h in 0..8 {

@@ -242,6 +242,23 @@ pub struct NodeStatus {
     pub short_slots: u32,
 }
 
+impl NodeStatus {
+    /// The status of a node of `slots` slots under `policy` with nothing queued or leased
+    /// (what a node answers before its first application comes).
+    pub fn idle(policy: &str, slots: u32) -> NodeStatus {
+        NodeStatus {
+            policy: policy.into(),
+            slots,
+            leased: 0,
+            running: 0,
+            holds_long: false,
+            apps: Vec::new(),
+            bitvector: None,
+            short_slots: 0,
+        }
+    }
+}
+
 /// Sent to the central scheduler (by a driver, or by a node registering itself).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

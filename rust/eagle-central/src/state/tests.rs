@@ -206,16 +206,7 @@ fn slots_keep_the_short_demand_on_every_host_and_each_node_is_told_its_count() {
     let mut last = BTreeMap::new();
     for h in 0..8 {
         last.extend(told(&s.handle(Event::NodeUp { host: h })));
-        let st = NodeStatus {
-            policy: "eagle".into(),
-            slots: 2,
-            leased: 0,
-            running: 0,
-            holds_long: false,
-            apps: Vec::new(),
-            bitvector: None,
-            short_slots: 0,
-        };
+        let st = NodeStatus::idle("eagle", 2);
         last.extend(told(&s.handle(Event::FromNode { host: h, msg: FromNode::Status(st) })));
     }
     // The paper's share (one host of eight), as slots: one on each of hosts 0 and 1.
@@ -486,16 +477,7 @@ fn registration_adds_a_host_once_and_tells_the_drivers() {
 }
 
 fn sized(s: &mut CentralState, host: HostId, slots: u32) {
-    let st = NodeStatus {
-        policy: "eagle".into(),
-        slots,
-        leased: 0,
-        running: 0,
-        holds_long: false,
-        apps: Vec::new(),
-        bitvector: None,
-        short_slots: 0,
-    };
+    let st = NodeStatus::idle("eagle", slots);
     s.handle(Event::FromNode { host, msg: FromNode::Status(st) });
 }
 
