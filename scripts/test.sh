@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # THE test command (README, .ci/run): set-up and jar builds, the Rust tests, the Spark
 # integration tests (real executors) on the default Spark line (4.3), then the smoke tests
-# (tests/ -m smoke) on the other lines of EAGLE_SMOKE_LINES (default "3.5 4.0"), each with
+# (test_smoke.py and test_cluster_mode.py, -m smoke) on the other lines of EAGLE_SMOKE_LINES (default "3.5 4.0"), each with
 # its own venv (.venv-spark-<line>), SPARK_HOME and jar. About 20 minutes on a loaded
 # 2-core machine. EAGLE_SMOKE_LINES="" skips the other lines.
 set -euo pipefail
@@ -33,7 +33,7 @@ for line in $smoke_lines; do
   home=$("$venv/bin/python" -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))')
   echo "== pytest tests/ -m smoke (Spark $("$venv/bin/python" -c 'import pyspark; print(pyspark.__version__)'), SPARK_HOME=$home)"
   SPARK_HOME="$home" EAGLE_SPARK_LINE="$line" SPARK_SCALA_VERSION="$(eagle_line_field "$line" 2)" \
-    "$venv/bin/python" -m pytest tests/test_smoke.py -m smoke -q -p no:cacheprovider
+    "$venv/bin/python" -m pytest tests/test_smoke.py tests/test_cluster_mode.py -m smoke -q -p no:cacheprovider
   echo "== smoke tests on Spark $line passed in $(( $(date +%s) - t0 )) s"
 done
 

@@ -41,7 +41,9 @@ slots x hosts).
   where the driver used to wait forever on links that never came.
 
 The daemons are the workspace's debug binaries (cargo build). Waits are bounded generously;
-no timing is asserted.
+no timing is asserted. The two tests marked `smoke` (two applications sharing the hosts, and
+failed attempts run again) also run on the other Spark lines (scripts/test.sh): the hooks
+cluster mode uses (offer rounds, `reviveOffers`, task ends and retries) move between lines.
 """
 import json
 import os
@@ -226,6 +228,7 @@ def leased(d):
     return {h: (node_status(d, h) or {}).get("leased") for h in HOSTS}
 
 
+@pytest.mark.smoke
 def test_two_applications_share_the_hosts_slots_at_task_level(daemons, shared_hosts, tmp_path):
     # The daemons run without --policy: the default is the adaptive node policy, as the
     # plugin's default is policy=adaptive.
@@ -419,6 +422,7 @@ def run_held(daemons, shared_hosts, tmp_path, name, jobs, conf=None, executors=l
     return o, starts, ends
 
 
+@pytest.mark.smoke
 def test_failed_tasks_run_again_under_fresh_grants(daemons, shared_hosts, tmp_path):
     # Every task's first attempt raises: Spark retries it (spark.task.maxFailures), and under
     # cluster mode the retry needs a slot again: for a short job from its probes, for a long
