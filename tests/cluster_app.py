@@ -12,7 +12,9 @@ attempt raises (optional, false), "straggle_ms": partition 0's first attempt sle
 after it starts (optional), "idle_first": before the job, wait (up to 120 s) until the application has no
 executor, as dynamic allocation leaves it when idle (optional), "shuffle": the job is two stages, its tasks
 shuffled by key to as many reduce tasks, which sleep the ms too and whose rows are the result
-(optional)}]}. The jobs run one after the other;
+(optional), "cached": the job's partitions are cached first, by a job of their own (not reported,
+its hint "cache_ms" if given, else the ms), so that its tasks prefer the executors holding their
+blocks (optional)}]}. The jobs run one after the other;
 every task sleeps its ms and reports (partition, start, end, executor host). After each job
 the output file is rewritten: {"name", "app" (the application id), "started", "jobs": [{"submitted",
 "done", "rows"}]}; a cancelled job has "rows" null and "cancelled" true.
@@ -98,6 +100,12 @@ def main(spec_path):
         sc.setLocalProperty("spark.scheduler.eagle.job.estimatedTaskMs", str(j["ms"]))
         t0 = time.time()
         rdd = sc.parallelize(range(j["tasks"]), j["tasks"])
+        if j.get("cached"):
+            rdd = rdd.map(lambda x: x).cache()
+            sc.setLocalProperty("spark.scheduler.eagle.job.estimatedTaskMs", str(j.get("cache_ms", j["ms"])))
+            rdd.count()  # every block cached on the executor that computed it
+            sc.setLocalProperty("spark.scheduler.eagle.job.estimatedTaskMs", str(j["ms"]))
+            t0 = time.time()
         if j.get("cpus", 1) > 1:
             from pyspark.resource import ResourceProfileBuilder, TaskResourceRequests
             rdd = rdd.withResources(ResourceProfileBuilder().require(TaskResourceRequests().cpus(j["cpus"])).build)

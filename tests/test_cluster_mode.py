@@ -34,6 +34,8 @@ slots x hosts).
   and gets them back (twice) runs its short and long jobs under grants.
 - Shuffles: a short and a long job of two stages each (reduce tasks that prefer the hosts of
   their map output) run every task under a grant.
+- Locality: a short and a long job reading cached partitions run their tasks on the executors
+  holding their blocks (PROCESS_LOCAL) under grants.
 - Bad cluster keys fail the start, naming the key.
 - A central that refuses the driver (here another shared secret; daemons of another build, so
   another protocol version, are refused alike) is a configuration error: the plugin falls back
@@ -528,6 +530,35 @@ def test_a_shuffle_runs_both_stages_under_grants(daemons, shared_hosts, tmp_path
     _, starts, ends = run_held(daemons, shared_hosts, tmp_path, "shuffle", jobs)
     assert len({e["Stage ID"] for e in ends}) == 4
     assert len(starts) == 28
+
+
+def test_cached_partitions_run_where_their_blocks_are(daemons, shared_hosts, tmp_path):
+    # Each cached job first caches its partitions (a job of its own), then reads them: a
+    # task over a cached block prefers the executor holding it (PROCESS_LOCAL), and Spark's
+    # delay scheduling keeps it off other executors for spark.locality.wait (3 s). Under
+    # cluster mode a round offers only the executors granted a slot, so a read runs where its
+    # block is only if the driver takes that host's grant. A first job of many tasks measures
+    # the warm-up, so that the warm-executors rule is on: before 2026-12-03 it handed back a
+    # grant of a host where the reading stage was cold although its blocks were there, and
+    # those reads waited the locality wait and then ran on the other host, reading remotely.
+    # The long job runs on the general host only (its blocks and its reads).
+    jobs = [{"class": "short", "ms": 200, "tasks": 16},
+            {"class": "short", "ms": 5, "tasks": 8, "cached": True, "cache_ms": 2000},
+            {"class": "long", "ms": 300, "tasks": 8, "cached": True}]
+    _, starts, ends = run_held(daemons, shared_hosts, tmp_path, "cached", jobs)
+    by_stage = {}
+    for e in ends:
+        by_stage.setdefault(e["Stage ID"], []).append(e["Task Info"])
+    assert sorted(by_stage) == [0, 1, 2, 3, 4], sorted(by_stage)  # warm-up; cache, read; cache, read
+    c = read(tmp_path / "cached.summary.json")["cluster"]
+    for reads in (2, 4):
+        where = {}
+        for t in by_stage[reads]:
+            where.setdefault(t["Locality"], []).append(t["Host"])
+        # Wide margin: a read may still go elsewhere once the locality wait has passed.
+        assert len(where.get("PROCESS_LOCAL", [])) >= 6, (reads, where, c)
+    assert len({t["Host"] for t in by_stage[3] + by_stage[4]}) == 1, by_stage[4]  # long: the general host
+    assert len(starts) == 48
 
 
 def _executor_pids(app_id, host):

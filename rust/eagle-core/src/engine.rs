@@ -147,6 +147,11 @@ impl Engine {
         self.p.set_input_nodes(job, nodes)
     }
 
+    /// Driver mode: a task of `job` not launched yet reads its input on `node`.
+    pub fn holds_input(&self, job: JobId, node: NodeId) -> bool {
+        self.p.holds_input(job, node)
+    }
+
     /// Slots reserved for short work now (eagle-adaptive); `None` under the paper systems.
     pub fn reservation(&self) -> Option<u32> {
         self.p.reservation()

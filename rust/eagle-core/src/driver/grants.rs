@@ -40,7 +40,8 @@ impl Driver {
     /// Cluster mode: whether a slot granted on executor `node` is worth a task of `job`,
     /// which has `waiting` tasks it could still launch and `running` tasks running or
     /// assigned under grants whose node keeps its probe. Always true with `running` 0,
-    /// under the paper's policy, for an unknown job, and until a warm-up is measured. The
+    /// under the paper's policy, for an unknown job, until a warm-up is measured, and where
+    /// a task of the job not launched yet has its input (its data locality). The
     /// cost of a warm-up to the others counts every other live task set of this
     /// application over its executors' slots (the driver sees no other application's).
     pub fn worth_grant(&self, job: JobId, node: NodeId, waiting: u32, running: u32) -> bool {
@@ -49,6 +50,11 @@ impl Driver {
             return true;
         }
         let Some(j) = self.engine.job(job) else { return true };
+        // Data locality (see [`crate::warmup`]): a waiting task reads its input there, and
+        // Spark's delay scheduling keeps it off the other executors for the locality wait.
+        if self.engine.holds_input(job, node) {
+            return true;
+        }
         let others = self.meta.len().saturating_sub(1);
         let slots = self.engine.total_slots();
         match self.warmup.warmth(job.0, node.0) {
@@ -100,6 +106,20 @@ mod tests {
         assert!(d.worth_grant(j, ns[1], 3, 1), "warm host");
         // Enough waiting work is worth a new executor: 40 × 30 ms against 100 ms.
         assert!(d.worth_grant(j, ns[3], 40, 1));
+    }
+
+    /// A grant of the host holding a waiting task's input is taken, cold or not: Spark's
+    /// delay scheduling keeps that task off other executors for the locality wait, so
+    /// handing the grant back left it waiting 3 s and then reading its block over the
+    /// network (a cached stage on the cluster-mode testbed, 2026-12-03).
+    #[test]
+    fn a_cold_host_holding_a_waiting_tasks_input_is_taken() {
+        let (mut d, ns) = measured(PolicyKind::Adaptive, 4);
+        let j = d.submit(1.0, 4, Some(Class::Short), Some(0.03), 2);
+        d.set_input_nodes(j, &[ns[1], ns[1], ns[2], ns[2]]);
+        d.cluster_launched(j, ns[1]);
+        assert!(!d.worth_grant(j, ns[3], 3, 1), "cold host without its input");
+        assert!(d.worth_grant(j, ns[2], 3, 1), "cold host holding the input of two waiting tasks");
     }
 
     #[test]

@@ -764,6 +764,10 @@ impl Policy for Adaptive {
         }
     }
 
+    fn holds_input(&self, job: JobId, node: NodeId) -> bool {
+        self.meta.get(job.0 as usize).is_some_and(|m| m.input.binary_search_by_key(&node.0, |e| e.0).is_ok())
+    }
+
     fn set_warmup(&mut self, seconds: f64) {
         self.warmup = if seconds.is_finite() { seconds.max(0.0) } else { 0.0 };
     }

@@ -74,6 +74,10 @@ pub trait Policy: Send {
     /// Driver mode: `job`'s waiting tasks read input held by these nodes, one entry per
     /// task (a node repeated for each of its tasks): see [`crate::warmup`], "Data locality".
     fn set_input_nodes(&mut self, _job: JobId, _nodes: &[NodeId]) {}
+    /// Driver mode: a task of `job` not launched yet reads its input on `node`.
+    fn holds_input(&self, _job: JobId, _node: NodeId) -> bool {
+        false
+    }
     /// Slots currently reserved for short work (adaptive), if the policy sizes one.
     fn reservation(&self) -> Option<u32> {
         None
