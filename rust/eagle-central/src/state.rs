@@ -423,12 +423,11 @@ impl CentralState {
         }
     }
 
-    /// LWL over the general partition of the connected hosts: one host per task, by
-    /// estimated work left (§3.2), on hosts the task fits ([`crate::placement`]) and
-    /// where the driver of `conn` has executors (`Executors`, when it said).
-    /// Updates the work map and bitvector.
-    /// LWL (or LoTES) over the general hosts where the driver has executors, and of those,
-    /// when `only` is given, the hosts Spark lets the job use.
+    /// LWL (or LoTES) over the general partition of the connected hosts: one host per task,
+    /// by estimated work left (§3.2), on hosts the task fits ([`crate::placement`]), where
+    /// the driver of `conn` has executors (`Executors`, when it said) and, when `only` is
+    /// given, that Spark lets the job use (`SubmitLong.hosts`). Updates the work map and
+    /// bitvector.
     #[allow(clippy::too_many_arguments)]
     fn place(
         &mut self,

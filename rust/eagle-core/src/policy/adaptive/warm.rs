@@ -2,7 +2,8 @@
 //! a task of a job, given where the job is warm and what a cold start costs the others.
 
 use super::Adaptive;
-use crate::types::Time;
+use crate::policy::Policy;
+use crate::types::{JobId, NodeId, Time};
 
 impl Adaptive {
     /// Whether a free slot of node `ni` is worth a task of `job` (warm executors); with
@@ -16,7 +17,7 @@ impl Adaptive {
         }
         // Data locality: a waiting task reads its input here; elsewhere it would read it
         // over the network after a locality wait, and a free slot here would idle.
-        if m.input.binary_search_by_key(&(ni as u32), |e| e.0).is_ok() {
+        if self.holds_input(JobId(job), NodeId(ni as u32)) {
             return true;
         }
         let j = &self.c.jobs[job as usize];
