@@ -337,7 +337,7 @@ impl CentralState {
         let role = self.peers.get(&conn).copied();
         let reply = |out: &mut Vec<Action>, msg: FromCentral| out.push(Action::ToPeer { conn, msg });
         match msg {
-            ToCentral::SubmitLong { job, tasks, est_ms, cpus, hosts } => {
+            ToCentral::SubmitLong { job, tasks, est_ms, cpus, hosts, avoid } => {
                 let Some(app) = self.drivers.get(&conn).cloned() else {
                     return reply(out, FromCentral::Error { what: "SubmitLong is a driver message".into() });
                 };
@@ -357,7 +357,8 @@ impl CentralState {
                 }
                 self.long_drivers.insert(conn, self.now);
                 let only: Option<BTreeSet<String>> = hosts.map(|h| h.into_iter().collect());
-                let placed = self.place(conn, &app, job, tasks, est_ms, cpus, only.as_ref());
+                let avoid: BTreeSet<String> = avoid.into_iter().collect();
+                let placed = self.place(conn, &app, job, tasks, est_ms, cpus, only.as_ref(), &avoid);
                 if placed.is_empty() && tasks > 0 {
                     return reply(out, FromCentral::Unplaced { job, tasks, host: None });
                 }
@@ -426,8 +427,8 @@ impl CentralState {
     /// LWL (or LoTES) over the general partition of the connected hosts: one host per task,
     /// by estimated work left (§3.2), on hosts the task fits ([`crate::placement`]), where
     /// the driver of `conn` has executors (`Executors`, when it said) and, when `only` is
-    /// given, that Spark lets the job use (`SubmitLong.hosts`). Updates the work map and
-    /// bitvector.
+    /// given, that Spark lets the job use (`SubmitLong.hosts`); the hosts of `avoid` only
+    /// when there is no other. Updates the work map and bitvector.
     #[allow(clippy::too_many_arguments)]
     fn place(
         &mut self,
@@ -438,11 +439,12 @@ impl CentralState {
         est_ms: f64,
         cpus: u32,
         only: Option<&BTreeSet<String>>,
+        avoid: &BTreeSet<String>,
     ) -> Vec<HostId> {
         let general = self.layout().big;
         let on = self.executors_of(conn);
         let may = |name: &String| on.is_none_or(|on| on.contains(name)) && only.is_none_or(|o| o.contains(name));
-        let candidates: Vec<Candidate> = general
+        let mut candidates: Vec<Candidate> = general
             .iter()
             .filter(|n| may(&self.hosts[n.0 as usize].name))
             .map(|n| {
@@ -451,6 +453,9 @@ impl CentralState {
                 Candidate { host: n.0, work_ms: h.work_ms, slots: h.slots.map(|s| s - h.kept) }
             })
             .collect();
+        if candidates.iter().any(|c| !avoid.contains(&self.hosts[c.host as usize].name)) {
+            candidates.retain(|c| !avoid.contains(&self.hosts[c.host as usize].name));
+        }
         let chosen = self.placement.choose(app, job, tasks, est_ms, cpus, &candidates);
         for &h in &chosen {
             self.hosts[h as usize].work_ms += est_ms * cpus as f64;

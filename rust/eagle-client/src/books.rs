@@ -86,6 +86,9 @@ pub(crate) struct Job {
     /// task", or the node revoked it unanswered): placed again at the next tick, as far as
     /// the job still has tasks no placement or grant covers.
     pub(crate) spent: u32,
+    /// The hosts where such a grant went back since the job's last launch: its placements
+    /// avoid them while the central has another host (`SubmitLong.avoid`).
+    pub(crate) spent_on: BTreeSet<String>,
 }
 
 /// How many ticks the central is asked again for tasks it could not place before they
@@ -94,10 +97,12 @@ pub(crate) const CENTRAL_RETRIES: u32 = 10;
 
 impl Job {
     /// The central's request to place `tasks` long tasks of this job (`job`), over
-    /// the hosts Spark lets the job use when it restricted them.
+    /// the hosts Spark lets the job use when it restricted them, and elsewhere than where
+    /// its grants went back unused when it can.
     pub(crate) fn submit_long(&self, job: u64, tasks: u32) -> ToCentral {
         let hosts = self.allowed.as_ref().map(|a| a.iter().cloned().collect());
-        ToCentral::SubmitLong { job, tasks, est_ms: self.est, cpus: self.cpus, hosts }
+        let avoid = self.spent_on.iter().cloned().collect();
+        ToCentral::SubmitLong { job, tasks, est_ms: self.est, cpus: self.cpus, hosts, avoid }
     }
 
     /// Whether Spark lets the job run on `host` ([`Job::allowed`]).
@@ -116,6 +121,7 @@ impl Job {
             local: false,
             reserved: 0,
             spent: 0,
+            spent_on: BTreeSet::new(),
             allowed: None,
             share: BTreeMap::new(),
             placed: BTreeMap::new(),

@@ -517,6 +517,7 @@ impl State {
         }
         let Some(j) = self.jobs.get_mut(&g.job) else { return };
         j.left = j.left.saturating_sub(1);
+        j.spent_on.clear();
         if j.left == 0 {
             // The nodes drop the job's probes; more tasks later (a retry) probe anew.
             for p in std::mem::take(&mut j.probed) {
@@ -542,7 +543,7 @@ impl State {
                     j.probed.remove(&h);
                 }
             } else {
-                self.placement_spent(l.job);
+                self.placement_spent(l.job, &g.host);
             }
         } else {
             self.writers.send(h, &ToNode::TaskEnd { lease: g.lease });
@@ -715,7 +716,7 @@ impl State {
                         h.release_local(l.local_ms);
                     }
                     if l.long && l.launched_at.is_none() {
-                        self.placement_spent(l.job);
+                        self.placement_spent(l.job, &name);
                     }
                     self.emit(Event::Revoked(Grant { host: name, lease, job: l.job, long: l.long, kept: false }));
                 }

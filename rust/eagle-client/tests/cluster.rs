@@ -716,3 +716,57 @@ fn a_long_job_spark_keeps_off_one_general_host_stays_off_the_short_only_host() {
     });
     assert!(ran.iter().all(|h| *h != short_only && *h != kept), "only the general host it may use: {ran:?}");
 }
+
+/// A long task Spark will not run on the host of its first grant (a speculative copy beside
+/// its original) is placed on another general host the next time, not on that one again:
+/// before 2026-12-03 the central's LWL, with the hosts' work equal again once the grant went
+/// back, chose the same host at every tick until the original ended.
+#[test]
+fn a_long_task_spark_refuses_on_a_host_is_placed_on_another_general_host() {
+    let nodes: Vec<String> = (0..3).map(|_| node(2)).collect();
+    let central = eagle_central::spawn(eagle_central::Options {
+        listen: "127.0.0.1:0".into(),
+        secret: SECRET.to_vec(),
+        nodes: nodes.iter().enumerate().map(|(i, a)| (format!("n{i}"), a.clone())).collect(),
+        short_fraction: 1.0 / 3.0,
+        short_partition: eagle_central::short_partition::ShortPartition::Fixed,
+        ping_ms: 200,
+        placement: eagle_central::placement::Placement::Lwl,
+    })
+    .unwrap()
+    .addr
+    .to_string();
+    central_linked(&central, 3);
+    let short_only: Vec<String> =
+        central_status(&central).nodes.into_iter().filter(|n| !n.general).map(|n| n.name).collect();
+    let c = client("app", &central, 2);
+    for (i, a) in nodes.iter().enumerate() {
+        c.add_host(&format!("n{i}"), a);
+    }
+    let mut d = Driver::default();
+    hosts_up(&mut d, &c, 3);
+    d.until(&c, "the central link", false, |d| d.events.contains(&Event::CentralUp));
+    d.left.insert(1, 1);
+    c.submit(1, 1, 50.0, true);
+    let (mut refused, mut refusals) = (None::<String>, 0);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while d.left[&1] > 0 {
+        assert!(std::time::Instant::now() < deadline, "never placed elsewhere: {refusals} grant(s) of {refused:?}");
+        let Ok(e) = c.events().recv_timeout(std::time::Duration::from_millis(200)) else { continue };
+        match &e {
+            Event::Grant(g) if g.job == 1 && refused.as_ref().is_none_or(|h| *h == g.host) => {
+                refused = Some(g.host.clone());
+                refusals += 1;
+                c.no_task(g);
+            }
+            _ => d.on(&c, e, false),
+        }
+    }
+    let ran = &d.ran_of(1)[0].1;
+    assert!(Some(ran) != refused.as_ref() && !short_only.contains(ran), "ran on {ran}, refused on {refused:?}");
+    assert!(refusals <= 2, "{refusals} grants of {refused:?}");
+    c.finished(1);
+    for n in &nodes {
+        eventually("no lease left", || (leased(n) == 0).then_some(()));
+    }
+}

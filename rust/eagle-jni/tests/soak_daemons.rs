@@ -199,7 +199,14 @@ fn central_soak() {
         });
         let out = c.handle(CEvent::Message {
             conn,
-            msg: ToCentral::SubmitLong { job: a, tasks: 4, est_ms: 100.0, cpus: 1, hosts: restricted },
+            msg: ToCentral::SubmitLong {
+                job: a,
+                tasks: 4,
+                est_ms: 100.0,
+                cpus: 1,
+                hosts: restricted,
+                avoid: Vec::new(),
+            },
         });
         let placed: Vec<(u32, u64, f64)> = out
             .iter()

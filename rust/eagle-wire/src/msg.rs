@@ -41,7 +41,7 @@
 //! grant to), and forgets them. The thief queues them as if probed directly.
 //!
 //! ## Driver ↔ central
-//! `SubmitLong{job,tasks,est[,hosts]}` → `Placed{job,hosts}` (indexes into the `Hosts` list
+//! `SubmitLong{job,tasks,est[,hosts][,avoid]}` → `Placed{job,hosts}` (indexes into the `Hosts` list
 //! sent right after the handshake, the same indexes as the bitvector's bits), or
 //! `Unplaced{job,tasks[,host]}` for tasks no node could take (`host`: the node there
 //! refused a task placed on it). A driver also reports
@@ -268,6 +268,7 @@ pub enum ToCentral {
     /// `hosts`, when given, are the only hosts the job may run on (Spark excluded it from
     /// the others, `spark.excludeOnFailure`): the central places there and nowhere else,
     /// and answers `Unplaced` when none of them is a general host with the application.
+    /// It places on the hosts of `avoid` only when it has no other candidate.
     SubmitLong {
         job: u64,
         tasks: u32,
@@ -276,6 +277,12 @@ pub enum ToCentral {
         cpus: u32,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         hosts: Option<Vec<String>>,
+        /// Hosts to place on only when no other may take the tasks: the job's grants there
+        /// went back unused since its last launch (Spark runs a speculative copy only on
+        /// another host than its original's, and a task under delay scheduling only where
+        /// its data is). A preference, where `hosts` is a rule.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        avoid: Vec<String>,
     },
     /// Node only: announce this node (`name`, reachable at `addr`) to the central, which
     /// then connects to it and adds it to its host list.

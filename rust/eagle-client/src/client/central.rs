@@ -110,15 +110,19 @@ impl State {
         }
     }
 
-    /// A central placement of `job` was spent on a grant that went back unused.
-    pub(super) fn placement_spent(&mut self, job: u64) {
+    /// A central placement of `job` was spent on a grant of `host` that went back unused.
+    pub(super) fn placement_spent(&mut self, job: u64, host: &str) {
         if let Some(j) = self.jobs.get_mut(&job) {
             j.spent += 1;
+            j.spent_on.insert(host.to_string());
         }
     }
 
     /// Long jobs whose placements were spent on grants that went back unused are placed
-    /// again, as far as they still have tasks that no placement or grant covers. Before
+    /// again, as far as they still have tasks that no placement or grant covers, elsewhere
+    /// than where they were spent while the central has another host (a speculative copy
+    /// cannot run beside its original: placed there again, it went back at every tick
+    /// until the original ended, 2026-12-03). Before
     /// 2026-12-03 nothing placed them again: a long task set whose last grant went back (its
     /// task refused by delay scheduling, or by an excluded executor) waited for good. At the
     /// tick, not at once, so a task Spark keeps refusing is not placed and returned at the
