@@ -3,6 +3,7 @@ one worker per loopback address (127.0.0.2, 127.0.0.3, ...), each with its own c
 with spark-daemon.sh and stopped (every process of it, SIGKILL after 60 s) on exit.
 """
 import contextlib
+import json
 import os
 import socket
 import shutil
@@ -10,6 +11,7 @@ import signal
 import subprocess
 import tempfile
 import time
+import urllib.request
 
 SPARK_HOME = os.environ["SPARK_HOME"]
 DAEMON = f"{SPARK_HOME}/sbin/spark-daemon.sh"
@@ -52,6 +54,25 @@ def _cmdline(pid):
         return b""
 
 
+def _wait_for_workers(ui_port, n, timeout=180):
+    """Until the master counts `n` workers alive (its web UI's JSON). spark-daemon.sh returns
+    once a worker's JVM is started, not registered: an application submitted before then gets
+    every executor on the workers already there (on a loaded machine, both of an
+    application's executors went to one host of two)."""
+    deadline = time.time() + timeout
+    seen = None
+    while time.time() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{ui_port}/json/", timeout=10) as r:
+                seen = sum(w.get("state") == "ALIVE" for w in json.load(r).get("workers", []))
+            if seen >= n:
+                return
+        except OSError:
+            pass
+        time.sleep(0.5)
+    raise RuntimeError(f"the test cluster's master counts {seen} of {n} workers alive after {timeout} s")
+
+
 @contextlib.contextmanager
 def standalone(workers, prefix, memory="1200m"):
     """workers: {host: cores}. Yields the master URL."""
@@ -75,6 +96,7 @@ def standalone(workers, prefix, memory="1200m"):
             subprocess.run([DAEMON, "start", WORKER_CLASS, "1", url, "--host", h, "--cores", str(cores),
                             "--memory", memory, "--webui-port", str(free_port())],
                            env=wenv, check=True, capture_output=True)
+        _wait_for_workers(ui, len(workers))
         yield url
     finally:
         daemons = pids_in(f"{tmp}/pid") if os.path.isdir(f"{tmp}/pid") else []
