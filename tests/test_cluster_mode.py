@@ -383,6 +383,18 @@ def task_events(tmp_path, name):
             [e for e in evs if e["Event"] == "SparkListenerTaskEnd"])
 
 
+def hang_report(d, app, lines=60):
+    """Each node's status, then the tails of the application's log (Spark's task lines and
+    every warning) and of the daemons' logs."""
+    out = [f"node {h}: {node_status(d, h)}" for h in HOSTS]
+    log = app.log_path.read_text().splitlines()
+    keep = [ln for ln in log if re.search(r"Eagle|eagle|Starting task|Lost task|Finished task|WARN|ERROR", ln)]
+    out += ["-- application log --"] + keep[-lines:]
+    for f in sorted(d["tmp"].glob("*.log")):
+        out += [f"-- {f.name} --"] + f.read_text().splitlines()[-lines // 3:]
+    return "\n".join(out)
+
+
 def run_held(daemons, shared_hosts, tmp_path, name, jobs, conf=None, executors=len(HOSTS)):
     """Runs the application's jobs, then, while it is still alive (its driver still linked to
     the nodes, so nothing is cleaned up by its going), waits until no node holds a lease,
@@ -405,6 +417,9 @@ def run_held(daemons, shared_hosts, tmp_path, name, jobs, conf=None, executors=l
         assert app.poll() is None, "the application stopped early:\n" + app.log_path.read_text()[-6000:]
         _until("no lease, probe or reservation left on the nodes with the application alive", idle, 60)
     except BaseException:
+        # What a hang left behind, for the report (CI keeps no files): what every node holds,
+        # and the last lines of the driver's and the daemons' logs.
+        print(hang_report(daemons, app))
         # A hung application must not outlive its test (it would hold the hosts' slots).
         os.killpg(app.pid, signal.SIGKILL)
         app.wait(timeout=60)
