@@ -539,8 +539,16 @@ impl State {
             self.writers.send(h, &ToNode::NoTask { lease: g.lease });
             // The node drops the job's probe on a short NoTask: it is no longer there.
             if !l.long {
-                if let Some(j) = self.jobs.get_mut(&l.job) {
+                let local_long = self.jobs.get_mut(&l.job).is_some_and(|j| {
                     j.probed.remove(&h);
+                    j.long
+                });
+                if local_long {
+                    // A long job placed locally: the rest of its share here went with the
+                    // probe, and the tick places it again (`reprobe`). Kept as reserved, it
+                    // was never asked for again: a long task set whose grant Spark could not
+                    // use (a failed task not yet queued again) waited for good.
+                    self.unshare(l.job, &[h]);
                 }
             } else {
                 self.placement_spent(l.job, &g.host);

@@ -65,6 +65,91 @@ fn a_failed_task_runs_again_under_a_fresh_grant() {
     eventually("no lease left on the node", || leased(&addr) == 0);
 }
 
+/// As Spark sees a failed task: between the backend's status update and the result getter's
+/// `handleFailedTask`, offer rounds count it waiting (it left the running set) while Spark
+/// cannot launch it, so a grant asked for it goes back unused. The first five launches of a
+/// short and of a long task set (five tasks, two slots) fail so, and Spark queues each again
+/// up to ten rounds later: each task set still ends, every attempt under a grant, under both
+/// Eagle node policies.
+#[test]
+fn tasks_that_fail_before_spark_queues_them_again_all_run_again() {
+    for policy in [eagle_node::Policy::Eagle, eagle_node::Policy::EagleAdaptive] {
+        let (addr, mut a) = linked_app_with(policy, 2);
+        let tasks = 5;
+        for (job, long) in [(0u32, false), (1, true)] {
+            a.submit(job, tasks, 0.05, long);
+            let first = a.next_tid;
+            let failed = a.run_failing_first(&format!("{policy:?} job {job}"), first, tasks, 10);
+            assert_eq!(failed, tasks, "job {job}: each of its first attempts failed");
+        }
+        assert_eq!(a.launched, 4 * tasks, "each task twice: the failed attempt and its retry");
+        // The window was hit: grants asked for tasks Spark could not launch yet went back.
+        assert!(a.c.counters.returned > 0, "{:?}", a.c.counters);
+        a.remove_all();
+        eventually("no lease left on the node", || leased(&addr) == 0);
+    }
+}
+
+/// The same failures for a long task set of an application whose only executor is on one
+/// host of two, the central keeping one host short-only: on the general host its tasks are the
+/// central's placements, on the short-only one the driver places them itself once the central
+/// could not. Either way every failed task runs again. (Before 2026-12-03 the driver's own
+/// placement kept the share of a host whose grant went back counted as placed: the task set
+/// hung with tasks waiting, in 5 of 10 runs of one task set.)
+#[test]
+fn a_long_task_set_on_either_host_of_a_partitioned_cluster_runs_its_failed_tasks_again() {
+    let (addr_a, port) = node_with(eagle_node::Policy::EagleAdaptive, 2);
+    let (addr_b, _) = node_on(eagle_node::Policy::EagleAdaptive, 2, &format!("127.0.0.2:{port}"));
+    let central = central_with(&[&addr_a, &addr_b], SECRET, 0.5);
+    for (k, host) in ["127.0.0.1", "127.0.0.2"].into_iter().enumerate() {
+        let mut a = FakeSpark::new(side(&format!("on-{host}"), &central, port), 2);
+        a.c.executor_added(EXEC, host);
+        eventually("the node to link", || {
+            a.c.drain();
+            a.c.hosts_up() == 1
+        });
+        // Three task sets one after the other: the old code hung on one of them in about one
+        // run of two for each (a grant must come while a failed task waits to be queued).
+        let tasks = 5;
+        for i in 0..3u32 {
+            a.submit(k as u32 * 3 + i, tasks, 0.05, true);
+            let failed = a.run_failing_first(&format!("on {host}, task set {i}"), a.next_tid, tasks, 10);
+            assert_eq!(failed, tasks, "on {host}, task set {i}");
+        }
+        assert_eq!(a.launched, 6 * tasks, "on {host}: each task twice");
+        a.remove_all();
+    }
+    eventually("no lease left on either node", || leased(&addr_a) == 0 && leased(&addr_b) == 0);
+}
+
+/// With the central down, the driver places every long task itself (local LWL): a grant of
+/// its probe that goes back unused, here asked for a failed task Spark has not queued again
+/// yet, drops the probe on that node, and the rest of the host's share is placed again.
+/// (Before 2026-12-03 that share stayed counted as placed, and the task set hung.)
+#[test]
+fn with_the_central_down_a_long_task_set_runs_its_failed_tasks_again() {
+    let (addr, port) = node_with(eagle_node::Policy::EagleAdaptive, 2);
+    let down = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().to_string();
+    let mut a = FakeSpark::new(side("central-down", &down, port), 2);
+    a.c.executor_added(EXEC, "127.0.0.1");
+    eventually("the node to link", || {
+        a.c.drain();
+        a.c.hosts_up() == 1
+    });
+    assert!(!a.c.central_up());
+    // Eight task sets one after the other: the old code hung on one of them in about one run
+    // of two for each.
+    let tasks = 5;
+    for job in 0..8u32 {
+        a.submit(job, tasks, 0.05, true);
+        let failed = a.run_failing_first(&format!("task set {job}"), a.next_tid, tasks, 10);
+        assert_eq!(failed, tasks, "task set {job}");
+    }
+    assert_eq!(a.launched, 16 * tasks, "each task twice");
+    a.remove_all();
+    eventually("no lease left on the node", || leased(&addr) == 0);
+}
+
 #[test]
 fn a_killed_driver_frees_its_slots_for_the_other_application() {
     let (addr, port) = node(2);

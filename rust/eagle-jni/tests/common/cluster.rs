@@ -39,11 +39,16 @@ pub fn central(nodes: &[&str]) -> String {
 }
 
 pub fn central_keyed(nodes: &[&str], secret: &[u8]) -> String {
+    central_with(nodes, secret, 0.0)
+}
+
+/// A central keeping `short_fraction` of the hosts short-only (the paper's fixed partition).
+pub fn central_with(nodes: &[&str], secret: &[u8], short_fraction: f64) -> String {
     eagle_central::spawn(eagle_central::Options {
         listen: "127.0.0.1:0".into(),
         secret: secret.to_vec(),
         nodes: nodes.iter().map(|a| (a.to_string(), a.to_string())).collect(),
-        short_fraction: 0.0,
+        short_fraction,
         short_partition: eagle_central::short_partition::ShortPartition::Fixed,
         ping_ms: 200,
         placement: eagle_central::placement::Placement::Lwl,
@@ -101,6 +106,10 @@ pub struct FakeSpark {
     pub gangs: Vec<JobId>,
     /// A gang's launches, per round that launched any.
     pub gang_launches: Vec<u32>,
+    /// Failed tasks Spark counts as waiting but cannot launch yet, by job: the backend's
+    /// status update took them off the running set, and the result getter's thread has not
+    /// put them back in the pending lists (`requeue`).
+    pub limbo: Vec<JobId>,
 }
 
 pub const EXEC: NodeId = NodeId(0);
@@ -118,6 +127,7 @@ impl FakeSpark {
             cold: Vec::new(),
             gangs: Vec::new(),
             gang_launches: Vec::new(),
+            limbo: Vec::new(),
         }
     }
 
@@ -149,7 +159,8 @@ impl FakeSpark {
             self.grants_seen = n;
         }
         for &(j, w, width) in &self.waiting {
-            self.c.set_pending(j, w * width);
+            let failing = self.limbo.iter().filter(|&&l| l == j).count() as u32;
+            self.c.set_pending(j, (w + failing) * width);
         }
         let free = self.slots - self.cores_used();
         let mut plan = Vec::new();
@@ -221,6 +232,49 @@ impl FakeSpark {
         }
     }
 
+    /// The oldest running task fails as Spark sees it first: its lease ends and Spark counts
+    /// it waiting, but it launches again only after [`FakeSpark::requeue`].
+    pub fn fail_one_late(&mut self) {
+        if !self.running.is_empty() {
+            let (tid, job, _) = self.running.remove(0);
+            self.c.task_ended(tid);
+            self.limbo.push(job);
+        }
+    }
+
+    /// The failed tasks are back in Spark's pending lists (its `handleFailedTask`).
+    pub fn requeue(&mut self) {
+        for job in std::mem::take(&mut self.limbo) {
+            self.waiting.iter_mut().find(|w| w.0 == job).unwrap().1 += 1;
+        }
+    }
+
+    /// Offer rounds until every task set is done, each oldest running task ending after a
+    /// round: the first `fail` launches from task id `first` on fail as in
+    /// [`FakeSpark::fail_one_late`], and Spark queues the failed ones again every
+    /// `requeue_every` rounds. Returns how many failed.
+    pub fn run_failing_first(&mut self, what: &str, first: i64, fail: u32, requeue_every: u32) -> u32 {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let (mut failed, mut step) = (0, 0u32);
+        while !self.done() {
+            assert!(Instant::now() < deadline, "{what}: hung, {} launched, {:?} waiting", self.launched, self.waiting);
+            self.round(&[]);
+            step += 1;
+            if step.is_multiple_of(requeue_every) {
+                self.requeue();
+            }
+            match self.running.first() {
+                Some(&(tid, _, _)) if tid < first + fail as i64 => {
+                    failed += 1;
+                    self.fail_one_late();
+                }
+                Some(_) => self.finish_one(),
+                None => {}
+            }
+        }
+        failed
+    }
+
     /// Every task set submitted is gone (the plugin's `removeJob`).
     pub fn remove_all(&mut self) {
         for &(j, _, _) in &self.waiting {
@@ -229,7 +283,7 @@ impl FakeSpark {
     }
 
     pub fn done(&self) -> bool {
-        self.running.is_empty() && self.waiting.iter().all(|w| w.1 == 0)
+        self.running.is_empty() && self.limbo.is_empty() && self.waiting.iter().all(|w| w.1 == 0)
     }
 }
 
@@ -253,7 +307,12 @@ pub fn shared_node(slots: u32) -> (String, FakeSpark, FakeSpark) {
 /// A node of `slots` slots, its central, and application "a" linked to it, with one
 /// executor of `slots` cores there.
 pub fn linked_app(slots: u32) -> (String, FakeSpark) {
-    let (addr, port) = node(slots);
+    linked_app_with(eagle_node::Policy::Eagle, slots)
+}
+
+/// As [`linked_app`], the node running `policy`.
+pub fn linked_app_with(policy: eagle_node::Policy, slots: u32) -> (String, FakeSpark) {
+    let (addr, port) = node_with(policy, slots);
     let central = central(&[&addr]);
     let mut a = FakeSpark::new(side("a", &central, port), slots);
     a.c.executor_added(EXEC, "127.0.0.1");
