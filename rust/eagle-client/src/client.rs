@@ -643,14 +643,48 @@ impl State {
         }
     }
 
+    /// A grant of `link` for `job` came (`long`: a central placement): a long job's
+    /// placement is no longer to come, and a grant under its local share takes one of the
+    /// share's tasks, whose estimate (returned, in ms) leaves the host's local work when
+    /// the lease is over.
+    fn take_placement(&mut self, link: u64, job: u64, long: bool) -> f64 {
+        let central_up = self.central_up;
+        let Some(j) = self.jobs.get_mut(&job).filter(|j| j.long) else { return 0.0 };
+        j.reserved = j.reserved.saturating_sub(1);
+        let mut local_ms = 0.0;
+        if let Some(n) = j.share.get_mut(&link).filter(|n| **n > 0 && !long) {
+            *n -= 1;
+            local_ms = j.est;
+        }
+        if long {
+            j.unqueue_placed(link, 1, central_up);
+        }
+        local_ms
+    }
+
     fn node_msg(&mut self, link: u64, msg: FromNode) {
         let Some(name) = self.hosts.get(&link).map(|h| h.name.clone()) else { return };
         match msg {
             FromNode::Grant { lease, job, long, kept } => {
-                let Some(j) = self.jobs.get(&job).filter(|j| j.left > 0) else {
+                let Some(j) = self.jobs.get(&job) else {
                     self.writers.send(link, &ToNode::NoTask { lease });
                     return;
                 };
+                if j.left == 0 {
+                    // Nothing left to launch (a spare placement, placed for a retry while a
+                    // grant was in the driver's hands): back at once, its placement used up
+                    // all the same. Until 2026-12-03 a long job's count of placements to come
+                    // kept it, and a task that failed later asked for no slot, for good.
+                    self.writers.send(link, &ToNode::NoTask { lease });
+                    let local_ms = self.take_placement(link, job, long);
+                    if let Some(h) = self.hosts.get_mut(&link) {
+                        h.release_local(local_ms);
+                    }
+                    if !long && self.jobs.get_mut(&job).is_some_and(|j| j.probed.remove(&link) && j.long) {
+                        self.unshare(job, &[link]); // the node drops the probe with its share
+                    }
+                    return;
+                }
                 if !long && !j.long && self.unlaunched(job) >= j.left {
                     // Late binding's surplus: every task left already has a grant in the
                     // driver's hands. Handing this one to the driver would keep the slot
@@ -663,19 +697,7 @@ impl State {
                     return;
                 }
                 let once = !long && !kept && !j.long;
-                let mut local_ms = 0.0;
-                if j.long {
-                    let central_up = self.central_up;
-                    let j = self.jobs.get_mut(&job).unwrap();
-                    j.reserved = j.reserved.saturating_sub(1);
-                    if let Some(n) = j.share.get_mut(&link).filter(|n| **n > 0 && !long) {
-                        *n -= 1;
-                        local_ms = j.est;
-                    }
-                    if long {
-                        j.unqueue_placed(link, 1, central_up);
-                    }
-                }
+                let local_ms = self.take_placement(link, job, long);
                 self.leases.insert((link, lease), Lease { job, long, local_ms, launched_at: None, once });
                 self.emit(Event::Grant(Grant { host: name, lease, job, long, kept }));
                 if !long && !kept {
