@@ -149,6 +149,33 @@ remove_host_cgroups() {
   done
 }
 
+# Worker namespaces and host-side interfaces with our prefix's names.
+our_namespaces() { ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^$PREFIX-w[0-9]+$" || true; }
+our_links() {
+  ip -o link show 2>/dev/null | awk -F': ' '{print $2}' | sed 's/@.*//' | grep -E "^$PREFIX-(v[0-9]+|p[0-9]+|br)$" || true
+}
+
+# What an earlier testbed of this prefix left behind without its state file (a bring-up killed
+# before its own teardown ran, a host rebooted mid-down, a down run with another --state): with
+# no process in any of its namespaces it is stale and goes, with a line naming it. A namespace
+# that still runs a process belongs to a live testbed: refuse, and touch nothing.
+clear_stale() {
+  local ns busy=() stale=()
+  for ns in $(our_namespaces); do
+    if [ -n "$(ip netns pids "$ns" 2>/dev/null)" ]; then busy+=("$ns"); else stale+=("$ns"); fi
+  done
+  if [ ${#busy[@]} -gt 0 ]; then
+    log "namespace(s) ${busy[*]} still run processes: a testbed with prefix '$PREFIX' is live; run: scripts/testbed.sh down --prefix $PREFIX (or pick another --prefix)"
+    exit 3
+  fi
+  local links; mapfile -t links < <(our_links)
+  [ ${#stale[@]} -gt 0 ] || [ ${#links[@]} -gt 0 ] || return 0
+  log "removing stale leftovers of an earlier testbed with prefix '$PREFIX': ${stale[*]} ${links[*]}"
+  for ns in "${stale[@]}"; do ip netns del "$ns" 2>/dev/null || true; done
+  local l
+  for l in "${links[@]}"; do ip link del "$l" 2>/dev/null || true; done
+}
+
 # ---- down: everything recorded in STATE, plus anything with our names ------------------------
 down() {
   local pidfile="$STATE/pids"
@@ -169,7 +196,7 @@ down() {
   fi
   # Processes still inside our namespaces (executors a worker left behind) are ours too.
   local ns
-  for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^$PREFIX-w[0-9]+$" || true); do
+  for ns in $(our_namespaces); do
     local pids
     pids=$(ip netns pids "$ns" 2>/dev/null || true)
     if [ -n "$pids" ]; then
@@ -182,7 +209,7 @@ down() {
     ip netns del "$ns" 2>/dev/null || true
   done
   local l
-  for l in $(ip -o link show 2>/dev/null | awk -F': ' '{print $2}' | sed 's/@.*//' | grep -E "^$PREFIX-(v[0-9]+|br)$" || true); do
+  for l in $(our_links); do
     ip link del "$l" 2>/dev/null || true
   done
   remove_host_cgroups
@@ -298,6 +325,7 @@ up() {
     log "a testbed with prefix '$PREFIX' looks alive (state $STATE); run: scripts/testbed.sh down --prefix $PREFIX --state $STATE"
     exit 3
   fi
+  netns_possible && [ "$FORCE_LOCAL" != 1 ] && clear_stale
   : > "$STATE/pids"
   PY="$ROOT/.venv/bin/python"; [ -x "$PY" ] || PY=python3
   local memmb; memmb=$(mem_mb "$MEMORY")

@@ -173,3 +173,45 @@ def test_fallback_to_local_cluster_is_announced(tmp_path):
     assert "TB_MODE=local-cluster" in r.stdout
     assert "TB_MASTER='local-cluster[2,1,512]'" in r.stdout
     assert "FALLBACK" in r.stderr
+
+
+def test_up_clears_an_empty_testbed_left_behind_and_refuses_a_live_one(tmp_path):
+    """What a killed bring-up or a half teardown leaves (namespaces and interfaces with our
+    names, no state file, no bridge) does not stop the next `up`: empty leftovers are removed,
+    with a line naming them. A namespace that still has a process in it is someone's live
+    testbed: `up` refuses, names it, and touches nothing."""
+    reason = _netns_reason()
+    if reason:
+        pytest.skip(reason)
+    state = str(tmp_path / "state")
+    subprocess.run(["ip", "netns", "add", f"{PREFIX}-w1"], check=True)
+    subprocess.run(["ip", "link", "add", f"{PREFIX}-v2", "type", "veth", "peer", "name", f"{PREFIX}-p2"],
+                   check=True)
+    sleeper = None
+    try:
+        # A live one first: a process inside the namespace.
+        sleeper = subprocess.Popen(["ip", "netns", "exec", f"{PREFIX}-w1", "sleep", "300"])
+        deadline = time.time() + 30
+        while time.time() < deadline and not subprocess.run(
+                ["ip", "netns", "pids", f"{PREFIX}-w1"], stdout=subprocess.PIPE, text=True).stdout.strip():
+            time.sleep(0.2)
+        r = _tb("up", state)
+        assert r.returncode == 3, (r.returncode, r.stderr[-2000:])
+        assert f"{PREFIX}-w1" in r.stderr and "process" in r.stderr, r.stderr[-2000:]
+        assert sleeper.poll() is None, "up killed a process of a live namespace"
+        assert f"{PREFIX}-w1" in _ours_left()[0]
+        sleeper.kill()
+        sleeper.wait()
+        sleeper = None
+        # Now empty: up removes the leftovers and comes up.
+        r = _tb("up", state)
+        assert r.returncode == 0, r.stderr[-3000:]
+        assert "stale" in r.stderr and f"{PREFIX}-w1" in r.stderr and f"{PREFIX}-v2" in r.stderr, r.stderr[-3000:]
+        ns, links = _ours_left()
+        assert sorted(ns) == [f"{PREFIX}-w1", f"{PREFIX}-w2"]
+        assert f"{PREFIX}-br" in links
+    finally:
+        if sleeper is not None:
+            sleeper.kill()
+        _tb("down", state)
+    assert _ours_left() == ([], []), "namespaces or interfaces left behind"
