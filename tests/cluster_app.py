@@ -14,7 +14,9 @@ executor, as dynamic allocation leaves it when idle (optional), "shuffle": the j
 shuffled by key to as many reduce tasks, which sleep the ms too and whose rows are the result
 (optional), "cached": the job's partitions are cached first, by a job of their own (not reported,
 its hint "cache_ms" if given, else the ms), so that its tasks prefer the executors holding their
-blocks (optional)}]}. The jobs run one after the other;
+blocks (optional), "marks": a directory where every task, as it starts, creates a file named
+STAGE-PARTITION-ATTEMPT-HOST (optional), "gate": with "shuffle", the reduce tasks wait (up to
+120 s) for this file to exist before they sleep (optional)}]}. The jobs run one after the other;
 every task sleeps its ms and reports (partition, start, end, executor host). After each job
 the output file is rewritten: {"name", "app" (the application id), "started", "jobs": [{"submitted",
 "done", "rows"}]}; a cancelled job has "rows" null and "cancelled" true.
@@ -27,15 +29,22 @@ import time
 from pyspark.sql import SparkSession
 
 
-def sleeper(seconds, fail_first=False, straggle_s=None):
+def sleeper(seconds, fail_first=False, straggle_s=None, mark=None, gate=None):
     def f(it):
         import os as _os
         import time as _t
 
         from pyspark import TaskContext
 
-        s = _t.time()
         ctx = TaskContext.get()
+        if mark:
+            name = f"{ctx.stageId()}-{ctx.partitionId()}-{ctx.attemptNumber()}-{_os.environ.get('SPARK_LOCAL_IP')}"
+            open(_os.path.join(mark, name), "w").close()
+        if gate:
+            by = _t.time() + 120
+            while not _os.path.exists(gate) and _t.time() < by:
+                _t.sleep(0.1)
+        s = _t.time()
         first = ctx.attemptNumber() == 0
         if fail_first and first:
             raise RuntimeError(f"partition {ctx.partitionId()}: first attempt fails on purpose")
@@ -112,11 +121,12 @@ def main(spec_path):
         if j.get("barrier"):
             rdd = rdd.barrier()  # Spark launches all its tasks at once or none
         straggle = j["straggle_ms"] / 1000.0 if "straggle_ms" in j else None
-        job = rdd.mapPartitions(sleeper(j["ms"] / 1000.0, j.get("fail_first", False), straggle))
+        job = rdd.mapPartitions(sleeper(j["ms"] / 1000.0, j.get("fail_first", False), straggle, j.get("marks")))
         if j.get("shuffle"):
             n = j["tasks"]
             pairs = job.map(lambda r: (r[0] % n, r[0])).groupByKey(n).map(lambda kv: kv[0])
-            job = pairs.mapPartitions(sleeper(j["ms"] / 1000.0))  # rows: (key, start, end, host)
+            # rows: (key, start, end, host)
+            job = pairs.mapPartitions(sleeper(j["ms"] / 1000.0, mark=j.get("marks"), gate=j.get("gate")))
         if "cancel_after_s" in j:
             rows = cancelled(sc, job, j["cancel_after_s"])
         else:

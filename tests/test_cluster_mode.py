@@ -34,6 +34,10 @@ slots x hosts).
   and gets them back (twice) runs its short and long jobs under grants.
 - Shuffles: a short and a long job of two stages each (reduce tasks that prefer the hosts of
   their map output) run every task under a grant.
+- Lost map output: an executor that ran map tasks is killed while the reduce tasks run; the
+  reduce tasks' next attempts fail to fetch, and Spark computes the map stage again (a second
+  stage attempt, beside the first reduce attempt's zombie tasks), all under grants, with the
+  exact answer and no lease left, for a short and a long job.
 - Locality: a short and a long job reading cached partitions run their tasks on the executors
   holding their blocks (PROCESS_LOCAL) under grants.
 - Bad cluster keys fail the start, naming the key.
@@ -640,6 +644,60 @@ def test_a_lost_executor_is_replaced_and_its_successor_runs_tasks_under_grants(d
     _until("no lease left on the nodes", lambda: set(leased(daemons).values()) == {"0"}, 60)
     c = read(tmp_path / "survivor.summary.json")["cluster"]
     assert c["launched"] == c["taskEnds"] >= tasks, c
+
+
+@pytest.mark.parametrize("cls", ["short", "long"])
+def test_lost_map_output_is_computed_again_under_grants(daemons, shared_hosts, tmp_path, cls):
+    # A shuffle whose reduce tasks hold their slots (waiting on a gate) when the executor of a
+    # host that ran map tasks is killed: its reduce tasks fail with it, and their next attempts
+    # find that host's map output gone (FetchFailed), so Spark resubmits the map stage (a
+    # second attempt, a new task set) and then the reduce stage, while the first reduce
+    # attempt's tasks on the other host are still running (a zombie task set). Every attempt
+    # of both runs under a grant: the answer is exact and no lease is left.
+    go, gate, marks = tmp_path / "go", tmp_path / "gate", tmp_path / "marks"
+    marks.mkdir()
+    tasks = 8 if cls == "short" else 4
+    app, out = launch(daemons, shared_hosts, tmp_path, "refetch",
+                      [{"class": cls, "ms": 300, "tasks": tasks, "shuffle": True, "marks": str(marks),
+                        "gate": str(gate)}], go=go)
+    _until("the application's executors", lambda: os.path.exists(out), 240)
+    app_id = read(out)["app"]
+    go.write_text("go")
+
+    def started():
+        return [n.split("-", 3) for n in os.listdir(marks)]  # stage, partition, attempt, host
+
+    _until("the reduce stage's tasks", lambda: len({m[0] for m in started()}) == 2, 180)
+    stages = sorted({int(m[0]) for m in started()})
+    mapped = {m[3] for m in started() if int(m[0]) == stages[0]}
+    reducing = {m[3] for m in started() if int(m[0]) == stages[1]}
+    victim = sorted(mapped & reducing)[0]
+    pids = _until(f"the executor on {victim}", lambda: _executor_pids(app_id, victim), 60)
+    for pid in pids:
+        os.kill(pid, signal.SIGKILL)
+    # The gate opens once the driver has seen the loss, so the other host's reduce tasks
+    # end in the first attempt's zombie task set (and the victim's reduce tasks, failed
+    # with it, run again).
+    events = str(tmp_path / "refetch.events")
+    _until("the executor's loss in the event log", lambda: any(
+        e["Event"] == "SparkListenerExecutorRemoved" for e in eventlog.events(eventlog.find_log(events))), 120)
+    gate.write_text("open")
+    finish(app, 300)
+    rows = read(out)["jobs"][0]["rows"]
+    assert sorted(r[0] for r in rows) == list(range(tasks))
+    evs = list(eventlog.events(eventlog.find_log(events)))
+    attempts = {}
+    for e in evs:
+        if e["Event"] == "SparkListenerStageSubmitted":
+            i = e["Stage Info"]
+            attempts.setdefault(i["Stage ID"], []).append(i["Stage Attempt ID"])
+    assert max(attempts.get(stages[0], [0])) >= 1, ("the map stage was not computed again", attempts)
+    ends = [e for e in evs if e["Event"] == "SparkListenerTaskEnd"]
+    reasons = {e["Task End Reason"]["Reason"] for e in ends}
+    assert "FetchFailed" in reasons or "ExecutorLostFailure" in reasons, reasons
+    _until("no lease left on the nodes", lambda: set(leased(daemons).values()) == {"0"}, 60)
+    c = read(tmp_path / "refetch.summary.json")["cluster"]
+    assert c["launched"] == c["taskEnds"] >= 2 * tasks + 1, c
 
 
 def test_a_driver_the_central_refuses_falls_back_to_stock_scheduling_naming_why(daemons, shared_hosts, tmp_path):
