@@ -280,7 +280,7 @@ private[spark] class EagleTaskScheduler(
       val ids = dag.jobIdToStageIds.getOrElse(taskSet.priority, Set.empty[Int])
       dag.waitingStages.toSeq.filter(st => ids.contains(st.id) && st.id != taskSet.stageId).sortBy(_.id)
     }.getOrElse(Seq.empty)
-    val sql = sqlExecution(taskSet).map(id => (id, jobDescription(taskSet)))
+    val sql = sqlExecution(taskSet).map(id => (id, queryKey(taskSet)))
     // A waiting stage of a query gets the ordinal it will have when submitted (stage-id order).
     val ahead = new mutable.HashMap[(String, Int), Int]
     val sig = stages.map { st =>
@@ -295,8 +295,19 @@ private[spark] class EagleTaskScheduler(
     (sig.toArray, stages.map(_.numPartitions).toArray)
   }
 
-  private def jobDescription(taskSet: TaskSet): String =
-    Option(taskSet.properties).flatMap(p => Option(p.getProperty("spark.job.description"))).getOrElse("")
+  /**
+   * What tells a SQL query's stages from other queries' in their signatures: for a micro-batch
+   * of a streaming query, the query's id (`sql.streaming.queryId`, the same at every trigger
+   * and across restarts from its checkpoint); else the job description. Spark sets a
+   * micro-batch's description to the query's name, id, run id and batch number, so keyed by
+   * it every micro-batch's stages were new signatures: none took its estimate from the
+   * batches before, and each added its stages to the history.
+   */
+  private def queryKey(taskSet: TaskSet): String = {
+    val props = Option(taskSet.properties)
+    props.flatMap(p => Option(p.getProperty(EagleTaskScheduler.StreamingQueryIdKey))).map(id => s"stream $id")
+      .getOrElse(props.flatMap(p => Option(p.getProperty("spark.job.description"))).getOrElse(""))
+  }
 
   /** Per recent SQL execution, each stage's ordinal among its stages of the same kind and width. */
   private val sqlQueries = new SqlStageOrdinals(256)
@@ -311,7 +322,7 @@ private[spark] class EagleTaskScheduler(
     stage match {
       case Some(st) =>
         val ctx = sqlExecution(taskSet).map { id =>
-          s"${jobDescription(taskSet)}|${sqlQueries.ordinal(id, st.id, (stageKind(st), st.numPartitions))}"
+          s"${queryKey(taskSet)}|${sqlQueries.ordinal(id, st.id, (stageKind(st), st.numPartitions))}"
         }
         signatureOf(st, st.numPartitions, ctx)
       case None =>
@@ -327,12 +338,13 @@ private[spark] class EagleTaskScheduler(
 
   /**
    * `<map|result>|<stage name>|<partitions>`, and for a stage of a SQL query
-   * `|sql|<job description>|<ordinal>`: the query's stages all carry one generic call site
+   * `|sql|<query key>|<ordinal>`: the query's stages all carry one generic call site
    * (adaptive execution submits them from its own threads, `$anonfun$withThreadLocalCaptured$1
    * at ...`), so without it every 32-partition map stage of every query shares one history
    * entry. The ordinal is the stage's rank among the query's stages of the same kind and
-   * width, in submission order; the description (`spark.job.description`, when the
-   * application sets one) tells queries apart.
+   * width, in submission order; the query key ([[queryKey]]: a streaming query's id, else
+   * the description, `spark.job.description`, when the application sets one) tells queries
+   * apart.
    */
   private def signatureOf(stage: Stage, parts: Int, sql: Option[String]): (String, Long) = {
     val base = s"${stageKind(stage)}|${stage.name}|$parts"
@@ -682,6 +694,9 @@ private[spark] class EagleTaskScheduler(
 }
 
 private[spark] object EagleTaskScheduler {
+  /** The local property Structured Streaming sets on a micro-batch's jobs (StreamExecution.QUERY_ID_KEY). */
+  val StreamingQueryIdKey = "sql.streaming.queryId"
+
   /** Engine slots one task of `taskSet` takes (see [[EagleTaskSetManager.slotWidth]]). */
   def slotWidth(sched: TaskSchedulerImpl, taskSet: TaskSet): Int =
     Shims.width(taskCpus(sched, taskSet), sched.CPUS_PER_TASK)
