@@ -16,7 +16,11 @@ shuffled by key to as many reduce tasks, which sleep the ms too and whose rows a
 its hint "cache_ms" if given, else the ms), so that its tasks prefer the executors holding their
 blocks (optional), "marks": a directory where every task, as it starts, creates a file named
 STAGE-PARTITION-ATTEMPT-HOST (optional), "gate": with "shuffle", the reduce tasks wait (up to
-120 s) for this file to exist before they sleep (optional)}]}. The jobs run one after the other;
+120 s) for this file to exist before they sleep (optional), "stream": instead of the sleeping
+tasks, a Structured Streaming query (a rate source aggregated by `value % tasks` in complete mode
+into the memory sink, trigger every 300 ms, no class or estimate hint: the learned split
+classes its stages) runs until this many micro-batches have ended; its rows are one per key,
+(key, 0, 0, null) (optional)}]}. The jobs run one after the other;
 every task sleeps its ms and reports (partition, start, end, executor host). After each job
 the output file is rewritten: {"name", "app" (the application id), "started", "jobs": [{"submitted",
 "done", "rows"}]}; a cancelled job has "rows" null and "cancelled" true.
@@ -87,6 +91,28 @@ def cancelled(sc, rdd, after_s):
     return None
 
 
+def stream(spark, keys, batches):
+    """Runs the streaming query of a "stream" job until `batches` micro-batches have ended."""
+    sc = spark.sparkContext
+    sc.setLocalProperty("spark.scheduler.eagle.job.class", None)
+    sc.setLocalProperty("spark.scheduler.eagle.job.estimatedTaskMs", None)
+    df = (spark.readStream.format("rate").option("rowsPerSecond", 50).option("numPartitions", 2).load()
+          .selectExpr(f"value % {keys} AS k").groupBy("k").count())
+    q = (df.writeStream.outputMode("complete").format("memory").queryName("counts")
+         .trigger(processingTime="300 milliseconds").start())
+    try:
+        by = time.time() + 240
+        while len(q.recentProgress) < batches and time.time() < by:
+            if q.exception() is not None:
+                raise RuntimeError(str(q.exception()))
+            time.sleep(0.2)
+        if len(q.recentProgress) < batches:
+            raise RuntimeError(f"{len(q.recentProgress)} of {batches} micro-batches in 240 s")
+    finally:
+        q.stop()
+    return [[r["k"], 0, 0, None] for r in spark.sql("SELECT k FROM counts").collect()]
+
+
 def main(spec_path):
     with open(spec_path) as f:
         spec = json.load(f)
@@ -105,6 +131,12 @@ def main(spec_path):
             idle_by = time.time() + 120
             while sc._jsc.sc().getExecutorMemoryStatus().size() > 1 and time.time() < idle_by:
                 time.sleep(0.2)  # only the driver's block manager left
+        if j.get("stream"):
+            t0 = time.time()
+            rows = stream(spark, j["tasks"], j["stream"])
+            out["jobs"].append({"submitted": t0, "done": time.time(), "rows": rows, "cancelled": False})
+            write(spec["out"], out)
+            continue
         sc.setLocalProperty("spark.scheduler.eagle.job.class", j["class"])
         sc.setLocalProperty("spark.scheduler.eagle.job.estimatedTaskMs", str(j["ms"]))
         t0 = time.time()

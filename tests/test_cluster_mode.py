@@ -551,6 +551,20 @@ def test_a_shuffle_runs_both_stages_under_grants(daemons, shared_hosts, tmp_path
     assert len(starts) == 28
 
 
+def test_a_streaming_query_runs_its_micro_batches_under_grants(daemons, shared_hosts, tmp_path):
+    # A Structured Streaming query, with no class or estimate hint, runs a new SQL execution
+    # of two stages at every trigger: each micro-batch's tasks must launch under grants and
+    # give them back, batch after batch, and the query's state must come out whole.
+    jobs = [{"class": "short", "ms": 0, "tasks": 5, "stream": 8}]
+    _, starts, ends = run_held(daemons, shared_hosts, tmp_path, "stream", jobs,
+                               conf={"spark.sql.shuffle.partitions": "4"})
+    assert len({e["Stage ID"] for e in ends}) >= 8
+    assert len(starts) >= 8 * 4
+    # The query's stop interrupts the micro-batch in flight: its tasks end killed.
+    assert {e["Task End Reason"]["Reason"] for e in ends} <= {"Success", "TaskKilled"}, \
+        [e["Task End Reason"] for e in ends if e["Task End Reason"]["Reason"] != "Success"]
+
+
 def test_cached_partitions_run_where_their_blocks_are(daemons, shared_hosts, tmp_path):
     # Each cached job first caches its partitions (a job of its own), then reads them: a
     # task over a cached block prefers the executor holding it (PROCESS_LOCAL), and Spark's
