@@ -1,8 +1,12 @@
 """Start-up validation of spark.scheduler.eagle.* and of the master URL."""
+import os
+import subprocess
+import sys
+
 import pytest
 from py4j.protocol import Py4JJavaError
 
-from conftest import builder
+from conftest import JAR, builder
 
 
 def start_fails(master, conf):
@@ -60,3 +64,36 @@ def test_py4j_error_type():
 def test_limits_name_the_key(key, value, expected):
     msg = start_fails("spark-eagle:local[2]", {"spark.scheduler.eagle." + key: value})
     assert "spark.scheduler.eagle." + key in msg and expected in msg, msg
+
+
+POOLS_APP = """
+from pyspark.sql import SparkSession
+s = SparkSession.builder.getOrCreate()
+s.sparkContext.setLocalProperty("spark.scheduler.pool", "interactive")
+print("rows", s.sparkContext.parallelize(range(8), 4).count())
+s.stop()
+"""
+
+
+@pytest.mark.parametrize("mode", ["FAIR", "FIFO"])
+def test_fair_mode_under_eagle_is_named_in_a_warning(tmp_path, mode):
+    # spark.scheduler.mode=FAIR (often a spark-defaults.conf left from before) asks for pools
+    # that the Eagle policy does not apply: the application runs, and the driver's log says
+    # so once, naming the allocation file. Under FIFO there is nothing to say.
+    app = tmp_path / "app.py"
+    app.write_text(POOLS_APP)
+    pools = tmp_path / "pools.xml"
+    pools.write_text('<?xml version="1.0"?><allocations><pool name="interactive">'
+                     '<weight>2</weight><minShare>1</minShare></pool></allocations>')
+    cmd = [os.path.join(os.environ["SPARK_HOME"], "bin", "spark-submit"),
+           "--master", "spark-eagle:local[2]", "--driver-class-path", JAR,
+           "--conf", "spark.ui.enabled=false", "--conf", f"spark.scheduler.mode={mode}",
+           "--conf", f"spark.scheduler.allocation.file={pools}", str(app)]
+    env = dict(os.environ, PYSPARK_PYTHON=sys.executable, PYSPARK_DRIVER_PYTHON=sys.executable)
+    p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
+    assert p.returncode == 0 and "rows 8" in p.stdout, p.stdout[-4000:]
+    notices = [line for line in p.stdout.splitlines() if "spark.scheduler.mode=FAIR" in line]
+    if mode == "FAIR":
+        assert len(notices) == 1 and f"(from {pools})" in notices[0] and "not applied" in notices[0], p.stdout[-4000:]
+    else:
+        assert notices == [], notices

@@ -43,6 +43,8 @@ private[spark] class EagleClusterManager extends ExternalClusterManager with Log
 
   override def createTaskScheduler(sc: SparkContext, masterURL: String): TaskScheduler = {
     val eagle = EagleConf.fromSparkConf(sc.conf)
+    poolsNotice(sc.conf.get("spark.scheduler.mode", "FIFO"), sc.conf.getOption("spark.scheduler.allocation.file"))
+      .foreach(logWarning(_))
     val maxFailures = sc.conf.get(config.TASK_MAX_FAILURES)
     parse(masterURL) match {
       case Local(_, failures) =>
@@ -134,6 +136,24 @@ private[spark] class EagleClusterManager extends ExternalClusterManager with Log
 private[spark] object EagleClusterManager {
   /** A constant, inlined into canCreate: no Scala code runs before the version guard. */
   final val Prefix = "spark-eagle:"
+
+  /**
+   * The warning for an application that asks for Spark's FAIR scheduler under an Eagle master
+   * (often a `spark-defaults.conf` left from before): Spark still builds the pools, but the
+   * engine chooses the task set of every slot, so the pools' weights and minShares do not
+   * apply. None under FIFO.
+   */
+  def poolsNotice(mode: String, allocationFile: Option[String]): Option[String] =
+    if (mode.trim.equalsIgnoreCase("FAIR")) {
+      val file = allocationFile.map(f => s" (from $f)").getOrElse("")
+      Some(s"Eagle: spark.scheduler.mode=FAIR is set, but Spark's FAIR pools$file are not applied " +
+        s"under a $Prefix master: the Eagle policy chooses the task set of every slot (pools' " +
+        "weights and minShares, and spark.scheduler.pool, have no effect; barrier stages still " +
+        "take their slots in pool order). To mark interactive and batch jobs, set the local " +
+        "property spark.scheduler.eagle.job.class to short or long.")
+    } else {
+      None
+    }
 
   sealed trait Inner
   case class Local(threads: Int, maxFailures: Option[Int]) extends Inner
