@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # THE test command (README, .ci/run): set-up and jar builds, the Rust tests, the Spark
 # integration tests (real executors) on the default Spark line (4.3), then the smoke tests
-# (test_smoke.py and test_cluster_mode.py, -m smoke) on the other lines of EAGLE_SMOKE_LINES (default "3.5 4.0"), each with
-# its own venv (.venv-spark-<line>), SPARK_HOME and jar. About 20 minutes on a loaded
+# (test_smoke.py and test_cluster_mode.py, -m smoke) on the other lines of EAGLE_SMOKE_LINES (default "3.5 4.0 4.1 4.2"), each with
+# its own venv (.venv-spark-<line>), SPARK_HOME and jar. About 50 minutes on a loaded
 # 2-core machine. EAGLE_SMOKE_LINES="" skips the other lines.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 start=$(date +%s)
-smoke_lines=${EAGLE_SMOKE_LINES-3.5 4.0}
+smoke_lines=${EAGLE_SMOKE_LINES-3.5 4.0 4.1 4.2}
 
 # installs what is missing (with a venv per smoke line), builds the default line's jar
 EAGLE_SPARK_LINES="$smoke_lines" bash scripts/setup.sh

@@ -1,5 +1,5 @@
 """Smoke tests: the integration tests scripts/test.sh also runs on the other Spark lines
-(3.5 and 4.0, each with its own pyspark venv and jar; the full suite runs on the default
+(3.5, 4.0, 4.1 and 4.2, each with its own pyspark venv and jar; the full suite runs on the default
 line). Real executors: spark-eagle:local-cluster[2,1,1024] under both policies, a failing
 task retried, the run summary written; and the version guard, which refuses a jar built for
 another line with a message naming both versions."""
