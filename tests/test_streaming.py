@@ -17,7 +17,14 @@ The second test runs the same stream beside a batch job of many multi-second tas
 stock FIFO and under the plugin with default keys and no hints: under FIFO a micro-batch
 that arrives waits for every task of the batch job to launch; under the plugin it waits at
 most for running tasks to end, and the stream keeps going.
+
+The third runs a query in continuous processing mode (`trigger(continuous=...)`), whose
+tasks never end: one per source partition, holding its slot for as long as the query runs.
+Batch jobs beside it must get the other slots (neither waiting for the query's tasks nor
+falling back to stock scheduling), the query must keep committing epochs, and at its stop
+its slots must come back to the engine.
 """
+import concurrent.futures
 import datetime
 import json
 import re
@@ -166,3 +173,81 @@ def test_micro_batches_do_not_wait_for_a_batch_job():
     assert max(eagle_d) <= 0.6 * max(fifo_d), msg
     assert eagle_n >= 2, msg
     assert eagle_big <= 1.3 * fifo_big, msg
+
+
+def _timed_sleep(seconds):
+    """sleep_task's map function, returning (x, start, end) in epoch seconds."""
+
+    def f(x):
+        import time as _t
+
+        t0 = _t.time()
+        _t.sleep(seconds)
+        return x, t0, _t.time()
+
+    return f
+
+
+def _most_at_once(rows):
+    """The most tasks running at once, from (x, start, end) rows."""
+    cur = most = 0
+    for _, k in sorted([(r[1], 1) for r in rows] + [(r[2], -1) for r in rows]):
+        cur += k
+        most = max(most, cur)
+    return most
+
+
+def _running_tasks(sc):
+    return sum(e.numRunningTasks() for e in sc._jsc.sc().statusTracker().getExecutorInfos())
+
+
+def test_continuous_query_holds_two_slots_and_batch_jobs_use_the_rest(tmp_path):
+    """A continuous query's 2 never-ending tasks (rate source of 2 partitions) hold 2 of
+    the 4 slots. Two batch jobs of 8 one-second tasks beside it must run on the other 2 (the
+    plugin neither waits for the long tasks to end nor falls back), while the query keeps
+    writing rows; once it stops, its 2 slots must come back: 4 tasks run at once again,
+    those of a stage with no hint whose estimate is far too low. (The memory sink is used: foreachBatch is refused with a continuous trigger, Python's
+    foreach fails its tasks, and a continuous query reports no recentProgress.)"""
+    with spark(MASTER, summary_path=tmp_path / "summary.json", app="eagle-stream-continuous") as (s, res):
+        sc = s.sparkContext
+        _wait_for_executors(sc)
+        df = s.readStream.format("rate").option("rowsPerSecond", 10).option("numPartitions", 2).load()
+        q = df.writeStream.format("memory").queryName("cont").trigger(continuous="1 second").start()
+        try:
+            deadline = time.time() + 120
+            while s.table("cont").count() == 0 and time.time() < deadline:
+                assert q.exception() is None, q.exception()
+                time.sleep(0.5)
+            before, t0 = s.table("cont").count(), time.time()
+            assert before > 0, "no row reached the memory sink in 120 s"
+            batch = lambda: [sc.parallelize(range(8), 8).map(_timed_sleep(1.0)).collect() for _ in range(2)]
+            jobs = concurrent.futures.ThreadPoolExecutor(1).submit(batch).result(timeout=300)
+            took, after = time.time() - t0, s.table("cont").count()
+            assert q.isActive and q.exception() is None, q.exception()
+        finally:
+            q.stop()
+        assert q.exception() is None, q.exception()
+        deadline = time.time() + 60  # the query's killed tasks give their cores back to Spark
+        while _running_tasks(sc) and time.time() < deadline:
+            time.sleep(0.2)
+        # No hint: the stage comes in at the application's typical task, tens of ms (the
+        # count queries above), and its tasks run 6 s. Until 2026-12-04 the warm-executor
+        # rule kept it off the executor it had not warmed for the whole wave (2 at once):
+        # by the estimate the warm slots were about to free. Now the cold executor is taken
+        # once the first two have overrun the estimate by two warm-ups (about 1-2 s).
+        freed = sc.parallelize(range(4), 4).map(_timed_sleep(6.0)).collect()
+    summary = res["summary"]
+    assert summary["fallback"] is False, summary.get("fallbackReason")
+    msg = f"batch jobs {took:.1f} s, rows {before} -> {after}, after the stop {freed}"
+    for rows in jobs:
+        assert sorted(r[0] for r in rows) == list(range(8)), rows
+    assert after > before, msg  # the query kept writing while the jobs ran
+    # At most 2 batch tasks at once (the query held 2 slots), and the other 2 were used.
+    assert _most_at_once(jobs[0] + jobs[1]) == 2, msg
+    assert _most_at_once(freed) == 4, msg  # no slot of the query's tasks was leaked
+    cont = {j["jobId"] for j in summary["jobs"] if f"id = {q.id}" in (j["description"] or "")}
+    assert [t["tasks"] for t in summary["taskSets"] if t["jobId"] in cont] == [2], summary["taskSets"]
+    assert all(j["result"] == "succeeded" for j in summary["jobs"] if j["jobId"] not in cont), summary["jobs"]
+    # Every launch was an engine decision, and the summary kept every task set.
+    assert summary["taskSetsDropped"] == 0
+    assert summary["counters"]["decisions"] >= sum(t["tasks"] for t in summary["taskSets"])

@@ -340,9 +340,30 @@ pub fn worth_warming_slot(since: f64, running: u32, est: f64, warmup: f64, other
     gain > others as f64 * warmup / slots.max(1) as f64
 }
 
+/// Whether a task of a task set, started `since` seconds ago on an executor where none of
+/// its tasks had ended, has run past `est + warmup` by more than a warm-up: the estimate is
+/// low, and the task, expected to run as long again as it has overrun, will not leave its
+/// slot warm before a cold start elsewhere would have paid for itself. This is
+/// [`worth_warming_slot`]'s test with no other unit live, put to a cold executor: with no
+/// other unit live (and only then, for the reasons given there) a cold start is worth it
+/// whatever [`worth_cold_start`] says from the estimate. Without it, a stage of 3 s tasks
+/// that came in at an application's typical task of 35 ms ran two at a time on one
+/// executor for its whole first wave, the other executor idle
+/// (`tests/test_streaming.py`, 2026-12-04).
+pub fn overran(since: f64, est: f64, warmup: f64) -> bool {
+    warmup > 0.0 && since - est - warmup > warmup
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_first_task_overruns_once_past_estimate_and_warm_up_by_a_warm_up() {
+        assert!(!overran(1.5, 0.035, 0.8), "within the estimate and two warm-ups");
+        assert!(overran(1.7, 0.035, 0.8));
+        assert!(!overran(100.0, 0.035, 0.0), "no warm-up measured: nothing to weigh");
+    }
 
     #[test]
     fn an_executor_is_cold_until_a_task_starts_warming_until_one_ends_then_warm() {

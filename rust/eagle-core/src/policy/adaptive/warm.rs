@@ -28,6 +28,10 @@ impl Adaptive {
                 crate::warmup::worth_warming_slot(since, j.running, j.est, self.warmup, others, self.c.total)
             }
             Err(_) => {
+                // No other unit live: a first task elsewhere far past the estimate shows it low.
+                if others == 0 && m.warming.iter().any(|w| crate::warmup::overran(now - w.1, j.est, self.warmup)) {
+                    return true;
+                }
                 let enough = crate::warmup::enough_warm_slots(j.unlaunched, j.est, self.warmup, others, self.c.total);
                 let warm_slots = self.warm_slots(job, enough);
                 crate::warmup::worth_cold_start(
