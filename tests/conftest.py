@@ -122,6 +122,14 @@ def spark(master, conf=None, summary_path=None, app="eagle-test"):
                 result["summary"] = json.load(f)
 
 
+def assert_each_end_recorded_once(summary):
+    """The summary's launches per locality level are the sum of its task sets' own: a task
+    set whose end Spark reports twice (a cancelled or killed one) is counted once."""
+    per_task_set = sum(sum((t.get("localityLaunches") or {}).values()) for t in summary["taskSets"])
+    total = sum(summary["locality"]["launches"].values())
+    assert total == per_task_set, (total, per_task_set, summary["taskSets"])
+
+
 def sleep_task(seconds):
     """A map function that sleeps (the machine has two loaded cores: sleeping tasks give
     stable durations without competing for CPU)."""

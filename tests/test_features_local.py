@@ -11,7 +11,7 @@ import time
 import pytest
 
 import features as ft
-from conftest import spark
+from conftest import assert_each_end_recorded_once, spark
 
 
 def busy_slots(sc):
@@ -72,8 +72,10 @@ def test_task_cpus_two_halves_the_slots(master):
 
 
 @pytest.mark.parametrize("master", ["spark-eagle:local[4]", "local[4,4]"])
-def test_cancel_and_max_failures(master):
-    with spark(master, {"spark.task.maxFailures": "4"}) as (s, _):
+def test_cancel_and_max_failures(master, tmp_path):
+    eagle = master.startswith("spark-eagle")
+    summary_path = tmp_path / "summary.json" if eagle else None
+    with spark(master, {"spark.task.maxFailures": "4"}, summary_path=summary_path) as (s, res):
         sc = s.sparkContext
         err, ended, nxt = ft.cancel_job_group(sc)
         assert err is not None and "cancel" in err.lower(), err
@@ -83,8 +85,10 @@ def test_cancel_and_max_failures(master):
         assert err is not None and "always-failing task" in err, err
         assert attempts == 4, (attempts, err)  # spark.task.maxFailures attempts, then the abort
         assert nxt == sum(range(100))
-        if master.startswith("spark-eagle"):
+        if eagle:
             assert wait_idle(sc) == 0
+    if eagle:
+        assert_each_end_recorded_once(res["summary"])
 
 
 def test_round_that_throws_leaks_no_slot(tmp_path):

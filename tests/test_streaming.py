@@ -30,7 +30,7 @@ import json
 import re
 import time
 
-from conftest import sleep_task, spark
+from conftest import assert_each_end_recorded_once, sleep_task, spark
 
 MASTER = "spark-eagle:local-cluster[2,2,1024]"
 BATCH = re.compile(r"\nbatch = (\d+)$")
@@ -248,6 +248,7 @@ def test_continuous_query_holds_two_slots_and_batch_jobs_use_the_rest(tmp_path):
     cont = {j["jobId"] for j in summary["jobs"] if f"id = {q.id}" in (j["description"] or "")}
     assert [t["tasks"] for t in summary["taskSets"] if t["jobId"] in cont] == [2], summary["taskSets"]
     assert all(j["result"] == "succeeded" for j in summary["jobs"] if j["jobId"] not in cont), summary["jobs"]
-    # Every launch was an engine decision, and the summary kept every task set.
+    # Every launch was an engine decision, and the summary kept every task set, once.
     assert summary["taskSetsDropped"] == 0
+    assert_each_end_recorded_once(summary)
     assert summary["counters"]["decisions"] >= sum(t["tasks"] for t in summary["taskSets"])

@@ -229,7 +229,9 @@ private[spark] class EagleTaskScheduler(
     super.taskSetFinished(manager)
     unplanned -= manager
     manager match {
+      case m: EagleTaskSetManager if m.endRecorded => // finished again by Spark: recorded once
       case m: EagleTaskSetManager if m.eagleJob >= 0 && tsmByJob.get(m.eagleJob).exists(_ eq m) =>
+        m.endRecorded = true
         tsmByJob.remove(m.eagleJob)
         restricted -= m.eagleJob
         satc.foreach(_.taskSetEnded(m))
@@ -250,6 +252,7 @@ private[spark] class EagleTaskScheduler(
         summary.taskSetLocality(m.taskSet, m.launchesByLevel, history)
         observer.taskSetEnded(m.taskSet, m.eagleJob, info, m.launchesByLevel, history)
       case m: EagleTaskSetManager =>
+        m.endRecorded = true
         summary.taskSetLocality(m.taskSet, m.launchesByLevel, None)
         observer.taskSetEnded(m.taskSet, m.eagleJob, None, m.launchesByLevel, None)
       case _ =>

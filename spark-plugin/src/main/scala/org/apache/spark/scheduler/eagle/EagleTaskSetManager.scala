@@ -49,6 +49,16 @@ private[eagle] class EagleTaskSetManager(
   /** Tasks launched at each level (TaskLocality id), for the summary's locality mix. */
   private[eagle] val launchesByLevel = new Array[Long](5)
 
+  /**
+   * The task set's end is recorded (summary, listener bus). Spark may call `taskSetFinished`
+   * more than once for one task set (its `maybeFinishTaskSet` has no guard: a zombie task
+   * set is finished again when `abort` or a task end finds no task running); recorded
+   * twice, a cancelled or continuous-processing task set counted its launches twice in the
+   * summary's totals and posted two `EagleTaskSetFinished` events. Read and set under the
+   * scheduler's lock.
+   */
+  private[eagle] var endRecorded = false
+
   /** Sum and count of (run time - fetch wait) of tasks that ran at their preferred level. */
   private var localComputeMsSum = 0.0
   private var localCount = 0L
