@@ -20,7 +20,8 @@ STAGE-PARTITION-ATTEMPT-HOST (optional), "gate": with "shuffle", the reduce task
 tasks, a Structured Streaming query (a rate source aggregated by `value % tasks` in complete mode
 into the memory sink, trigger every 300 ms, no class or estimate hint: the learned split
 classes its stages) runs until this many micro-batches have ended; its rows are one per key,
-(key, 0, 0, null) (optional)}]}. The jobs run one after the other;
+(key, 0, 0, null) (optional), "hint_ms": the estimate hint given instead of the ms (optional: an estimate
+far off the tasks' real length)}]}. The jobs run one after the other;
 every task sleeps its ms and reports (partition, start, end, executor host). After each job
 the output file is rewritten: {"name", "app" (the application id), "started", "jobs": [{"submitted",
 "done", "rows"}]}; a cancelled job has "rows" null and "cancelled" true.
@@ -138,14 +139,14 @@ def main(spec_path):
             write(spec["out"], out)
             continue
         sc.setLocalProperty("spark.scheduler.eagle.job.class", j["class"])
-        sc.setLocalProperty("spark.scheduler.eagle.job.estimatedTaskMs", str(j["ms"]))
+        sc.setLocalProperty("spark.scheduler.eagle.job.estimatedTaskMs", str(j.get("hint_ms", j["ms"])))
         t0 = time.time()
         rdd = sc.parallelize(range(j["tasks"]), j["tasks"])
         if j.get("cached"):
             rdd = rdd.map(lambda x: x).cache()
             sc.setLocalProperty("spark.scheduler.eagle.job.estimatedTaskMs", str(j.get("cache_ms", j["ms"])))
             rdd.count()  # every block cached on the executor that computed it
-            sc.setLocalProperty("spark.scheduler.eagle.job.estimatedTaskMs", str(j["ms"]))
+            sc.setLocalProperty("spark.scheduler.eagle.job.estimatedTaskMs", str(j.get("hint_ms", j["ms"])))
             t0 = time.time()
         if j.get("cpus", 1) > 1:
             from pyspark.resource import ResourceProfileBuilder, TaskResourceRequests

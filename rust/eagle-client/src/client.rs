@@ -104,6 +104,7 @@ pub(crate) enum Cmd {
     Finished { job: u64 },
     Launched(Grant),
     NoTask(Grant),
+    ProbeAgain { job: u64, host: String },
     TaskEnd(Grant),
     Node(LinkEvent<FromNode>),
     Central(LinkEvent<FromCentral>),
@@ -263,6 +264,13 @@ impl Client {
 
     pub fn no_task(&self, g: &Grant) {
         let _ = self.cmd.send(Cmd::NoTask(g.clone()));
+    }
+
+    /// Short `job` probes `host` again, as one host of its probes: the driver handed back
+    /// a grant there (its "no task" dropped the probe) and would now use one. Nothing is
+    /// sent while the job has a probe there, or no task that a grant does not cover.
+    pub fn probe_again(&self, job: u64, host: &str) {
+        let _ = self.cmd.send(Cmd::ProbeAgain { job, host: host.to_string() });
     }
 
     pub fn task_end(&self, g: &Grant) {
@@ -480,6 +488,12 @@ impl State {
             }
             Cmd::Launched(g) => self.launched(g),
             Cmd::NoTask(g) => self.lease_over(g, true),
+            Cmd::ProbeAgain { job, host } => {
+                let may = self.jobs.get(&job).is_some_and(|j| j.may_run_on(&host));
+                if let (Some(&h), true) = (self.by_name.get(&host), may) {
+                    self.probe_host(h, job);
+                }
+            }
             Cmd::TaskEnd(g) => self.lease_over(g, false),
             Cmd::Node(e) => self.node_event(e),
             Cmd::Central(e) => self.central_event(e),

@@ -36,6 +36,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 mod bridge;
+mod cold;
 mod inbox;
 pub use bridge::*;
 pub use inbox::Inbox;
@@ -132,6 +133,9 @@ pub struct ClusterCounters {
     /// Of those, grants of a host where the job was cold or warming, handed back by the
     /// warm-executors rule (`cluster.warmGrants`).
     pub cold_returned: u64,
+    /// Hosts a task set handed a grant back on and then probed again, once the
+    /// warm-executors rule said yes there (its estimate proved low: `cluster/cold.rs`).
+    pub probed_again: u64,
     /// Of those, grants a gang gave back when it could not gather one for every task in time.
     pub gang_returned: u64,
     /// Grants voided by their node (link lost, lease expired) before use.
@@ -176,6 +180,9 @@ pub struct ClusterSide {
     /// executors cannot launch a gang, and must not cost it the grants it gathered).
     gang_since: HashMap<(String, u64), Instant>,
     ping: Duration,
+    /// Hosts each task set handed a grant back on under the warm-executors rule, and has
+    /// not probed since (`cluster/cold.rs`).
+    handed: HashMap<JobId, Vec<String>>,
     pub counters: ClusterCounters,
 }
 
@@ -251,6 +258,7 @@ impl ClusterSide {
             gang_since: HashMap::new(),
             gang_hold: Duration::from_millis(p.ping_ms) * GANG_HOLD_PINGS,
             ping: Duration::from_millis(p.ping_ms),
+            handed: HashMap::new(),
             counters: ClusterCounters::default(),
         })
     }
@@ -454,6 +462,7 @@ impl ClusterSide {
         self.client().finished(job.0 as u64);
         self.gangs.remove(&job);
         self.restricted.remove(&job);
+        self.handed.remove(&job);
         let mut back = Vec::new();
         for v in self.held.values_mut() {
             v.retain(|h| {
@@ -488,6 +497,9 @@ impl ClusterSide {
         let Some(host) = self.host_of.get(&node).cloned() else {
             return;
         };
+        if self.warm_grants {
+            self.probe_handed_back(&host, free, exclude, &worth);
+        }
         if !self.held.contains_key(&host) {
             return;
         }
@@ -499,24 +511,11 @@ impl ClusterSide {
         // planned on another executor this round); until then their grants stay held.
         let ready: HashSet<JobId> =
             self.gangs.keys().copied().filter(|&j| self.gang_ready(j, taken.get(&j).copied().unwrap_or(0))).collect();
+        // The slots each job holds under a kept probe (Sticky Batch Probing): they drain its
+        // waiting tasks warm. Jobs holding a slot of this host are never asked: a "no task"
+        // drops the job's probe on the host, the kept one with it.
+        let (mut sticky, mut here) = if self.warm_grants { self.holding(&host) } else { Default::default() };
         let held = self.held.get_mut(&host).expect("checked above");
-        // The slots each job holds under a kept probe (Sticky Batch Probing): its node offers
-        // them to it again as its tasks end, so they drain its waiting tasks warm.
-        // Jobs holding a slot of this host are never asked: a "no task" drops the job's probe
-        // on the host, the kept one with it.
-        let mut sticky: HashMap<JobId, u32> = HashMap::new();
-        let mut here: HashSet<JobId> = HashSet::new();
-        if self.warm_grants {
-            let holding = self.running.values().map(|(_, g)| g).chain(self.assigned.iter().map(|(_, g, _)| g));
-            for g in holding {
-                if g.kept {
-                    *sticky.entry(JobId(g.job as u32)).or_default() += 1;
-                }
-                if g.host == host {
-                    here.insert(JobId(g.job as u32));
-                }
-            }
-        }
         let mut left = free;
         let mut cold = Vec::new();
         let mut i = 0;
@@ -567,6 +566,7 @@ impl ClusterSide {
         }
         self.counters.cold_returned += cold.len() as u64;
         for g in cold {
+            self.handed_back(JobId(g.job as u32), &host);
             self.give_back(&g);
         }
     }

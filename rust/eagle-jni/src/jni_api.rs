@@ -393,11 +393,12 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_offer<'l>(
             match st.cluster.as_mut() {
                 Some(c) => {
                     let d = &st.driver;
+                    let now = state::ms_to_s(now_ms);
                     c.offer(
                         node,
                         free,
                         &exclude,
-                        |job, waiting, running| d.worth_grant(job, node, waiting, running),
+                        |job, waiting, running| d.worth_grant(now, job, node, waiting, running),
                         &mut st.plan,
                     )
                 }

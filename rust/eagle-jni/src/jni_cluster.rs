@@ -61,20 +61,21 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_executorHost
     .resolve_with::<ThrowEagle, _>(|| "executorHost")
 }
 
-/// `roundEnd(handle, tids: Array[Long], nodes: Array[Int], jobs: Array[Int]): Unit` — the
-/// launches of the offer round that just ended (no-op outside cluster mode).
+/// `roundEnd(handle, nowMs, tids: Array[Long], nodes: Array[Int], jobs: Array[Int]): Unit`
+/// — the launches of the offer round that just ended (no-op outside cluster mode).
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_roundEnd<'l>(
     mut env: EnvUnowned<'l>,
     _this: JObject<'l>,
     h: jlong,
+    now_ms: jlong,
     tids: JLongArray<'l>,
     nodes: JIntArray<'l>,
     jobs: JIntArray<'l>,
 ) {
     env.with_env(|env| -> Res<()> {
         let (tids, nodes, jobs) = (longs_in(env, &tids)?, ints_in(env, &nodes)?, ints_in(env, &jobs)?);
-        with_state(h, |st| Ok(cluster::round_end(st, &tids, &nodes, &jobs)?))
+        with_state(h, |st| Ok(cluster::round_end(st, state::ms_to_s(now_ms), &tids, &nodes, &jobs)?))
     })
     .resolve_with::<ThrowEagle, _>(|| "roundEnd")
 }

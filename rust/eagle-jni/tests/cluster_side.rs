@@ -387,6 +387,79 @@ fn a_grant_where_the_job_is_cold_goes_back_and_its_kept_slots_drain_it() {
     eventually("no lease left on either node", || leased(&addr_a) == 0 && leased(&addr_b) == 0);
 }
 
+/// A host where the task set handed a grant back is probed again once the warm-executors
+/// rule turns (its estimate proved low, `cluster/cold.rs`). The "no task" of the hand-back
+/// drops the task set's probe on that host, and the client, which keeps probes where the
+/// tasks run, never sent another: before 2026-12-04 a stage that came in at a far too low
+/// estimate ran its whole first wave on the host that granted first. Here `worth` says no
+/// while the job holds a kept slot until the first tasks have "overrun", then yes; no task
+/// ends, so only a new probe can bring the other host's slots.
+#[test]
+fn a_host_handed_back_is_probed_again_once_the_rule_turns() {
+    let (addr_a, port) = node(2);
+    let (addr_b, _) = node_on(eagle_node::Policy::Eagle, 2, &format!("127.0.0.2:{port}"));
+    let central = central(&[&addr_a, &addr_b]);
+    let mut c = side("a", &central, port);
+    let execs = [NodeId(0), NodeId(1)];
+    c.executor_added(execs[0], "127.0.0.1");
+    c.executor_added(execs[1], "127.0.0.2");
+    eventually("both nodes linked", || {
+        c.drain();
+        c.hosts_up() == 2
+    });
+    let job = JobId(0);
+    let mut waiting = 4u32;
+    c.submit(job, waiting, 0.035, false, Shape::ONE);
+    let mut on = [0u32; 2];
+    let (mut tid, mut seen) = (0i64, 0u64);
+    let mut round = |c: &mut ClusterSide, waiting: &mut u32, on: &mut [u32; 2], overran: bool| {
+        if let Some(n) = c.inbox().wait(seen, Duration::from_millis(20)) {
+            seen = n;
+        }
+        c.set_pending(job, *waiting);
+        let mut launched = Vec::new();
+        for (k, &e) in execs.iter().enumerate() {
+            let free = 2 - on[k];
+            if free == 0 {
+                continue;
+            }
+            let mut plan = Vec::new();
+            c.offer(e, free, &[], |_, _, kept| overran || kept == 0, &mut plan);
+            for j in plan {
+                if *waiting == 0 {
+                    c.decline(e, j);
+                    continue;
+                }
+                *waiting -= 1;
+                launched.push((tid, e, j));
+                on[k] += 1;
+                tid += 1;
+            }
+        }
+        c.round_end(&launched);
+    };
+    eventually("two tasks on one host and the other's grant handed back", || {
+        round(&mut c, &mut waiting, &mut on, false);
+        on[0] + on[1] == 2 && c.counters.cold_returned >= 1
+    });
+    assert_eq!(on.iter().filter(|n| **n == 2).count(), 1, "both on the host that granted first: {on:?}");
+    // Rounds go on with the rule still saying no: no probe goes back, nothing launches there.
+    for _ in 0..10 {
+        round(&mut c, &mut waiting, &mut on, false);
+    }
+    assert_eq!((on[0] + on[1], c.counters.probed_again), (2, 0), "{on:?} {:?}", c.counters);
+    eventually("the other host's slots, once the rule turns", || {
+        round(&mut c, &mut waiting, &mut on, true);
+        on == [2, 2]
+    });
+    assert_eq!(c.counters.probed_again, 1, "{:?}", c.counters);
+    for t in 0..tid {
+        c.task_ended(t);
+    }
+    c.remove_job(job);
+    eventually("no lease left on either node", || leased(&addr_a) == 0 && leased(&addr_b) == 0);
+}
+
 /// A barrier task set in cluster mode is a gang: it launches all its tasks in one round or
 /// none, a grant it holds while short of the others goes back within its hold (so the other
 /// application's work gets the slot), and once the host has the slots it runs whole.

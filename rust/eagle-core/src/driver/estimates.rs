@@ -29,6 +29,9 @@ pub(super) struct Meta {
     pub(super) submitted: f64,
     /// The class hint it came with (which typical task a default estimate is).
     pub(super) hint_class: Option<Class>,
+    /// Cluster mode: when a task of it started on an executor where it was cold, by
+    /// executor ([`Driver::worth_grant`] weighs how long the first task there has run).
+    pub(super) started_cold: Vec<(u32, f64)>,
 }
 
 impl Driver {

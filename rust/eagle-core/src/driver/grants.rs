@@ -25,16 +25,25 @@
 //! stay where its tasks run.
 
 use super::Driver;
-use crate::types::{JobId, NodeId};
-use crate::warmup::{worth_cold_start, worth_warming_slot, Warmth};
+use crate::types::{JobId, NodeId, Time};
+use crate::warmup::{overran, worth_cold_start, worth_warming_slot, Warmth};
 
 impl Driver {
-    /// Cluster mode: a task of `job` started on executor `node` under a grant (the
-    /// warm-up is measured as in one application).
-    pub fn cluster_launched(&mut self, job: JobId, node: NodeId) {
-        if self.tracks_warmup(job) {
-            self.warmup.task_launched(job.0, node.0);
+    /// Cluster mode: a task of `job` started on executor `node` under a grant at `now` (the
+    /// warm-up is measured as in one application, and a start on a cold executor is timed).
+    pub fn cluster_launched(&mut self, now: Time, job: JobId, node: NodeId) {
+        if !self.tracks_warmup(job) {
+            return;
         }
+        if self.warmup.warmth(job.0, node.0) == Warmth::Cold {
+            if let Some(m) = self.meta.get_mut(&job.0) {
+                match m.started_cold.binary_search_by_key(&node.0, |s| s.0) {
+                    Ok(i) => m.started_cold[i].1 = now,
+                    Err(i) => m.started_cold.insert(i, (node.0, now)),
+                }
+            }
+        }
+        self.warmup.task_launched(job.0, node.0);
     }
 
     /// Cluster mode: whether a slot granted on executor `node` is worth a task of `job`,
@@ -44,7 +53,12 @@ impl Driver {
     /// a task of the job not launched yet has its input (its data locality). The
     /// cost of a warm-up to the others counts every other live task set of this
     /// application over its executors' slots (the driver sees no other application's).
-    pub fn worth_grant(&self, job: JobId, node: NodeId, waiting: u32, running: u32) -> bool {
+    /// Both tests weigh how long the job's first task on each host has run
+    /// ([`Driver::cluster_launched`] times it), as in one application: a warming host by
+    /// when its first task is due to end, and, with no other task set live, a cold host is
+    /// taken once a first task elsewhere shows the estimate low ([`crate::warmup::overran`];
+    /// the driver's cluster side then probes again a host it handed back).
+    pub fn worth_grant(&self, now: Time, job: JobId, node: NodeId, waiting: u32, running: u32) -> bool {
         let warmup = self.warmup.cost();
         if !self.tracks_warmup(job) || warmup <= 0.0 || running == 0 {
             return true;
@@ -57,12 +71,25 @@ impl Driver {
         }
         let others = self.meta.len().saturating_sub(1);
         let slots = self.engine.total_slots();
+        // How long ago the first task of the job started on each executor it is warming.
+        let warming = self.meta.get(&job.0).map_or(&[][..], |m| &m.started_cold[..]);
+        let since = |n: u32| {
+            let at = warming.binary_search_by_key(&n, |s| s.0).map_or(now, |i| warming[i].1);
+            (now - at).max(0.0)
+        };
         match self.warmup.warmth(job.0, node.0) {
             Warmth::Warm => true,
-            // The first task there may have started a moment ago: the gain is over waiting
-            // a whole task and warm-up for it (since = 0), the most a second cold one gains.
-            Warmth::Warming => worth_warming_slot(0.0, running, j.estimate, warmup, others, slots),
-            Warmth::Cold => worth_cold_start(waiting, running, running, j.estimate, warmup, others, slots),
+            Warmth::Warming => worth_warming_slot(since(node.0), running, j.estimate, warmup, others, slots),
+            Warmth::Cold => {
+                // As in one application ([`crate::warmup::overran`]): with no other task set
+                // of it live, a first task far past the estimate shows the estimate low.
+                let overran = warming
+                    .iter()
+                    .filter(|s| self.warmup.warmth(job.0, s.0) == Warmth::Warming)
+                    .any(|s| overran(since(s.0), j.estimate, warmup));
+                (others == 0 && overran)
+                    || worth_cold_start(waiting, running, running, j.estimate, warmup, others, slots)
+            }
         }
     }
 }
@@ -79,10 +106,10 @@ mod tests {
         let mut d = Driver::new(cfg, 1).unwrap();
         let ns: Vec<NodeId> = (0..nodes).map(|_| d.add_node(0.0, 2)).collect();
         let j = d.submit(0.0, 6, Some(Class::Short), Some(0.05), 1);
-        d.cluster_launched(j, ns[0]);
+        d.cluster_launched(0.0, j, ns[0]);
         d.task_observed(0.15, ns[0], j, Some(0.15));
         for k in 0..5 {
-            d.cluster_launched(j, ns[0]);
+            d.cluster_launched(0.15 + 0.05 * k as f64, j, ns[0]);
             d.task_observed(0.2 + 0.05 * k as f64, ns[0], j, Some(0.05));
         }
         d.remove_job(0.5, j);
@@ -95,17 +122,17 @@ mod tests {
         assert!((d.warmup_cost() - 0.1).abs() < 1e-9, "{}", d.warmup_cost());
         let j = d.submit(1.0, 4, Some(Class::Short), Some(0.03), 2);
         // Nothing running: the first grant is taken wherever it is.
-        assert!(d.worth_grant(j, ns[1], 4, 0));
-        d.cluster_launched(j, ns[1]);
+        assert!(d.worth_grant(1.0, j, ns[1], 4, 0));
+        d.cluster_launched(1.0, j, ns[1]);
         // 3 × 30 ms waiting beside one running task: a new executor's 100 ms warm-up
         // costs more than it gains; on the host where it runs, the second slot gains a
         // task's 30 ms over waiting for that host to be warm.
-        assert!(!d.worth_grant(j, ns[2], 3, 1), "cold host");
-        assert!(d.worth_grant(j, ns[1], 3, 1), "warming host, no other task set");
+        assert!(!d.worth_grant(1.0, j, ns[2], 3, 1), "cold host");
+        assert!(d.worth_grant(1.0, j, ns[1], 3, 1), "warming host, no other task set");
         d.task_observed(1.2, ns[1], j, Some(0.2));
-        assert!(d.worth_grant(j, ns[1], 3, 1), "warm host");
+        assert!(d.worth_grant(1.0, j, ns[1], 3, 1), "warm host");
         // Enough waiting work is worth a new executor: 40 × 30 ms against 100 ms.
-        assert!(d.worth_grant(j, ns[3], 40, 1));
+        assert!(d.worth_grant(1.0, j, ns[3], 40, 1));
     }
 
     /// A grant of the host holding a waiting task's input is taken, cold or not: Spark's
@@ -117,20 +144,60 @@ mod tests {
         let (mut d, ns) = measured(PolicyKind::Adaptive, 4);
         let j = d.submit(1.0, 4, Some(Class::Short), Some(0.03), 2);
         d.set_input_nodes(j, &[ns[1], ns[1], ns[2], ns[2]]);
-        d.cluster_launched(j, ns[1]);
-        assert!(!d.worth_grant(j, ns[3], 3, 1), "cold host without its input");
-        assert!(d.worth_grant(j, ns[2], 3, 1), "cold host holding the input of two waiting tasks");
+        d.cluster_launched(1.0, j, ns[1]);
+        assert!(!d.worth_grant(1.0, j, ns[3], 3, 1), "cold host without its input");
+        assert!(d.worth_grant(1.0, j, ns[2], 3, 1), "cold host holding the input of two waiting tasks");
+    }
+
+    /// A stage estimated far too low (an application's typical task of 35 ms, for tasks of
+    /// seconds) fills one host's slots; a cold host's grant is handed back at first, as the
+    /// estimate says the warm slots free in 35 ms. Once the running tasks have overrun the
+    /// estimate and the warm-up by more than a warm-up, with no other task set live, the
+    /// cold host is taken, as in one application ([`crate::warmup::overran`]). Without the
+    /// launch times the driver judged the cold host by the estimate for the whole first
+    /// wave, and the host idled unless another application queued there.
+    #[test]
+    fn a_cold_host_is_taken_once_the_running_tasks_overrun_a_low_estimate() {
+        let (mut d, ns) = measured(PolicyKind::Adaptive, 4);
+        let j = d.submit(1.0, 4, None, Some(0.035), 2);
+        d.cluster_launched(1.0, j, ns[0]);
+        d.cluster_launched(1.0, j, ns[0]);
+        assert!(!d.worth_grant(1.05, j, ns[1], 2, 2), "within the estimate: the warm slots free first");
+        assert!(!d.worth_grant(1.2, j, ns[1], 2, 2), "overran by less than a warm-up");
+        assert!(d.worth_grant(1.3, j, ns[1], 2, 2), "overran by more than a warm-up, nothing else live");
+        d.cluster_launched(1.3, j, ns[1]);
+        // The new host's first task has only just started; the old host's count.
+        assert!(d.worth_grant(1.31, j, ns[2], 1, 3));
+        // With another task set of the application live, the slot has a use there: under
+        // load a task overruns as much from sharing the cores as from a low estimate.
+        let other = d.submit(1.3, 4, None, Some(0.035), 3);
+        assert!(!d.worth_grant(1.4, j, ns[2], 1, 3), "another task set live");
+        d.remove_job(1.4, other);
+        assert!(d.worth_grant(1.4, j, ns[2], 1, 3), "alone again");
+    }
+
+    /// On a warming host the gain of a second cold task is over waiting for the first one
+    /// there to end, due `est + warm-up` after it started: with another task set live, a
+    /// slot beside a first task about to end goes back (as in one application).
+    #[test]
+    fn a_warming_hosts_slot_is_handed_back_when_its_first_task_is_nearly_done_and_others_are_live() {
+        let (mut d, ns) = measured(PolicyKind::Adaptive, 4);
+        let j = d.submit(1.0, 4, None, Some(0.035), 2);
+        let _other = d.submit(1.0, 4, None, Some(0.035), 3);
+        d.cluster_launched(1.0, j, ns[0]);
+        assert!(d.worth_grant(1.0, j, ns[0], 3, 1), "the first task there has just started");
+        assert!(!d.worth_grant(1.1, j, ns[0], 3, 1), "it is due to end in 35 ms");
     }
 
     #[test]
     fn the_paper_policy_and_an_unmeasured_warm_up_take_every_grant() {
         let (d, ns) = measured(PolicyKind::Paper, 4);
         assert_eq!(d.warmup_cost(), 0.0);
-        assert!(d.worth_grant(JobId(0), ns[2], 3, 1));
+        assert!(d.worth_grant(1.0, JobId(0), ns[2], 3, 1));
         let mut fresh = Driver::new(DriverConfig::default(), 1).unwrap();
         let n: Vec<NodeId> = (0..2).map(|_| fresh.add_node(0.0, 2)).collect();
         let j = fresh.submit(0.0, 4, Some(Class::Short), Some(0.03), 2);
-        fresh.cluster_launched(j, n[0]);
-        assert!(fresh.worth_grant(j, n[1], 3, 1), "no warm-up measured yet");
+        fresh.cluster_launched(1.0, j, n[0]);
+        assert!(fresh.worth_grant(1.0, j, n[1], 3, 1), "no warm-up measured yet");
     }
 }

@@ -431,6 +431,7 @@ impl Driver {
                 demoted: false,
                 submitted: est,
                 hint_class,
+                started_cold: Vec::new(),
             },
         );
         id

@@ -8,7 +8,7 @@ use eagle_core::{Class, JobId, NodeId};
 
 /// Names of the `clusterStatus(handle): Array[Long]` slots, in order (empty outside cluster
 /// mode).
-pub const CLUSTER_STATUS_NAMES: [&str; 18] = [
+pub const CLUSTER_STATUS_NAMES: [&str; 19] = [
     "centralUp",
     "hostsUp",
     "heldGrants",
@@ -27,6 +27,7 @@ pub const CLUSTER_STATUS_NAMES: [&str; 18] = [
     "warmFirst",
     "spreadLate",
     "gangReturned",
+    "probedAgain",
 ];
 
 fn side(st: &mut State) -> Result<&mut ClusterSide, String> {
@@ -128,8 +129,9 @@ pub fn restrict(st: &mut State, job: JobId, usable: Option<&[NodeId]>) {
     }
 }
 
-/// `roundEnd`: the launches of the round that just ended, as parallel arrays.
-pub fn round_end(st: &mut State, tids: &[i64], nodes: &[i32], jobs: &[i32]) -> Result<(), String> {
+/// `roundEnd`: the launches of the round that just ended at `now` (seconds), as parallel
+/// arrays.
+pub fn round_end(st: &mut State, now: f64, tids: &[i64], nodes: &[i32], jobs: &[i32]) -> Result<(), String> {
     if tids.len() != nodes.len() || tids.len() != jobs.len() {
         return Err(format!("roundEnd: {} task ids, {} executors, {} jobs", tids.len(), nodes.len(), jobs.len()));
     }
@@ -142,7 +144,7 @@ pub fn round_end(st: &mut State, tids: &[i64], nodes: &[i32], jobs: &[i32]) -> R
     }
     c.round_end(&launched);
     for &(_, node, job) in &launched {
-        st.driver.cluster_launched(job, node);
+        st.driver.cluster_launched(now, job, node);
     }
     Ok(())
 }
@@ -181,6 +183,7 @@ pub fn status(st: &mut State) -> Vec<i64> {
         c.client().warm_first(),
         c.client().spread_late(),
         k.gang_returned,
+        k.probed_again,
     ];
     v.iter().map(|&x| x.min(i64::MAX as u64) as i64).collect()
 }

@@ -75,10 +75,10 @@ private[eagle] final class ClusterMode(
     engine.call("executorHost")(_.executorHost(_, node, host.getBytes(StandardCharsets.UTF_8)))
 
   /** The round's launches: each is bound to its grant, the rest of the grants go back. */
-  def roundEnd(launched: Seq[TaskDescription], nodeOf: String => Option[Int], jobOf: Long => Int): Unit = {
+  def roundEnd(nowMs: Long, launched: Seq[TaskDescription], nodeOf: String => Option[Int], jobOf: Long => Int): Unit = {
     val rows = launched.flatMap(t => nodeOf(t.executorId).map(n => (t.taskId, n, jobOf(t.taskId))))
       .filter(_._3 >= 0)
-    engine.call("roundEnd")(_.roundEnd(_, rows.map(_._1).toArray, rows.map(_._2).toArray, rows.map(_._3).toArray))
+    engine.call("roundEnd")(_.roundEnd(_, nowMs, rows.map(_._1).toArray, rows.map(_._2).toArray, rows.map(_._3).toArray))
   }
 
   def taskEnded(tid: Long): Unit = engine.call("taskEnded")(_.taskEnded(_, tid))

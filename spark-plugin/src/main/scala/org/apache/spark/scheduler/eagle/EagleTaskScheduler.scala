@@ -528,7 +528,7 @@ private[spark] class EagleTaskScheduler(
 
   /** Cluster mode: the round's launches take their grants; the other grants go back. */
   private def roundEnd(result: Seq[Seq[TaskDescription]]): Unit = cluster.foreach { c =>
-    c.roundEnd(result.flatten, nodeOf.get, tid => Option(taskIdToTaskSetManager.get(tid)) match {
+    c.roundEnd(nowMs, result.flatten, nodeOf.get, tid => Option(taskIdToTaskSetManager.get(tid)) match {
       case Some(m: EagleTaskSetManager) => m.eagleJob
       case _ => -1
     })

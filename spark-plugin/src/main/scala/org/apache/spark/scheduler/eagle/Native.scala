@@ -220,7 +220,7 @@ private[eagle] class Native {
   @native def executorHost(handle: Long, node: Int, host: Array[Byte]): Unit
 
   /** Cluster mode: the launches of the offer round that just ended (task id, executor, job). */
-  @native def roundEnd(handle: Long, tids: Array[Long], nodes: Array[Int], jobs: Array[Int]): Unit
+  @native def roundEnd(handle: Long, nowMs: Long, tids: Array[Long], nodes: Array[Int], jobs: Array[Int]): Unit
 
   /** Cluster mode: Spark task `tid` reached a final state (its lease ends). */
   @native def taskEnded(handle: Long, tid: Long): Unit
@@ -277,7 +277,8 @@ private[eagle] object Native {
   val ClusterStatusNames: Seq[String] = Seq(
     "centralUp", "hostsUp", "heldGrants", "runningLeases", "grants", "launched", "returned",
     "revoked", "taskEnds", "hostDowns", "centralDowns", "surplusReturned",
-    "coldReturned", "unplacedLong", "placedLocally", "warmFirst", "spreadLate", "gangReturned")
+    "coldReturned", "unplacedLong", "placedLocally", "warmFirst", "spreadLate", "gangReturned",
+    "probedAgain")
 
   val EstimateSources: Seq[String] = Seq("hint", "history", "runningMean", "default")
 
