@@ -40,7 +40,7 @@ slots x hosts).
   exact answer and no lease left, for a short and a long job.
 - Locality: a short and a long job reading cached partitions run their tasks on the executors
   holding their blocks (PROCESS_LOCAL) under grants.
-- A low estimate: a stage of 10 s tasks estimated at 35 ms, which the warm-executors rule
+- A low estimate: a stage of 6 s tasks estimated at 35 ms, which the warm-executors rule
   first keeps on the host that granted first, widens to the other host (probed again after
   its grant was handed back) once its first tasks overrun the estimate: 4 at once.
 - Bad cluster keys fail the start, naming the key.
@@ -576,18 +576,21 @@ def test_a_stage_far_longer_than_its_estimate_widens_to_the_other_host(daemons, 
     # back. Once its first tasks overrun the estimate the rule says yes, but before
     # 2026-12-04 the driver judged that with no launch times, and nothing probed the other
     # host again: the stage ran 2 at a time on one host, 4 slots free beside it for its whole
-    # first wave, where stock Spark runs it 4 at once. A first job measures the warm-up, so
+    # first wave, where stock Spark runs it 4 at once. The first job starts the executors
+    # (an executor's own start gives no warm-up sample), the second measures the warm-up, so
     # that the rule is on. The rule turns once the first tasks have run two warm-ups past the
-    # estimate, and a Python stage's warm-up measured 1.1-1.9 s here: the tasks are long
-    # enough for that, a probe, a grant and a round to come well before they end.
+    # estimate (tens of ms each here; the tasks are long enough for several hundred).
     jobs = [{"class": "short", "ms": 100, "tasks": 16},
-            {"class": "short", "ms": 10000, "hint_ms": 35, "tasks": 4}]
+            {"class": "short", "ms": 100, "tasks": 16},
+            {"class": "short", "ms": 6000, "hint_ms": 35, "tasks": 4}]
     o, starts, _ = run_held(daemons, shared_hosts, tmp_path, "low-estimate", jobs)
-    rows = o["jobs"][1]["rows"]
-    c = read(tmp_path / "low-estimate.summary.json")["cluster"]
-    assert most_at_once([(r[1], r[2]) for r in rows]) == 4, (rows, c)
-    assert len({r[3] for r in rows}) == 2, (rows, c)
-    assert len(starts) == 20
+    rows = o["jobs"][2]["rows"]
+    s = read(tmp_path / "low-estimate.summary.json")
+    c, w = s["cluster"], s["adaptive"]["warmupMs"]
+    assert w > 0, s["adaptive"]  # the rule is on
+    assert most_at_once([(r[1], r[2]) for r in rows]) == 4, (rows, w, c)
+    assert len({r[3] for r in rows}) == 2, (rows, w, c)
+    assert len(starts) == 36
 
 
 def test_cached_partitions_run_where_their_blocks_are(daemons, shared_hosts, tmp_path):
@@ -595,8 +598,9 @@ def test_cached_partitions_run_where_their_blocks_are(daemons, shared_hosts, tmp
     # task over a cached block prefers the executor holding it (PROCESS_LOCAL), and Spark's
     # delay scheduling keeps it off other executors for spark.locality.wait (3 s). Under
     # cluster mode a round offers only the executors granted a slot, so a read runs where its
-    # block is only if the driver takes that host's grant. A first job of many tasks measures
-    # the warm-up, so that the warm-executors rule is on: before 2026-12-03 it handed back a
+    # block is only if the driver takes that host's grant. A first job of many tasks starts
+    # the executors, and the caching job measures the warm-up, so that the warm-executors
+    # rule is on for the reads: before 2026-12-03 it handed back a
     # grant of a host where the reading stage was cold although its blocks were there, and
     # those reads waited the locality wait and then ran on the other host, reading remotely.
     # The long job runs on the general host only (its blocks and its reads).

@@ -100,11 +100,18 @@ mod tests {
     use crate::{Driver, DriverConfig, PolicyKind};
 
     /// An application of `nodes` executors × 2 slots whose warm-up is measured at 0.1 s
-    /// from one ended task set (a cold task of 0.15 s beside settled ones of 0.05 s).
+    /// from one ended task set (a cold task of 0.15 s beside settled ones of 0.05 s), after
+    /// a task set that started every executor (it gives no sample).
     fn measured(policy: PolicyKind, nodes: u32) -> (Driver, Vec<NodeId>) {
         let cfg = DriverConfig { policy, cutoff: Some(10.0), ..DriverConfig::default() };
         let mut d = Driver::new(cfg, 1).unwrap();
         let ns: Vec<NodeId> = (0..nodes).map(|_| d.add_node(0.0, 2)).collect();
+        let start = d.submit(0.0, nodes, Some(Class::Short), Some(0.05), 99);
+        for &n in &ns {
+            d.cluster_launched(0.0, start, n);
+            d.task_observed(0.0, n, start, Some(0.05));
+        }
+        d.remove_job(0.0, start);
         let j = d.submit(0.0, 6, Some(Class::Short), Some(0.05), 1);
         d.cluster_launched(0.0, j, ns[0]);
         d.task_observed(0.15, ns[0], j, Some(0.15));

@@ -361,6 +361,7 @@ impl Driver {
     pub fn remove_node(&mut self, now: Time, node: NodeId) {
         self.out.clear();
         self.engine.remove_node(now, node, &mut self.out);
+        self.warmup.node_removed(node.0);
         if let Some(p) = self.ccdm.as_mut() {
             p.remove_node(node);
         }
