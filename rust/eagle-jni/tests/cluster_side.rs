@@ -327,6 +327,22 @@ fn a_task_wider_than_every_host_never_launches_and_holds_no_slot() {
     });
 }
 
+/// Two nodes of 2 slots (127.0.0.1 and 127.0.0.2, one port) under a central, and an
+/// application linked to both, with executor 0 on the first host and 1 on the second.
+fn two_hosts() -> (String, String, ClusterSide) {
+    let (addr_a, port) = node(2);
+    let (addr_b, _) = node_on(eagle_node::Policy::Eagle, 2, &format!("127.0.0.2:{port}"));
+    let central = central(&[&addr_a, &addr_b]);
+    let mut c = side("a", &central, port);
+    c.executor_added(NodeId(0), "127.0.0.1");
+    c.executor_added(NodeId(1), "127.0.0.2");
+    eventually("both nodes linked", || {
+        c.drain();
+        c.hosts_up() == 2
+    });
+    (addr_a, addr_b, c)
+}
+
 /// `cluster.warmGrants`: with the job holding a slot under a kept probe, a grant of a host
 /// where it holds none goes back at once, and the job drains on its kept slots. Two hosts
 /// (127.0.0.1 and 127.0.0.2, one port), one executor each; `worth` says no whenever the
@@ -334,17 +350,8 @@ fn a_task_wider_than_every_host_never_launches_and_holds_no_slot() {
 /// is lost, launched twice or left leased.
 #[test]
 fn a_grant_where_the_job_is_cold_goes_back_and_its_kept_slots_drain_it() {
-    let (addr_a, port) = node(2);
-    let (addr_b, _) = node_on(eagle_node::Policy::Eagle, 2, &format!("127.0.0.2:{port}"));
-    let central = central(&[&addr_a, &addr_b]);
-    let mut c = side("a", &central, port);
+    let (addr_a, addr_b, mut c) = two_hosts();
     let execs = [NodeId(0), NodeId(1)];
-    c.executor_added(execs[0], "127.0.0.1");
-    c.executor_added(execs[1], "127.0.0.2");
-    eventually("both nodes linked", || {
-        c.drain();
-        c.hosts_up() == 2
-    });
     let job = JobId(0);
     let mut waiting = 6u32;
     c.submit(job, waiting, 0.05, false, Shape::ONE);
@@ -396,17 +403,8 @@ fn a_grant_where_the_job_is_cold_goes_back_and_its_kept_slots_drain_it() {
 /// ends, so only a new probe can bring the other host's slots.
 #[test]
 fn a_host_handed_back_is_probed_again_once_the_rule_turns() {
-    let (addr_a, port) = node(2);
-    let (addr_b, _) = node_on(eagle_node::Policy::Eagle, 2, &format!("127.0.0.2:{port}"));
-    let central = central(&[&addr_a, &addr_b]);
-    let mut c = side("a", &central, port);
+    let (addr_a, addr_b, mut c) = two_hosts();
     let execs = [NodeId(0), NodeId(1)];
-    c.executor_added(execs[0], "127.0.0.1");
-    c.executor_added(execs[1], "127.0.0.2");
-    eventually("both nodes linked", || {
-        c.drain();
-        c.hosts_up() == 2
-    });
     let job = JobId(0);
     let mut waiting = 4u32;
     c.submit(job, waiting, 0.035, false, Shape::ONE);
