@@ -55,7 +55,9 @@ impl ClusterSide {
         exclude: &[JobId],
         worth: &impl Fn(JobId, u32, u32) -> bool,
     ) {
-        if self.handed.is_empty() {
+        // Cheap test first: this runs on every offer of a free slot, and the set is usually
+        // empty or names other hosts.
+        if !self.handed.values().any(|hosts| hosts.iter().any(|h| h == host)) {
             return;
         }
         let (sticky, here) = self.holding(host);
