@@ -13,8 +13,8 @@ after it starts (optional), "idle_first": before the job, wait (up to 120 s) unt
 executor, as dynamic allocation leaves it when idle (optional), "shuffle": the job is two stages, its tasks
 shuffled by key to as many reduce tasks, which sleep the ms too and whose rows are the result
 (optional), "cached": the job's partitions are cached first, by a job of their own (not reported,
-its hint "cache_ms" if given, else the ms), so that its tasks prefer the executors holding their
-blocks (optional), "marks": a directory where every task, as it starts, creates a file named
+its hint "cache_ms" if given, else the ms, and its class "cache_class" if given, else the job's),
+so that its tasks prefer the executors holding their blocks (optional), "marks": a directory where every task, as it starts, creates a file named
 STAGE-PARTITION-ATTEMPT-HOST (optional), "gate": with "shuffle", the reduce tasks wait (up to
 120 s) for this file to exist before they sleep (optional), "stream": instead of the sleeping
 tasks, a Structured Streaming query (a rate source aggregated by `value % tasks` in complete mode
@@ -145,8 +145,10 @@ def main(spec_path):
         if j.get("cached"):
             rdd = rdd.map(lambda x: x).cache()
             sc.setLocalProperty("spark.scheduler.eagle.job.estimatedTaskMs", str(j.get("cache_ms", j["ms"])))
+            sc.setLocalProperty("spark.scheduler.eagle.job.class", j.get("cache_class", j["class"]))
             rdd.count()  # every block cached on the executor that computed it
             sc.setLocalProperty("spark.scheduler.eagle.job.estimatedTaskMs", str(j.get("hint_ms", j["ms"])))
+            sc.setLocalProperty("spark.scheduler.eagle.job.class", j["class"])
             t0 = time.time()
         if j.get("cpus", 1) > 1:
             from pyspark.resource import ResourceProfileBuilder, TaskResourceRequests

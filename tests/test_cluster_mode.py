@@ -623,6 +623,33 @@ def test_cached_partitions_run_where_their_blocks_are(daemons, shared_hosts, tmp
     assert len(starts) == 48
 
 
+def test_a_long_stage_whose_blocks_are_on_the_short_only_host_does_not_wait_for_them(daemons, shared_hosts, tmp_path):
+    # A short job caches 8 partitions on both hosts; a long job then reads them. The central
+    # places long tasks on the general host only, so the reads whose blocks are on the
+    # short-only host can never run where their blocks are: waiting for that (Spark's delay
+    # scheduling, here spark.locality.wait = 10 s, the start of the adaptive waits) only
+    # idles the general host. Before 2026-12-04 they started a whole locality wait after the
+    # stage's first reads; now at once, as the general host's slots free (4 waves of 300 ms).
+    jobs = [{"class": "short", "ms": 200, "tasks": 16},
+            {"class": "long", "ms": 300, "tasks": 8, "cached": True, "cache_class": "short", "cache_ms": 2000}]
+    _, starts, ends = run_held(daemons, shared_hosts, tmp_path, "remote", jobs, conf={"spark.locality.wait": "10s"})
+    by_stage = {}
+    for e in ends:
+        by_stage.setdefault(e["Stage ID"], []).append(e["Task Info"])
+    assert sorted(by_stage) == [0, 1, 2], sorted(by_stage)  # warm-up; cache; read
+    cached_on = {t["Host"] for t in by_stage[1]}
+    reads = by_stage[2]
+    assert len({t["Host"] for t in reads}) == 1, reads  # long: the general host
+    remote = [t for t in reads if t["Locality"] not in ("PROCESS_LOCAL", "NODE_LOCAL")]
+    # The test needs blocks on both hosts (the short job ran on both).
+    assert len(cached_on) == 2 and remote, (cached_on, [(t["Host"], t["Locality"]) for t in reads])
+    first = min(t["Launch Time"] for t in reads)
+    late = max(t["Launch Time"] for t in remote) - first
+    print(f"remote reads: {len(remote)} of {len(reads)}, the last launched {late} ms after the first read")
+    # Wide margin: 8 reads of 300 ms on 2 slots; the wait was 10 s.
+    assert late < 5000, (late, [(t["Host"], t["Locality"], t["Launch Time"] - first) for t in reads])
+
+
 def _executor_pids(app_id, host):
     """The pids of the application's executor JVMs on `host` (the standalone worker's launch
     command names both)."""

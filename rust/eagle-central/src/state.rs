@@ -142,7 +142,8 @@ pub struct CentralState {
     order: Option<(Vec<NodeId>, Cover)>,
     peers: BTreeMap<ConnId, Role>,
     /// The connected hosts outside the general partition at the last event's end: a host
-    /// that joins them is asked to hand back its queued long work ([`Self::hand_back_long`]).
+    /// that joins them is asked to hand back its queued long work ([`Self::hand_back_long`]),
+    /// and every driver is told the set whenever it changes (`ShortOnly`).
     closed: BTreeSet<u32>,
 }
 
@@ -221,6 +222,7 @@ impl CentralState {
                 if peer.role == Role::Driver {
                     self.drivers.insert(conn, peer.app);
                     out.push(Action::ToPeer { conn, msg: self.hosts_msg() });
+                    out.push(Action::ToPeer { conn, msg: self.short_only_msg() });
                 }
             }
             Event::Disconnected { conn } => {
@@ -285,6 +287,11 @@ impl CentralState {
         out
     }
 
+    /// The short-only hosts of the last event's end, for a driver (`ShortOnly`).
+    fn short_only_msg(&self) -> FromCentral {
+        FromCentral::ShortOnly { hosts: self.closed.iter().copied().collect() }
+    }
+
     /// A connected host that has left the general partition since the last event (the short
     /// partition moved: a driver reported short work, hosts came or went, the demand grew)
     /// and holds long work is asked for the long tasks still queued there
@@ -300,7 +307,15 @@ impl CentralState {
                 out.push(Action::ToNode { host: h, msg: ToNode::DropReservations });
             }
         }
-        self.closed = closed;
+        if closed != self.closed {
+            self.closed = closed;
+            // Every driver learns the short-only hosts (`ShortOnly`): no long task of its goes
+            // there, so none waits for its input there.
+            let msg = self.short_only_msg();
+            for &conn in self.drivers.keys() {
+                out.push(Action::ToPeer { conn, msg: msg.clone() });
+            }
+        }
     }
 
     /// `--short-partition slots`: tells each connected node whose kept slots changed (the

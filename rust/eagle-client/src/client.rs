@@ -80,6 +80,8 @@ pub enum Event {
     CentralUp,
     /// The central scheduler is unreachable: long task sets are placed locally (LWL).
     CentralDown,
+    /// The central's short-only hosts now (`ShortOnly`): it places no long task there.
+    ShortOnly(Vec<String>),
 }
 
 /// One host as the client sees it.

@@ -38,6 +38,7 @@ use std::time::{Duration, Instant};
 mod bridge;
 mod cold;
 mod inbox;
+mod reach;
 pub use bridge::*;
 pub use inbox::Inbox;
 
@@ -183,6 +184,10 @@ pub struct ClusterSide {
     /// Hosts each task set handed a grant back on under the warm-executors rule, and has
     /// not probed since (`cluster/cold.rs`).
     handed: HashMap<JobId, Vec<String>>,
+    /// Live task sets classed long (submitted to the central).
+    long: HashSet<JobId>,
+    /// The central's short-only hosts, as last told (`cluster/reach.rs`).
+    short_only: HashSet<String>,
     pub counters: ClusterCounters,
 }
 
@@ -259,6 +264,8 @@ impl ClusterSide {
             gang_hold: Duration::from_millis(p.ping_ms) * GANG_HOLD_PINGS,
             ping: Duration::from_millis(p.ping_ms),
             handed: HashMap::new(),
+            long: HashSet::new(),
+            short_only: HashSet::new(),
             counters: ClusterCounters::default(),
         })
     }
@@ -306,6 +313,7 @@ impl ClusterSide {
                     self.held.remove(&h);
                 }
                 Event::CentralUp => self.central_up = true,
+                Event::ShortOnly(hosts) => self.set_short_only(hosts),
                 Event::CentralDown => {
                     self.counters.central_downs += 1;
                     self.central_up = false;
@@ -378,6 +386,9 @@ impl ClusterSide {
         self.drain();
         let shape = Shape { width: shape.width.max(1), cpus: shape.cpus.max(1) };
         self.pending.insert(job, (units, shape));
+        if long {
+            self.long.insert(job);
+        }
         self.client().submit_wide(job.0 as u64, units / shape.width, est_s * 1000.0, long, shape.cpus);
     }
 
@@ -463,6 +474,7 @@ impl ClusterSide {
         self.gangs.remove(&job);
         self.restricted.remove(&job);
         self.handed.remove(&job);
+        self.long.remove(&job);
         let mut back = Vec::new();
         for v in self.held.values_mut() {
             v.retain(|h| {

@@ -4,7 +4,7 @@
 //! thrown as `EagleNativeException`). The logic is in the safe [`crate::cluster`].
 
 use crate::cluster;
-use crate::jni_api::{ints_in, longs_in, longs_out, with_state, BridgeError, Res, ThrowEagle, ENGINES};
+use crate::jni_api::{ints_in, ints_out, longs_in, longs_out, with_state, BridgeError, Res, ThrowEagle, ENGINES};
 use crate::state;
 use jni::objects::{JByteArray, JIntArray, JLongArray, JObject};
 use jni::sys::{jboolean, jint, jlong};
@@ -118,6 +118,25 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_awaitGrants<
         Ok(inbox.wait(seen.max(0) as u64, timeout).map_or(-1, |n| n.min(i64::MAX as u64) as jlong))
     })
     .resolve_with::<ThrowEagle, _>(|| "awaitGrants")
+}
+
+/// `clusterOutOfReach(handle, job): Array[Int]` — the executors (engine nodes) where long
+/// task set `job` cannot get a slot while the central places it (those on its short-only
+/// hosts), so Spark's delay scheduling should not hold its tasks for them; empty for any
+/// other task set and outside cluster mode.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_clusterOutOfReach<'l>(
+    mut env: EnvUnowned<'l>,
+    _this: JObject<'l>,
+    h: jlong,
+    job: jint,
+) -> JIntArray<'l> {
+    env.with_env(|env| -> Res<JIntArray<'l>> {
+        let job = state::job_id(job)?;
+        let v = with_state(h, |st| Ok(cluster::out_of_reach(st, job)))?;
+        ints_out(env, &v)
+    })
+    .resolve_with::<ThrowEagle, _>(|| "clusterOutOfReach")
 }
 
 /// `clusterStatus(handle): Array[Long]` — layout in [`cluster::CLUSTER_STATUS_NAMES`]; empty

@@ -527,3 +527,37 @@ fn a_long_task_whose_grant_went_back_is_placed_again() {
     a.c.remove_job(JobId(4));
     eventually("no lease left on the node", || leased(&addr) == 0);
 }
+
+/// The central tells the driver its short-only hosts (`ShortOnly`): no long task set gets a
+/// slot there while the central places it, so the plugin's delay scheduling does not hold
+/// a long task back for input there (`cluster/reach.rs`). A short task set, a long one
+/// Spark restricts to some executors, and any long one once the central is gone (the
+/// driver then places it anywhere) have nothing out of reach.
+#[test]
+fn a_long_task_set_has_the_short_only_hosts_out_of_reach_while_the_central_places_it() {
+    let (addr_a, port) = node(2);
+    let (addr_b, _) = node_on(eagle_node::Policy::Eagle, 2, &format!("127.0.0.2:{port}"));
+    let central = central_named(&[("127.0.0.1", &addr_a), ("127.0.0.2", &addr_b)], SECRET, 0.5);
+    let mut c = side("reach", &central, port);
+    c.executor_added(NodeId(0), "127.0.0.1");
+    c.executor_added(NodeId(1), "127.0.0.2");
+    eventually("both nodes and the central linked", || {
+        c.drain();
+        c.hosts_up() == 2 && c.central_up()
+    });
+    c.submit(JobId(0), 4, 5.0, true, Shape::ONE);
+    c.submit(JobId(1), 4, 0.01, false, Shape::ONE);
+    c.submit(JobId(2), 4, 5.0, true, Shape::ONE);
+    let mut short_only = Vec::new();
+    eventually("the short-only host to be known", || {
+        short_only = c.out_of_reach(JobId(0));
+        !short_only.is_empty()
+    });
+    assert_eq!(short_only.len(), 1, "one host of two is short-only: {short_only:?}");
+    assert!(c.out_of_reach(JobId(1)).is_empty(), "short work may run on every host");
+    c.restrict(JobId(2), Some(&[NodeId(0)]));
+    assert!(c.out_of_reach(JobId(2)).is_empty(), "a restricted task set may be placed by the driver");
+    assert!(c.out_of_reach(JobId(7)).is_empty(), "an unknown task set");
+    c.remove_job(JobId(0));
+    assert!(c.out_of_reach(JobId(0)).is_empty(), "a task set that is gone");
+}

@@ -202,6 +202,16 @@ mod tests {
     }
 
     #[test]
+    fn the_short_only_hosts_go_to_a_driver_by_index() {
+        let m = crate::FromCentral::ShortOnly { hosts: vec![0, 3] };
+        let text = serde_json::to_string(&m).unwrap();
+        assert_eq!(text, r#"{"ShortOnly":{"hosts":[0,3]}}"#);
+        let mut buf = Vec::new();
+        write_frame(&mut buf, &m).unwrap();
+        assert_eq!(FrameReader::new(Cursor::new(buf)).read::<crate::FromCentral>().unwrap(), m);
+    }
+
+    #[test]
     fn truncated_prefix_and_body_are_named() {
         let mut buf = Vec::new();
         write_frame(&mut buf, &FromNode::Grant { lease: 1, job: 2, long: false, kept: true }).unwrap();

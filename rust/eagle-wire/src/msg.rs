@@ -42,7 +42,8 @@
 //!
 //! ## Driver ↔ central
 //! `SubmitLong{job,tasks,est[,hosts][,avoid]}` → `Placed{job,hosts}` (indexes into the `Hosts` list
-//! sent right after the handshake, the same indexes as the bitvector's bits), or
+//! sent right after the handshake, the same indexes as the bitvector's bits; then
+//! `ShortOnly{hosts}`, the short-only hosts, again whenever they change), or
 //! `Unplaced{job,tasks[,host]}` for tasks no node could take (`host`: the node there
 //! refused a task placed on it). A driver also reports
 //! `ShortLoad{running,waiting}`, its short tasks running and not yet launched, whenever
@@ -340,6 +341,11 @@ pub struct CentralStatus {
 pub enum FromCentral {
     /// The host list; bit `i` of every bitvector and index `i` in `Placed` name `names[i]`.
     Hosts { names: Vec<String> },
+    /// The short-only hosts now (indexes into `Hosts`): the central places no long task
+    /// there. Sent after `Hosts` and whenever the short partition moves. A long task set
+    /// whose input is on such a host cannot run where its input is while the central places
+    /// it, so the driver does not hold its tasks back for that locality.
+    ShortOnly { hosts: Vec<u32> },
     /// Where the job's tasks went, one host index per task.
     Placed { job: u64, hosts: Vec<u32> },
     /// `tasks` tasks of `job` found no node (none connected, or a node refused them).

@@ -103,8 +103,12 @@ fn long_tasks_go_only_to_hosts_where_the_driver_has_executors() {
 #[test]
 fn lwl_over_the_general_partition_with_the_bitvector_piggybacked() {
     let mut s = three_up(0.34); // host 0 is short-only
+    let hello = driver(&mut s, 9, "a");
     assert!(
-        matches!(&driver(&mut s, 9, "a")[..], [Action::ToPeer { msg: FromCentral::Hosts { names }, .. }] if names.len() == 3)
+        matches!(&hello[..], [Action::ToPeer { msg: FromCentral::Hosts { names }, .. },
+                              Action::ToPeer { msg: FromCentral::ShortOnly { hosts }, .. }]
+                 if names.len() == 3 && hosts == &[0]),
+        "{hello:?}"
     );
     let out = s.handle(Event::Message {
         conn: 9,
@@ -753,4 +757,31 @@ fn a_share_partition_takes_only_the_short_part_of_the_demand_while_long_work_wai
     assert_eq!(short_only(ShortPartition::Adaptive, 40), (4, 8, 4));
     // A little long work leaves the short demand as it was.
     assert_eq!(short_only(ShortPartition::Share, 1), (4, 8, 4));
+}
+
+/// A driver learns the short-only hosts after the host list, and again whenever they
+/// change: a long task set of its cannot run there, so its tasks whose input is there do not
+/// wait for that locality (the driver's side: `eagle-jni`'s cluster side).
+#[test]
+fn every_driver_is_told_the_short_only_hosts_when_they_change() {
+    let mut s = three_up(0.34);
+    driver(&mut s, 1, "a");
+    let short_only = |out: &[Action]| -> Vec<(ConnId, Vec<u32>)> {
+        out.iter()
+            .filter_map(|a| match a {
+                Action::ToPeer { conn, msg: FromCentral::ShortOnly { hosts } } => Some((*conn, hosts.clone())),
+                _ => None,
+            })
+            .collect()
+    };
+    assert_eq!(short_only(&driver(&mut s, 2, "b")), vec![(2, vec![0])]);
+    assert!(short_only(&s.handle(Event::Tick)).is_empty(), "told once per change");
+    // Host 0 goes: the next live host in the order is the short-only one, for both drivers.
+    let out = s.handle(Event::NodeDown { host: 0 });
+    let told = short_only(&out);
+    assert_eq!(told.len(), 2, "{out:?}");
+    assert!(told.iter().all(|(_, h)| h.len() == 1 && h[0] != 0), "{told:?}");
+    // With no short partition there is none to tell.
+    let mut none = three_up(0.0);
+    assert_eq!(short_only(&driver(&mut none, 1, "a")), vec![(1, vec![])]);
 }

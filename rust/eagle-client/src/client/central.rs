@@ -189,6 +189,10 @@ impl State {
             }
             LinkEvent::Msg { msg, .. } => match msg {
                 FromCentral::Hosts { names } => self.central_hosts = names,
+                FromCentral::ShortOnly { hosts } => {
+                    let names = hosts.iter().filter_map(|&i| self.central_hosts.get(i as usize)).cloned().collect();
+                    self.emit(Event::ShortOnly(names));
+                }
                 FromCentral::Placed { job, hosts } => {
                     // Which of this driver's hosts got the tasks. A host it has no link up
                     // to refuses them (they come back as `Unplaced`), and could not say so

@@ -149,6 +149,12 @@ pub fn round_end(st: &mut State, now: f64, tids: &[i64], nodes: &[i32], jobs: &[
     Ok(())
 }
 
+/// `clusterOutOfReach`: the executors where `job` cannot get a slot (`cluster/reach.rs`);
+/// empty outside cluster mode.
+pub fn out_of_reach(st: &mut State, job: JobId) -> Vec<i32> {
+    st.cluster.as_mut().map_or_else(Vec::new, |c| c.out_of_reach(job).into_iter().map(|n| n.0 as i32).collect())
+}
+
 /// `taskEnded`: Spark task `tid` reached a final state.
 pub fn task_ended(st: &mut State, tid: i64) {
     if let Some(c) = st.cluster.as_mut() {

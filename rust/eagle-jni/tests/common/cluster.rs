@@ -44,10 +44,17 @@ pub fn central_keyed(nodes: &[&str], secret: &[u8]) -> String {
 
 /// A central keeping `short_fraction` of the hosts short-only (the paper's fixed partition).
 pub fn central_with(nodes: &[&str], secret: &[u8], short_fraction: f64) -> String {
+    let named: Vec<(&str, &str)> = nodes.iter().map(|a| (*a, *a)).collect();
+    central_named(&named, secret, short_fraction)
+}
+
+/// [`central_with`], the nodes named as `(name, address)`: a driver knows a host by its
+/// executors' host name, so the central's `Hosts` and `ShortOnly` reach it only by that name.
+pub fn central_named(nodes: &[(&str, &str)], secret: &[u8], short_fraction: f64) -> String {
     eagle_central::spawn(eagle_central::Options {
         listen: "127.0.0.1:0".into(),
         secret: secret.to_vec(),
-        nodes: nodes.iter().map(|a| (a.to_string(), a.to_string())).collect(),
+        nodes: nodes.iter().map(|(n, a)| (n.to_string(), a.to_string())).collect(),
         short_fraction,
         short_partition: eagle_central::short_partition::ShortPartition::Fixed,
         ping_ms: 200,

@@ -71,6 +71,10 @@ private[eagle] final class ClusterMode(
     }
   }
 
+  /** The executors (engine nodes) where task set `job` cannot get a slot (empty: none). */
+  def outOfReach(job: Int): Array[Int] =
+    engine.call("clusterOutOfReach")(_.clusterOutOfReach(_, job)).getOrElse(Array.emptyIntArray)
+
   def executorAdded(node: Int, host: String): Unit =
     engine.call("executorHost")(_.executorHost(_, node, host.getBytes(StandardCharsets.UTF_8)))
 

@@ -80,16 +80,26 @@ private[eagle] class EagleTaskSetManager(
 
   private def needsScheduling(i: Int): Boolean = copiesRunning(i) == 0 && !successful(i)
 
-  /** Whether tasks still wait at `level` (Spark's `moreTasksToRunIn`, on live locations). */
-  private def pendingAt(level: TaskLocality.TaskLocality): Boolean = level match {
-    case TaskLocality.PROCESS_LOCAL => pendingTasks.forExecutor.exists { case (e, ts) =>
-      ts.exists(needsScheduling) && eagleSched.isExecutorAlive(e) }
-    case TaskLocality.NODE_LOCAL => pendingTasks.forHost.exists { case (h, ts) =>
-      ts.exists(needsScheduling) && eagleSched.hasExecutorsAliveOnHost(h) }
-    case TaskLocality.NO_PREF => pendingTasks.noPrefs.exists(needsScheduling)
-    case TaskLocality.RACK_LOCAL => pendingTasks.forRack.exists { case (r, ts) =>
-      ts.exists(needsScheduling) && eagleSched.hasHostAliveOnRack(r) }
-    case _ => pendingTasks.all.exists(needsScheduling)
+  /**
+   * Whether tasks still wait at `level` (Spark's `moreTasksToRunIn`, on live locations), on
+   * locations where this task set can get a slot: in cluster mode a long task set never gets
+   * one on the central's short-only hosts (`unreachable`, engine nodes), so a task whose
+   * input is only there does not hold the task set back for it.
+   */
+  private def pendingAt(level: TaskLocality.TaskLocality, unreachable: Set[Int]): Boolean = {
+    def reachable(exec: String): Boolean =
+      eagleSched.isExecutorAlive(exec) && !eagleSched.nodeOfExecutor(exec).exists(unreachable)
+    level match {
+      case TaskLocality.PROCESS_LOCAL => pendingTasks.forExecutor.exists { case (e, ts) =>
+        ts.exists(needsScheduling) && reachable(e) }
+      case TaskLocality.NODE_LOCAL => pendingTasks.forHost.exists { case (h, ts) =>
+        ts.exists(needsScheduling) && (if (unreachable.isEmpty) eagleSched.hasExecutorsAliveOnHost(h)
+          else eagleSched.getExecutorsAliveOnHost(h).exists(_.exists(reachable))) }
+      case TaskLocality.NO_PREF => pendingTasks.noPrefs.exists(needsScheduling)
+      case TaskLocality.RACK_LOCAL => pendingTasks.forRack.exists { case (r, ts) =>
+        ts.exists(needsScheduling) && eagleSched.hasHostAliveOnRack(r) }
+      case _ => pendingTasks.all.exists(needsScheduling)
+    }
   }
 
   override def resourceOffer(
@@ -155,7 +165,8 @@ private[eagle] class EagleTaskSetManager(
     var cap = maxLocality
     if (ddsOn && maxLocality != TaskLocality.NO_PREF && myLocalityLevels.length > 1) {
       val valid = myLocalityLevels.map(_.id)
-      val pending = myLocalityLevels.map(l => if (pendingAt(l)) 1 else 0)
+      val unreachable = eagleSched.cluster.fold(Set.empty[Int])(_.outOfReach(eagleJob).toSet)
+      val pending = myLocalityLevels.map(l => if (pendingAt(l, unreachable)) 1 else 0)
       val now = eagleSched.engineNowMs
       eagleSched.engine.call("allowedLocality")(_.allowedLocality(_, now, eagleJob, valid, pending)) match {
         case Some(a) if a >= 0 && a < maxLocality.id => cap = TaskLocality(a)

@@ -233,6 +233,13 @@ private[eagle] class Native {
 
   /** Cluster mode: [[Native.ClusterStatusNames]]; empty outside cluster mode. */
   @native def clusterStatus(handle: Long): Array[Long]
+
+  /**
+   * Cluster mode: the executors (engine nodes) where task set `job` cannot get a slot, so
+   * delay scheduling must not hold its tasks for them: those on the central's short-only
+   * hosts while `job` is long and the central places it. Empty otherwise.
+   */
+  @native def clusterOutOfReach(handle: Long, job: Int): Array[Int]
 }
 
 private[eagle] object Native {
