@@ -71,9 +71,18 @@ private[eagle] final class ClusterMode(
     }
   }
 
-  /** The executors (engine nodes) where task set `job` cannot get a slot (empty: none). */
-  def outOfReach(job: Int): Array[Int] =
-    engine.call("clusterOutOfReach")(_.clusterOutOfReach(_, job)).getOrElse(Array.emptyIntArray)
+  /** This offer round's answers of [[outOfReach]], by task set (the scheduler's lock guards it). */
+  private val reach = new scala.collection.mutable.HashMap[Int, Set[Int]]
+
+  /** An offer round starts: the short-only hosts are asked afresh. */
+  def roundStart(): Unit = reach.clear()
+
+  /**
+   * The executors (engine nodes) where task set `job` cannot get a slot (empty: none), asked
+   * once per offer round: Spark offers a task set every executor at every locality level.
+   */
+  def outOfReach(job: Int): Set[Int] = reach.getOrElseUpdate(job,
+    engine.call("clusterOutOfReach")(_.clusterOutOfReach(_, job)).fold(Set.empty[Int])(_.toSet))
 
   def executorAdded(node: Int, host: String): Unit =
     engine.call("executorHost")(_.executorHost(_, node, host.getBytes(StandardCharsets.UTF_8)))

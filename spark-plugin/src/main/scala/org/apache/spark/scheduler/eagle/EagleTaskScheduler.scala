@@ -391,6 +391,7 @@ private[spark] class EagleTaskScheduler(
       h.isNodeExcluded(o.host) || h.isExecutorExcluded(o.executorId)))
     if (isAllFreeResources) restrictJobs(offers, usable, now)
     allowance.clear()
+    cluster.foreach(_.roundStart())
     plan(usable, now, Map.empty)
     val planned = allowance.valuesIterator.map(_.valuesIterator.sum).sum
     _planHasSlots = planned > 0

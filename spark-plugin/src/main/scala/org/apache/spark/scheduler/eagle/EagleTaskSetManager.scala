@@ -165,7 +165,7 @@ private[eagle] class EagleTaskSetManager(
     var cap = maxLocality
     if (ddsOn && maxLocality != TaskLocality.NO_PREF && myLocalityLevels.length > 1) {
       val valid = myLocalityLevels.map(_.id)
-      val unreachable = eagleSched.cluster.fold(Set.empty[Int])(_.outOfReach(eagleJob).toSet)
+      val unreachable = eagleSched.cluster.fold(Set.empty[Int])(_.outOfReach(eagleJob))
       val pending = myLocalityLevels.map(l => if (pendingAt(l, unreachable)) 1 else 0)
       val now = eagleSched.engineNowMs
       eagleSched.engine.call("allowedLocality")(_.allowedLocality(_, now, eagleJob, valid, pending)) match {
