@@ -623,16 +623,21 @@ def test_cached_partitions_run_where_their_blocks_are(daemons, shared_hosts, tmp
     assert len(starts) == 48
 
 
-def test_a_long_stage_whose_blocks_are_on_the_short_only_host_does_not_wait_for_them(daemons, shared_hosts, tmp_path):
+@pytest.mark.parametrize("dds", ["true", "false"])
+def test_a_long_stage_whose_blocks_are_on_the_short_only_host_does_not_wait_for_them(daemons, shared_hosts, tmp_path,
+                                                                                      dds):
     # A short job caches 8 partitions on both hosts; a long job then reads them. The central
     # places long tasks on the general host only, so the reads whose blocks are on the
     # short-only host can never run where their blocks are: waiting for that (Spark's delay
     # scheduling, here spark.locality.wait = 10 s, the start of the adaptive waits) only
     # idles the general host. Before 2026-12-04 they started a whole locality wait after the
     # stage's first reads; now at once, as the general host's slots free (4 waves of 300 ms).
+    # With Dynamic Delay Scheduling off, Spark's own waits decide: before 2026-12-04 (the
+    # seventy-fourth session) they still held those reads back for the whole wait.
     jobs = [{"class": "short", "ms": 200, "tasks": 16},
             {"class": "long", "ms": 300, "tasks": 8, "cached": True, "cache_class": "short", "cache_ms": 2000}]
-    _, starts, ends = run_held(daemons, shared_hosts, tmp_path, "remote", jobs, conf={"spark.locality.wait": "10s"})
+    _, starts, ends = run_held(daemons, shared_hosts, tmp_path, "remote", jobs,
+                               conf={"spark.locality.wait": "10s", "spark.scheduler.eagle.dds.enabled": dds})
     by_stage = {}
     for e in ends:
         by_stage.setdefault(e["Stage ID"], []).append(e["Task Info"])

@@ -65,10 +65,31 @@ private[eagle] class EagleTaskSetManager(
 
   private def ddsOn: Boolean = eagleJob >= 0 && !isBarrier && eagleSched.ddsActive
 
-  /** Zero Spark's waits while the engine's adaptive waits are in charge; else Spark's own. */
+  /**
+   * Zero Spark's waits while the engine's adaptive waits are in charge; else Spark's own, less
+   * the waits for input out of this task set's reach ([[reachableWaits]]).
+   */
   private def syncWaits(): Unit = {
-    val want = if (ddsOn) new Array[Long](sparkWaits.length) else sparkWaits
+    val want = if (ddsOn) new Array[Long](sparkWaits.length) else reachableWaits()
     if (!java.util.Arrays.equals(localityWaits, want)) localityWaits = want
+  }
+
+  /**
+   * Spark's own waits, with a level's wait zeroed while no task pending at it has its input
+   * on an executor this task set can get a slot on: in cluster mode a long task set never
+   * gets one on the central's short-only hosts (`ClusterMode.outOfReach`, the native rule).
+   * Spark's delay scheduling then moves past that level at once, as it does past a level
+   * with no pending task, instead of idling the general hosts' grants for a whole
+   * `spark.locality.wait` (DDS does the same through [[pendingAt]]). A level with a
+   * reachable pending task keeps its wait; outside cluster mode nothing changes.
+   */
+  private def reachableWaits(): Array[Long] = {
+    val unreachable =
+      if (eagleJob < 0) Set.empty[Int] else eagleSched.cluster.fold(Set.empty[Int])(_.outOfReach(eagleJob))
+    if (unreachable.isEmpty) sparkWaits
+    else sparkWaits.indices.map { i =>
+      if (sparkWaits(i) > 0 && !pendingAt(myLocalityLevels(i), unreachable)) 0L else sparkWaits(i)
+    }.toArray
   }
   syncWaits()
 
