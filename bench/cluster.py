@@ -75,6 +75,9 @@ def add_arguments(p):
     p.add_argument("--short-partition", choices=PARTITIONS,
                    help="cluster: eagle-central's short-only partition for every cluster-mode system "
                         "(default fixed, the paper's)")
+    p.add_argument("--long-headroom", type=float, metavar="F",
+                   help="cluster: eagle-central's --long-headroom for every cluster-mode system (default: "
+                        "the testbed's, 0.1 under eagle-adaptive and 0 under the papers' policies)")
     p.add_argument("--warmup", type=int, metavar="N",
                    help="cluster: replay the first N plans (in order, again from the first if N is "
                         "more) unmeasured before the measured ones, by every system alike (default 3; "
@@ -309,6 +312,8 @@ def one_system(args, label: str, plans_by_tag: dict, out_dir: str, slots: int) -
                        if cluster else [])
     if cluster and partition:
         a.testbed_extra += ["--eagle-short-partition", partition]
+    if cluster and getattr(args, "long_headroom", None) is not None:
+        a.testbed_extra += ["--eagle-long-headroom", str(args.long_headroom)]
     a.worker_memory = f"{(len(APPS) if system != 'static' else slots) * 900}m"
     a.executor_memory = "512m"
     tbed = harness.Testbed(a)

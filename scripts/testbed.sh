@@ -38,6 +38,8 @@
 #   --eagle-short-partition fixed|adaptive|slots|share [fixed]  eagle-central's short partition: the
 #                    paper's share, or grown to the drivers' short load (whole hosts, or slots
 #                    kept on every host)
+#   --eagle-long-headroom F  eagle-central's --long-headroom: the share of the general hosts no one
+#                    long job's tasks go to [0.1 under --eagle-policy eagle-adaptive, else 0: the papers']
 #
 # Each worker runs in its own network namespace behind a veth on a bridge in the root namespace,
 # so Spark sees W distinct hosts and PROCESS_LOCAL / NODE_LOCAL / ANY mean something. netem is
@@ -59,7 +61,7 @@ export SPARK_DAEMON_MEMORY="${SPARK_DAEMON_MEMORY:-256m}"
 WORKERS=4 CORES=2 MEMORY=1g NETWORK=fast RATE=100mbit STATE="$ROOT/target/bench/testbed"
 PREFIX=eb SUBNET=77 FORCE_LOCAL=0 CORES_LIST=""
 EAGLE=0 EAGLE_SLOTS="" EAGLE_POLICY=eagle-adaptive EAGLE_LEASE_MS=3000 EAGLE_CENTRAL_PORT=7100 EAGLE_NODE_PORT=7101
-EAGLE_SLOTS_LIST="" EAGLE_PLACEMENT=lwl EAGLE_SHORT_PARTITION=fixed HOST_CPU=shared
+EAGLE_SLOTS_LIST="" EAGLE_PLACEMENT=lwl EAGLE_SHORT_PARTITION=fixed HOST_CPU=shared EAGLE_LONG_HEADROOM=""
 CMD=()
 ACTION="${1:-}"
 [ $# -gt 0 ] && shift
@@ -83,6 +85,7 @@ while [ $# -gt 0 ]; do
     --eagle-placement) EAGLE_PLACEMENT="$2"; shift 2 ;;
     --eagle-short-partition) EAGLE_SHORT_PARTITION="$2"; shift 2 ;;
     --eagle-lease-ms) EAGLE_LEASE_MS="$2"; shift 2 ;;
+    --eagle-long-headroom) EAGLE_LONG_HEADROOM="$2"; shift 2 ;;
     --) shift; CMD=("$@"); break ;;
     *) echo "testbed: unknown option $1" >&2; exit 2 ;;
   esac
@@ -104,6 +107,8 @@ EAGLE_SLOTS="${EAGLE_SLOTS:-$CORES}"
 case "$EAGLE_POLICY" in eagle|eagle-adaptive|hawk|sparrow) ;; *) echo "testbed: --eagle-policy must be eagle, eagle-adaptive, hawk or sparrow" >&2; exit 2 ;; esac
 case "$EAGLE_PLACEMENT" in lwl|lotes) ;; *) echo "testbed: --eagle-placement must be lwl or lotes, got '$EAGLE_PLACEMENT'" >&2; exit 2 ;; esac
 case "$EAGLE_SHORT_PARTITION" in fixed|adaptive|slots|share) ;; *) echo "testbed: --eagle-short-partition must be fixed, adaptive, slots or share, got '$EAGLE_SHORT_PARTITION'" >&2; exit 2 ;; esac
+[ -n "$EAGLE_LONG_HEADROOM" ] || { [ "$EAGLE_POLICY" = eagle-adaptive ] && EAGLE_LONG_HEADROOM=0.1 || EAGLE_LONG_HEADROOM=0; }
+[[ "$EAGLE_LONG_HEADROOM" =~ ^0(\.[0-9]+)?$ ]] || { echo "testbed: --eagle-long-headroom must be a number in [0, 1), got '$EAGLE_LONG_HEADROOM'" >&2; exit 2; }
 if [ -n "$EAGLE_SLOTS_LIST" ]; then
   [[ "$EAGLE_SLOTS_LIST" =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || { echo "testbed: --eagle-slots-list must be positive integers separated by commas, got '$EAGLE_SLOTS_LIST'" >&2; exit 2; }
   IFS=, read -r -a EAGLE_SLOTS_OF <<< "$EAGLE_SLOTS_LIST"
@@ -290,7 +295,8 @@ start_eagle() { # mode central-addr node-addr...
   done
   local ping=$(( EAGLE_LEASE_MS / 4 < 500 ? EAGLE_LEASE_MS / 4 + 1 : 500 ))
   RUST_LOG="${RUST_LOG:-info}" nohup "$bin/eagle-central" --listen "$central" --secret-file "$secret" --nodes "$list" \
-    --placement "$EAGLE_PLACEMENT" --short-partition "$EAGLE_SHORT_PARTITION" --ping-ms "$ping" > "$logs/eagle-central.log" 2>&1 < /dev/null &
+    --placement "$EAGLE_PLACEMENT" --short-partition "$EAGLE_SHORT_PARTITION" --long-headroom "$EAGLE_LONG_HEADROOM" \
+    --ping-ms "$ping" > "$logs/eagle-central.log" 2>&1 < /dev/null &
   echo "$! eagle-central@$central" >> "$STATE/pids"
   for addr in "$@"; do
     wait_for 30 "eagle-node on $addr (logs in $logs)" "$bin/eagle-node" --status "$addr" --secret-file "$secret"
@@ -307,7 +313,7 @@ start_eagle() { # mode central-addr node-addr...
     echo "TB_EAGLE_PLACEMENT=$EAGLE_PLACEMENT"
     echo "TB_EAGLE_SHORT_PARTITION=$EAGLE_SHORT_PARTITION"
   } >> "$STATE/testbed.env"
-  log "eagle: central $central, $# nodes x ${EAGLE_SLOTS_LIST:-$EAGLE_SLOTS} slots, policy $EAGLE_POLICY, placement $EAGLE_PLACEMENT, short partition $EAGLE_SHORT_PARTITION"
+  log "eagle: central $central, $# nodes x ${EAGLE_SLOTS_LIST:-$EAGLE_SLOTS} slots, policy $EAGLE_POLICY, placement $EAGLE_PLACEMENT, short partition $EAGLE_SHORT_PARTITION, long headroom $EAGLE_LONG_HEADROOM"
 }
 
 netns_possible() {

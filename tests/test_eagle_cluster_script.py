@@ -1,5 +1,7 @@
 """scripts/eagle-cluster.sh starts eagle-central with the short partition asked for: the
-paper's `fixed` by default, under every node policy, and whatever `--short-partition` names.
+paper's `fixed` by default, under every node policy, and whatever `--short-partition` names;
+and with the long headroom of its policy (0.1 under eagle-adaptive, none under the papers'),
+or whatever `--long-headroom` names.
 Real daemons (debug builds) on loopback; the central's own start-up line says which partition
 it runs, so an operator can check it in the log.
 """
@@ -61,4 +63,32 @@ def test_a_bad_short_partition_is_refused_naming_the_flag(binaries, tmp_path):
     r = _script("start", tmp_path / "state", binaries, free_port(), free_port(), "--short-partition", "auto")
     assert r.returncode != 0
     assert "--short-partition must be fixed, adaptive, slots or share, got 'auto'" in r.stderr, r.stderr
+    assert not (tmp_path / "state" / "logs" / "central.log").exists()
+
+
+@pytest.mark.parametrize("extra, headroom", [
+    ((), "0.1"),                                                    # the default policy, eagle-adaptive
+    (("--policy", "eagle"), "0"),
+    (("--policy", "hawk"), "0"),
+    (("--policy", "hawk", "--long-headroom", "0.25"), "0.25"),
+    (("--long-headroom", "0"), "0"),
+])
+def test_the_central_runs_the_long_headroom_of_its_policy(binaries, tmp_path, extra, headroom):
+    state = tmp_path / "state"
+    node_port, central_port = free_port(), free_port()
+    started = _script("start", state, binaries, node_port, central_port, *extra)
+    try:
+        assert started.returncode == 0, started.stdout + started.stderr
+        log = (state / "logs" / "central.log").read_text()
+        said = re.findall(r"long headroom ([0-9.]+)", log)
+        assert [float(x) for x in said] == [float(headroom)], log
+    finally:
+        stopped = _script("stop", state, binaries, node_port, central_port, *extra)
+    assert stopped.returncode == 0, stopped.stdout + stopped.stderr
+
+
+def test_a_bad_long_headroom_is_refused_naming_the_flag(binaries, tmp_path):
+    r = _script("start", tmp_path / "state", binaries, free_port(), free_port(), "--long-headroom", "1.5")
+    assert r.returncode != 0
+    assert "--long-headroom must be a number in [0, 1), got '1.5'" in r.stderr, r.stderr
     assert not (tmp_path / "state" / "logs" / "central.log").exists()

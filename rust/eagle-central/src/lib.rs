@@ -6,6 +6,7 @@
 //! Succinct State Sharing bitvector piggybacked. [`state`] is the pure state
 //! machine, [`server`] its TCP daemon.
 
+pub mod headroom;
 pub mod placement;
 pub mod server;
 pub mod short_partition;

@@ -42,6 +42,12 @@ struct Args {
     /// the hosts' sizes, then least work left).
     #[arg(long, default_value = "lwl", value_parser = eagle_central::placement::Placement::parse)]
     placement: eagle_central::placement::Placement,
+    /// The share of the general hosts (rounded up, at least one) that no one long job's
+    /// tasks go to: a job is placed over the rest at most, so that a later small long job,
+    /// and short probes, find whole hosts free of it instead of waiting for its tasks to
+    /// end. 0: over every general host (the paper's).
+    #[arg(long, default_value = "0", value_parser = eagle_central::headroom::parse)]
+    long_headroom: f64,
 }
 
 fn main() {
@@ -84,6 +90,7 @@ fn main() {
         short_partition: a.short_partition,
         ping_ms: a.ping_ms,
         placement: a.placement,
+        long_headroom: a.long_headroom,
     };
     match spawn(opts) {
         Ok(h) => h.join(),

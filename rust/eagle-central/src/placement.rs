@@ -192,6 +192,11 @@ impl HostPlacement {
         self.task_sets.len()
     }
 
+    /// The hosts holding tasks of `app`'s `job` placed and not over.
+    pub fn hosts_of(&self, app: &str, job: u64) -> Vec<HostId> {
+        self.task_sets.get(&(app.to_string(), job)).map_or(Vec::new(), |t| t.live.keys().copied().collect())
+    }
+
     /// Whether `app` has long tasks placed and not over.
     pub fn has_live(&self, app: &str) -> bool {
         let app = app.to_string();

@@ -32,6 +32,8 @@ pub struct Options {
     pub ping_ms: u64,
     /// How long tasks are placed (`--placement`).
     pub placement: Placement,
+    /// The share of the general hosts no one long job's tasks go to (`--long-headroom`; 0: off).
+    pub long_headroom: f64,
 }
 
 #[derive(Debug)]
@@ -78,14 +80,15 @@ pub fn spawn(opts: Options) -> io::Result<CentralHandle> {
     let (ntx, nrx) = unbounded::<NodeLink>();
     serve(listener, secret.clone(), Role::Central, &[Role::Driver, Role::Node], Arc::new(AtomicU64::new(1)), ptx);
     log::info!(
-        "eagle-central listening on {addr}, {} nodes given, short partition {} (floor {} of the hosts)",
+        "eagle-central listening on {addr}, {} nodes given, short partition {} (floor {} of the hosts), long headroom {}",
         opts.nodes.len(),
         opts.short_partition.name(),
-        opts.short_fraction
+        opts.short_fraction,
+        opts.long_headroom
     );
     let (state, dials) = CentralState::with_placement(&opts.nodes, opts.short_fraction, opts.placement, 1)
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
-    let mut state = state.with_short_partition(opts.short_partition);
+    let mut state = state.with_short_partition(opts.short_partition).with_long_headroom(opts.long_headroom);
     let start = Instant::now();
     let ping = tick(Duration::from_millis(opts.ping_ms.max(1)));
     let scheduler = thread::Builder::new().name("central-scheduler".into()).spawn(move || {

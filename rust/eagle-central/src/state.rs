@@ -20,6 +20,7 @@
 //! given ends (or its reservation is dropped), and a host whose link drops loses its
 //! work and its bit (its reservations died with the daemon).
 
+use crate::headroom;
 use crate::placement::{Candidate, HostPlacement, Placement};
 use crate::short_partition::{
     cover_len, cover_order, long_bound, share_of_demand, short_only_hosts, short_slots_per_host, Measure, ShortDemand,
@@ -145,6 +146,8 @@ pub struct CentralState {
     /// that joins them is asked to hand back its queued long work ([`Self::hand_back_long`]),
     /// and every driver is told the set whenever it changes (`ShortOnly`).
     closed: BTreeSet<u32>,
+    /// `--long-headroom`: the share of the general hosts no one long job's tasks go to (0: off).
+    headroom: f64,
 }
 
 impl CentralState {
@@ -180,6 +183,7 @@ impl CentralState {
             order: None,
             peers: BTreeMap::new(),
             closed: BTreeSet::new(),
+            headroom: 0.0,
         };
         let mut out = Vec::new();
         for (name, addr) in hosts {
@@ -197,6 +201,13 @@ impl CentralState {
             ShortPartition::Adaptive | ShortPartition::Share => Some(ShortDemand::new(self.now, Measure::Queue)),
             ShortPartition::Slots => Some(ShortDemand::new(self.now, Measure::Held)),
         };
+        self
+    }
+
+    /// Leaves `fraction` of the general hosts (rounded up) free of any one long job
+    /// (`--long-headroom`, [`crate::headroom`]); 0, the default, is the paper's placement.
+    pub fn with_long_headroom(mut self, fraction: f64) -> CentralState {
+        self.headroom = fraction;
         self
     }
 
@@ -285,6 +296,31 @@ impl CentralState {
         self.tell_short_slots(&mut out);
         self.hand_back_long(&mut out);
         out
+    }
+
+    /// Sends each host of `placed` its placement of a task of `job`, with the bitvector
+    /// (§3.1), and the driver of `conn` the hosts (`Placed`).
+    #[allow(clippy::too_many_arguments)]
+    fn send_placed(
+        &mut self,
+        conn: ConnId,
+        app: &str,
+        job: u64,
+        est_ms: f64,
+        cpus: u32,
+        placed: Vec<HostId>,
+        out: &mut Vec<Action>,
+    ) {
+        if placed.is_empty() {
+            return;
+        }
+        self.stamp += 1;
+        let bitvector = self.bitvector();
+        for &host in &placed {
+            let msg = ToNode::Place { app: app.to_string(), job, est_ms, bitvector: bitvector.clone(), cpus };
+            out.push(Action::ToNode { host, msg });
+        }
+        out.push(Action::ToPeer { conn, msg: FromCentral::Placed { job, hosts: placed } });
     }
 
     /// The short-only hosts of the last event's end, for a driver (`ShortOnly`).
@@ -377,13 +413,7 @@ impl CentralState {
                 if placed.is_empty() && tasks > 0 {
                     return reply(out, FromCentral::Unplaced { job, tasks, host: None });
                 }
-                self.stamp += 1;
-                let bitvector = self.bitvector();
-                for &host in &placed {
-                    let msg = ToNode::Place { app: app.clone(), job, est_ms, bitvector: bitvector.clone(), cpus };
-                    out.push(Action::ToNode { host, msg });
-                }
-                reply(out, FromCentral::Placed { job, hosts: placed });
+                self.send_placed(conn, &app, job, est_ms, cpus, placed, out);
             }
             ToCentral::Register { name, addr } => {
                 if role != Some(Role::Node) {
@@ -443,7 +473,9 @@ impl CentralState {
     /// by estimated work left (§3.2), on hosts the task fits ([`crate::placement`]), where
     /// the driver of `conn` has executors (`Executors`, when it said) and, when `only` is
     /// given, that Spark lets the job use (`SubmitLong.hosts`); the hosts of `avoid` only
-    /// when there is no other. Updates the work map and bitvector.
+    /// when there is no other. Under `--long-headroom`, over at most [`headroom::spread`] of
+    /// those hosts: the ones holding tasks of the job, then the least loaded others. Updates
+    /// the work map and bitvector.
     #[allow(clippy::too_many_arguments)]
     fn place(
         &mut self,
@@ -468,6 +500,14 @@ impl CentralState {
                 Candidate { host: n.0, work_ms: h.work_ms, slots: h.slots.map(|s| s - h.kept) }
             })
             .collect();
+        if let Some(most) = headroom::spread(candidates.len(), self.headroom) {
+            let spread = self.spread_of(app, job, most, &candidates);
+            // A job whose grants went back on every host of its spread (a speculative copy
+            // beside its original, say) may go elsewhere rather than there again.
+            if spread.iter().any(|c| !avoid.contains(&self.hosts[c.host as usize].name)) {
+                candidates = spread;
+            }
+        }
         if candidates.iter().any(|c| !avoid.contains(&self.hosts[c.host as usize].name)) {
             candidates.retain(|c| !avoid.contains(&self.hosts[c.host as usize].name));
         }
@@ -477,6 +517,22 @@ impl CentralState {
             self.long.add(h as usize);
         }
         chosen
+    }
+
+    /// `--long-headroom`: the `most` of `candidates` that `app`'s `job` may be placed on:
+    /// the ones holding its tasks, then the others by least work left (lower host first).
+    fn spread_of(&self, app: &str, job: u64, most: usize, candidates: &[Candidate]) -> Vec<Candidate> {
+        let holds = self.placement.hosts_of(app, job);
+        let (mut spread, mut others): (Vec<Candidate>, Vec<Candidate>) =
+            candidates.iter().copied().partition(|c| holds.contains(&c.host));
+        others.sort_by(|a, b| {
+            let per_slot = |c: &Candidate| c.work_ms / c.slots.unwrap_or(1).max(1) as f64;
+            per_slot(a).total_cmp(&per_slot(b)).then(a.host.cmp(&b.host))
+        });
+        spread.truncate(most);
+        let room = most - spread.len();
+        spread.extend(others.into_iter().take(room));
+        spread
     }
 
     fn long_over(&mut self, host: HostId, app: &str, job: u64, est_ms: f64, cpus: u32) {

@@ -202,6 +202,7 @@ fn start_cluster(policy: Policy) -> (Vec<SocketAddr>, SocketAddr) {
         short_partition: eagle_central::short_partition::ShortPartition::Fixed,
         ping_ms: 200,
         placement: eagle_central::placement::Placement::Lwl,
+        long_headroom: 0.0,
     })
     .unwrap()
     .addr;

@@ -361,16 +361,6 @@ fn a_short_task_goes_around_hosts_holding_long_work() {
     }
 }
 
-/// The client handles events for `ms`, holding every task (none ends).
-fn hold_for(d: &mut Driver, c: &eagle_client::Client, ms: u64) {
-    let until = std::time::Instant::now() + std::time::Duration::from_millis(ms);
-    while let Some(left) = until.checked_duration_since(std::time::Instant::now()) {
-        if let Ok(e) = c.events().recv_timeout(left) {
-            d.on(c, e, true);
-        }
-    }
-}
-
 /// A many-task short job is rejected by the hosts holding long work and keeps its sticky
 /// probe on the one without. When the long work ends, the job must spread to the freed
 /// hosts: its rejections are retried at the keep-alive tick. While the long work runs,
@@ -664,6 +654,7 @@ fn one_short_only(n: usize) -> OneShortOnly {
         short_partition: eagle_central::short_partition::ShortPartition::Fixed,
         ping_ms: 200,
         placement: eagle_central::placement::Placement::Lwl,
+        long_headroom: 0.0,
     })
     .unwrap()
     .addr

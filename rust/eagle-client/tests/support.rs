@@ -66,6 +66,23 @@ pub fn central_keyed(
     short_partition: eagle_central::short_partition::ShortPartition,
     secret: &[u8],
 ) -> String {
+    spawn_central(nodes, placement, short_partition, secret, 0.0)
+}
+
+/// A central with no short-only partition whose long jobs each leave `fraction` of the
+/// general slots to the others (`--long-headroom`).
+pub fn central_headroom(nodes: &[String], fraction: f64) -> String {
+    use eagle_central::{placement::Placement, short_partition::ShortPartition};
+    spawn_central(nodes, Placement::Lwl, ShortPartition::Fixed, SECRET, fraction)
+}
+
+fn spawn_central(
+    nodes: &[String],
+    placement: eagle_central::placement::Placement,
+    short_partition: eagle_central::short_partition::ShortPartition,
+    secret: &[u8],
+    long_headroom: f64,
+) -> String {
     eagle_central::spawn(eagle_central::Options {
         listen: "127.0.0.1:0".into(),
         secret: secret.to_vec(),
@@ -74,6 +91,7 @@ pub fn central_keyed(
         short_partition,
         ping_ms: 200,
         placement,
+        long_headroom,
     })
     .unwrap()
     .addr
@@ -242,6 +260,16 @@ pub fn linked_client(app: &str, central: &str, hosts: &[(&str, &str)]) -> (Clien
             && d.events.iter().filter(|e| matches!(e, Event::HostUp(_))).count() == hosts.len()
     });
     (c, d)
+}
+
+/// The client handles events for `ms`, holding every task (none ends).
+pub fn hold_for(d: &mut Driver, c: &Client, ms: u64) {
+    let until = Instant::now() + Duration::from_millis(ms);
+    while let Some(left) = until.checked_duration_since(Instant::now()) {
+        if let Ok(e) = c.events().recv_timeout(left) {
+            d.on(c, e, true);
+        }
+    }
 }
 
 /// Handles the events of two clients until `done` holds (bounded generously).

@@ -5,6 +5,7 @@ use super::*;
 use eagle_wire::NodeStatus;
 use std::collections::BTreeSet;
 
+mod headroom;
 mod restricted;
 
 fn driver(s: &mut CentralState, conn: ConnId, app: &str) -> Vec<Action> {

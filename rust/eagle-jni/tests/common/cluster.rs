@@ -59,6 +59,7 @@ pub fn central_named(nodes: &[(&str, &str)], secret: &[u8], short_fraction: f64)
         short_partition: eagle_central::short_partition::ShortPartition::Fixed,
         ping_ms: 200,
         placement: eagle_central::placement::Placement::Lwl,
+        long_headroom: 0.0,
     })
     .unwrap()
     .addr
