@@ -34,6 +34,21 @@ def _script(action, state, bin_dir, node_port, central_port, *extra):
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120)
 
 
+def _with_central_log(bin_dir, tmp_path, extra, check):
+    """Starts the daemons with `extra`, hands the central's log to `check`, stops them; returns
+    (state, node_port, central_port)."""
+    state = tmp_path / "state"
+    node_port, central_port = free_port(), free_port()
+    started = _script("start", state, bin_dir, node_port, central_port, *extra)
+    try:
+        assert started.returncode == 0, started.stdout + started.stderr
+        check((state / "logs" / "central.log").read_text())
+    finally:
+        stopped = _script("stop", state, bin_dir, node_port, central_port, *extra)
+    assert stopped.returncode == 0, stopped.stdout + stopped.stderr
+    return state, node_port, central_port
+
+
 @pytest.mark.parametrize("extra, partition", [
     ((), "fixed"),                                                  # the default policy, eagle-adaptive
     (("--policy", "hawk"), "fixed"),
@@ -42,19 +57,13 @@ def _script(action, state, bin_dir, node_port, central_port, *extra):
     (("--short-partition", "share"), "share"),
 ])
 def test_the_central_runs_the_short_partition_it_is_given(binaries, tmp_path, extra, partition):
-    state = tmp_path / "state"
-    node_port, central_port = free_port(), free_port()
-    started = _script("start", state, binaries, node_port, central_port, *extra)
-    try:
-        assert started.returncode == 0, started.stdout + started.stderr
-        log = (state / "logs" / "central.log").read_text()
+    def check(log):
         assert re.search(rf"--short-partition {partition}\b", log), log
         # The central's own account of what it runs, not only what it was given.
         said = re.findall(r"short partition (\w+) \(floor", log)
         assert said == [partition], log
-    finally:
-        stopped = _script("stop", state, binaries, node_port, central_port, *extra)
-    assert stopped.returncode == 0, stopped.stdout + stopped.stderr
+
+    state, node_port, central_port = _with_central_log(binaries, tmp_path, extra, check)
     status = _script("status", state, binaries, node_port, central_port, *extra)
     assert status.returncode != 0 and "DOWN" in status.stdout, status.stdout
 
@@ -74,17 +83,11 @@ def test_a_bad_short_partition_is_refused_naming_the_flag(binaries, tmp_path):
     (("--long-headroom", "0"), "0"),
 ])
 def test_the_central_runs_the_long_headroom_of_its_policy(binaries, tmp_path, extra, headroom):
-    state = tmp_path / "state"
-    node_port, central_port = free_port(), free_port()
-    started = _script("start", state, binaries, node_port, central_port, *extra)
-    try:
-        assert started.returncode == 0, started.stdout + started.stderr
-        log = (state / "logs" / "central.log").read_text()
+    def check(log):
         said = re.findall(r"long headroom ([0-9.]+)", log)
         assert [float(x) for x in said] == [float(headroom)], log
-    finally:
-        stopped = _script("stop", state, binaries, node_port, central_port, *extra)
-    assert stopped.returncode == 0, stopped.stdout + stopped.stderr
+
+    _with_central_log(binaries, tmp_path, extra, check)
 
 
 def test_a_bad_long_headroom_is_refused_naming_the_flag(binaries, tmp_path):
