@@ -298,31 +298,6 @@ impl CentralState {
         out
     }
 
-    /// Sends each host of `placed` its placement of a task of `job`, with the bitvector
-    /// (§3.1), and the driver of `conn` the hosts (`Placed`).
-    #[allow(clippy::too_many_arguments)]
-    fn send_placed(
-        &mut self,
-        conn: ConnId,
-        app: &str,
-        job: u64,
-        est_ms: f64,
-        cpus: u32,
-        placed: Vec<HostId>,
-        out: &mut Vec<Action>,
-    ) {
-        if placed.is_empty() {
-            return;
-        }
-        self.stamp += 1;
-        let bitvector = self.bitvector();
-        for &host in &placed {
-            let msg = ToNode::Place { app: app.to_string(), job, est_ms, bitvector: bitvector.clone(), cpus };
-            out.push(Action::ToNode { host, msg });
-        }
-        out.push(Action::ToPeer { conn, msg: FromCentral::Placed { job, hosts: placed } });
-    }
-
     /// The short-only hosts of the last event's end, for a driver (`ShortOnly`).
     fn short_only_msg(&self) -> FromCentral {
         FromCentral::ShortOnly { hosts: self.closed.iter().copied().collect() }
@@ -413,7 +388,13 @@ impl CentralState {
                 if placed.is_empty() && tasks > 0 {
                     return reply(out, FromCentral::Unplaced { job, tasks, host: None });
                 }
-                self.send_placed(conn, &app, job, est_ms, cpus, placed, out);
+                self.stamp += 1;
+                let bitvector = self.bitvector();
+                for &host in &placed {
+                    let msg = ToNode::Place { app: app.clone(), job, est_ms, bitvector: bitvector.clone(), cpus };
+                    out.push(Action::ToNode { host, msg });
+                }
+                reply(out, FromCentral::Placed { job, hosts: placed });
             }
             ToCentral::Register { name, addr } => {
                 if role != Some(Role::Node) {
