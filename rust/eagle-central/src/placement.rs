@@ -10,6 +10,13 @@
 //!   paper's water-filling over the work left, unchanged (`eagle_core::lwl`). Otherwise
 //!   each task goes to the host with the least slot-milliseconds of work left per slot,
 //!   counting the task itself: `(work + est·cpus) / slots`, ties to the lower host.
+//! * **Input.** When the driver says where the tasks read their input (`SubmitLong.input`:
+//!   a cached block, a file's replica, a reduce task's map output; the adaptive policy
+//!   sends it, `policy=paper` does not), a task goes to a host holding input of a task not
+//!   yet placed there whenever it ends there, by the estimates, at most one task estimate
+//!   later than on the host LWL picks: no task is held more than one task's time for its
+//!   data, and Spark's delay scheduling then picks a task reading there under each grant.
+//!   Without input, the paper's placement, unchanged.
 //! * **LoTES** (`eagle-central --placement lotes`): the hosts are the machines, grouped
 //!   into configurations by size, and the live long task sets are the jobs, classed by
 //!   their `cpus` (LoTES §4-5, through `eagle_core::lotes::ExecutorPlacement`, the same
@@ -43,12 +50,14 @@ impl Placement {
     }
 }
 
-/// A candidate host: its id, its work left (slot-ms) and its slots, if known.
+/// A candidate host: its id, its work left (slot-ms), its slots, if known, and how many of
+/// the job's tasks read their input there.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct Candidate {
     pub host: HostId,
     pub work_ms: f64,
     pub slots: Option<u32>,
+    pub input: u32,
 }
 
 impl Candidate {
@@ -209,25 +218,35 @@ impl HostPlacement {
     }
 }
 
-/// Least work left over `hosts`: the paper's water-filling when they are all of one size
-/// and a task holds one slot, else per task the least `(work + est·cpus) / slots`.
+/// Least work left over `hosts`: the paper's water-filling when they are all of one size,
+/// a task holds one slot and no host holds the job's input; else per task the least
+/// `(work + est·cpus) / slots`, the time the task would end there, or a host holding input
+/// of a task not placed there yet when the task ends there at most `est` later.
 fn least_work_left(hosts: &[Candidate], tasks: usize, est_ms: f64, cpus: u32) -> Vec<HostId> {
     let uniform = hosts.windows(2).all(|w| w[0].size() == w[1].size());
-    if uniform && cpus == 1 {
+    if uniform && cpus == 1 && hosts.iter().all(|c| c.input == 0) {
         let mut chosen = Vec::with_capacity(tasks);
         water_fill(hosts.iter().map(|c| (c.work_ms, NodeId(c.host))), tasks, est_ms, &mut chosen);
         return chosen.into_iter().map(|n| n.0).collect();
     }
     let mut work: Vec<f64> = hosts.iter().map(|c| c.work_ms).collect();
-    let add = est_ms.max(0.0) * cpus as f64;
+    let mut input: Vec<u32> = hosts.iter().map(|c| c.input).collect();
+    let est = est_ms.max(0.0);
+    let add = est * cpus as f64;
     let mut out = Vec::with_capacity(tasks);
     for _ in 0..tasks {
         let score = |i: usize| (work[i] + add) / hosts[i].size() as f64;
-        let best = (0..hosts.len())
-            .min_by(|&a, &b| score(a).total_cmp(&score(b)).then(hosts[a].host.cmp(&hosts[b].host)))
-            .expect("hosts is not empty");
-        work[best] += add;
-        out.push(hosts[best].host);
+        let least = |among: &mut dyn Iterator<Item = usize>| {
+            among.min_by(|&a, &b| score(a).total_cmp(&score(b)).then(hosts[a].host.cmp(&hosts[b].host)))
+        };
+        let best = least(&mut (0..hosts.len())).expect("hosts is not empty");
+        let pick = match least(&mut (0..hosts.len()).filter(|&i| input[i] > 0)) {
+            Some(near) if score(near) <= score(best) + est => near,
+            _ => best,
+        };
+        input[pick] = input[pick].saturating_sub(1);
+        work[pick] += add;
+        out.push(hosts[pick].host);
     }
     out
 }
@@ -237,7 +256,11 @@ mod tests {
     use super::*;
 
     fn c(host: HostId, work_ms: f64, slots: u32) -> Candidate {
-        Candidate { host, work_ms, slots: Some(slots) }
+        Candidate { host, work_ms, slots: Some(slots), input: 0 }
+    }
+
+    fn near(host: HostId, work_ms: f64, slots: u32, input: u32) -> Candidate {
+        Candidate { input, ..c(host, work_ms, slots) }
     }
 
     #[test]
@@ -252,9 +275,44 @@ mod tests {
         let hosts = [c(0, 0.0, 1), c(1, 1e9, 4), c(2, 0.0, 2)];
         assert_eq!(p.choose("a", 1, 3, 10.0, 4, &hosts), vec![1, 1, 1], "only the 4-slot host holds a 4-cpu task");
         assert!(p.choose("a", 2, 2, 10.0, 8, &hosts).is_empty(), "wider than every host: unplaced");
-        let unknown = [Candidate { host: 5, work_ms: 0.0, slots: None }];
+        let unknown = [Candidate { host: 5, work_ms: 0.0, slots: None, input: 0 }];
         assert!(p.choose("a", 3, 1, 10.0, 2, &unknown).is_empty(), "a host of unknown size counts as one slot");
         assert_eq!(p.choose("a", 4, 1, 10.0, 1, &unknown), vec![5]);
+    }
+
+    #[test]
+    fn a_task_goes_to_its_input_while_it_ends_there_at_most_one_task_later() {
+        // Three idle hosts of 2 slots; all 6 tasks (1 s each) read input on host 0. LWL
+        // spreads them 2 : 2 : 2 (each ends at 1 s). Near their input, a task may end one
+        // task later (2 s): host 0 takes 4 (two waves), hosts 1 and 2 one each.
+        let hosts = [near(0, 0.0, 2, 6), c(1, 0.0, 2), c(2, 0.0, 2)];
+        let mut got = least_work_left(&hosts, 6, 1000.0, 1);
+        got.sort();
+        assert_eq!(got, vec![0, 0, 0, 0, 1, 2]);
+        let lwl = least_work_left(&[c(0, 0.0, 2), c(1, 0.0, 2), c(2, 0.0, 2)], 6, 1000.0, 1);
+        assert_eq!(lwl.iter().filter(|&&h| h == 0).count(), 2, "without input, LWL: {lwl:?}");
+        // Only 2 tasks read input there: the other 4 go by least work left.
+        let mut got = least_work_left(&[near(0, 0.0, 2, 2), c(1, 0.0, 2), c(2, 0.0, 2)], 6, 1000.0, 1);
+        got.sort();
+        assert_eq!(got, vec![0, 0, 1, 1, 2, 2]);
+        // The input's host is two waves behind: it ends a task there 2 s after host 1, so
+        // nothing goes there.
+        let busy = [near(0, 4000.0, 2, 6), c(1, 0.0, 2)];
+        assert_eq!(least_work_left(&busy, 2, 1000.0, 1), vec![1, 1]);
+        // One wave behind: within the bound, the first task goes to its input.
+        let one = [near(0, 2000.0, 2, 6), c(1, 0.0, 2)];
+        assert_eq!(least_work_left(&one, 1, 1000.0, 1), vec![0]);
+        // Input on two hosts: each takes the tasks reading there, as far as the bound allows.
+        let mut got = least_work_left(&[near(0, 0.0, 2, 2), near(1, 0.0, 2, 2), c(2, 0.0, 2)], 4, 1000.0, 1);
+        got.sort();
+        assert_eq!(got, vec![0, 0, 1, 1]);
+    }
+
+    #[test]
+    fn input_on_a_host_the_task_does_not_fit_is_ignored() {
+        let mut p = HostPlacement::new(Placement::Lwl, 1).unwrap();
+        let hosts = [near(0, 0.0, 1, 3), c(1, 0.0, 4)];
+        assert_eq!(p.choose("a", 1, 3, 10.0, 2, &hosts), vec![1, 1, 1]);
     }
 
     #[test]

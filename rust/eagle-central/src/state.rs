@@ -363,7 +363,7 @@ impl CentralState {
         let role = self.peers.get(&conn).copied();
         let reply = |out: &mut Vec<Action>, msg: FromCentral| out.push(Action::ToPeer { conn, msg });
         match msg {
-            ToCentral::SubmitLong { job, tasks, est_ms, cpus, hosts, avoid } => {
+            ToCentral::SubmitLong { job, tasks, est_ms, cpus, hosts, avoid, input } => {
                 let Some(app) = self.drivers.get(&conn).cloned() else {
                     return reply(out, FromCentral::Error { what: "SubmitLong is a driver message".into() });
                 };
@@ -384,7 +384,13 @@ impl CentralState {
                 self.long_drivers.insert(conn, self.now);
                 let only: Option<BTreeSet<String>> = hosts.map(|h| h.into_iter().collect());
                 let avoid: BTreeSet<String> = avoid.into_iter().collect();
-                let placed = self.place(conn, &app, job, tasks, est_ms, cpus, only.as_ref(), &avoid);
+                // Tasks reading input on each host, at most `tasks` (a name given twice adds).
+                let mut near: BTreeMap<String, u32> = BTreeMap::new();
+                for (host, n) in input {
+                    let e = near.entry(host).or_default();
+                    *e = e.saturating_add(n).min(tasks);
+                }
+                let placed = self.place(conn, &app, job, tasks, est_ms, cpus, only.as_ref(), &avoid, &near);
                 if placed.is_empty() && tasks > 0 {
                     return reply(out, FromCentral::Unplaced { job, tasks, host: None });
                 }
@@ -455,8 +461,10 @@ impl CentralState {
     /// the driver of `conn` has executors (`Executors`, when it said) and, when `only` is
     /// given, that Spark lets the job use (`SubmitLong.hosts`); the hosts of `avoid` only
     /// when there is no other. Under `--long-headroom`, over at most [`headroom::spread`] of
-    /// those hosts: the ones holding tasks of the job, then the least loaded others. Updates
-    /// the work map and bitvector.
+    /// those hosts: the ones holding tasks of the job, then the least loaded others. `input`:
+    /// how many of the tasks read their input on each host (`SubmitLong.input`), which
+    /// bends LWL toward it within one task estimate ([`crate::placement`]). Updates the
+    /// work map and bitvector.
     #[allow(clippy::too_many_arguments)]
     fn place(
         &mut self,
@@ -468,6 +476,7 @@ impl CentralState {
         cpus: u32,
         only: Option<&BTreeSet<String>>,
         avoid: &BTreeSet<String>,
+        input: &BTreeMap<String, u32>,
     ) -> Vec<HostId> {
         let general = self.layout().big;
         let on = self.executors_of(conn);
@@ -478,7 +487,8 @@ impl CentralState {
             .map(|n| {
                 let h = &self.hosts[n.0 as usize];
                 // The slots long work may hold there: all but the ones kept for short work.
-                Candidate { host: n.0, work_ms: h.work_ms, slots: h.slots.map(|s| s - h.kept) }
+                let input = input.get(&h.name).copied().unwrap_or(0);
+                Candidate { host: n.0, work_ms: h.work_ms, slots: h.slots.map(|s| s - h.kept), input }
             })
             .collect();
         if let Some(most) = headroom::spread(candidates.len(), self.headroom) {
@@ -501,14 +511,15 @@ impl CentralState {
     }
 
     /// `--long-headroom`: the `most` of `candidates` that `app`'s `job` may be placed on:
-    /// the ones holding its tasks, then the others by least work left (lower host first).
+    /// the ones holding its tasks, then the ones holding its tasks' input (most tasks
+    /// first), then the others by least work left (lower host first).
     fn spread_of(&self, app: &str, job: u64, most: usize, candidates: &[Candidate]) -> Vec<Candidate> {
         let holds = self.placement.hosts_of(app, job);
         let (mut spread, mut others): (Vec<Candidate>, Vec<Candidate>) =
             candidates.iter().copied().partition(|c| holds.contains(&c.host));
         others.sort_by(|a, b| {
             let per_slot = |c: &Candidate| c.work_ms / c.slots.unwrap_or(1).max(1) as f64;
-            per_slot(a).total_cmp(&per_slot(b)).then(a.host.cmp(&b.host))
+            b.input.cmp(&a.input).then(per_slot(a).total_cmp(&per_slot(b))).then(a.host.cmp(&b.host))
         });
         spread.truncate(most);
         let room = most - spread.len();

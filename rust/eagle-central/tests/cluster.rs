@@ -231,7 +231,15 @@ fn run_cluster(policy: Policy) {
         }
         for job in 0..3u64 {
             d.unlaunched.insert(job, 3);
-            c.send(&ToCentral::SubmitLong { job, tasks: 3, est_ms: 40.0, cpus: 1, hosts: None, avoid: Vec::new() });
+            c.send(&ToCentral::SubmitLong {
+                job,
+                tasks: 3,
+                est_ms: 40.0,
+                cpus: 1,
+                hosts: None,
+                avoid: Vec::new(),
+                input: Vec::new(),
+            });
         }
         let mut placed: Vec<u32> = Vec::new();
         while !(d.all_done() && placed.len() == 9) {

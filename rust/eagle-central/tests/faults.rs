@@ -71,7 +71,15 @@ fn all_quiet(nodes: &[&Daemon], central: Option<&Daemon>) {
 /// `Unplaced`: a node refused a placement (it has no link from this driver). A driver
 /// places those tasks again; returns how many.
 fn resubmit(d: &mut FakeDriver, job: u64, tasks: u32) -> usize {
-    d.send_central(&ToCentral::SubmitLong { job, tasks, est_ms: 100.0, cpus: 1, hosts: None, avoid: Vec::new() });
+    d.send_central(&ToCentral::SubmitLong {
+        job,
+        tasks,
+        est_ms: 100.0,
+        cpus: 1,
+        hosts: None,
+        avoid: Vec::new(),
+        input: Vec::new(),
+    });
     tasks as usize
 }
 
@@ -230,7 +238,15 @@ fn a_killed_central_fails_placements_fast_placed_work_finishes_and_it_serves_aga
     let mut placed = 0;
     for (job, tasks) in [(1u64, 4u32), (2, 2)] {
         t.submit(job, tasks);
-        d.send_central(&ToCentral::SubmitLong { job, tasks, est_ms: 100.0, cpus: 1, hosts: None, avoid: Vec::new() });
+        d.send_central(&ToCentral::SubmitLong {
+            job,
+            tasks,
+            est_ms: 100.0,
+            cpus: 1,
+            hosts: None,
+            avoid: Vec::new(),
+            input: Vec::new(),
+        });
     }
     d.wait_for("four long tasks running, all six placed", |d, ev| {
         match ev {
@@ -261,7 +277,8 @@ fn a_killed_central_fails_placements_fast_placed_work_finishes_and_it_serves_aga
             est_ms: 1.0,
             cpus: 1,
             hosts: None,
-            avoid: Vec::new()
+            avoid: Vec::new(),
+            input: Vec::new()
         }),
         "no link to send on"
     );
@@ -288,7 +305,15 @@ fn a_killed_central_fails_placements_fast_placed_work_finishes_and_it_serves_aga
     central_linked(&central, 2);
     eventually("the driver to reconnect to the central", || d.connect_central());
     t.submit(4, 3);
-    d.send_central(&ToCentral::SubmitLong { job: 4, tasks: 3, est_ms: 100.0, cpus: 1, hosts: None, avoid: Vec::new() });
+    d.send_central(&ToCentral::SubmitLong {
+        job: 4,
+        tasks: 3,
+        est_ms: 100.0,
+        cpus: 1,
+        hosts: None,
+        avoid: Vec::new(),
+        input: Vec::new(),
+    });
     let mut placed = 0;
     while !(t.done(4) && placed == 3) {
         d.wait_for("job 4 placed and granted", |d, ev| match ev {
@@ -370,6 +395,7 @@ fn a_dead_and_a_silent_driver_lose_everything_and_another_driver_gets_every_slot
         cpus: 1,
         hosts: None,
         avoid: Vec::new(),
+        input: Vec::new(),
     });
     dead.wait_for("dead's long job placed", |d, ev| {
         match ev {

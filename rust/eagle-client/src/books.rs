@@ -89,6 +89,9 @@ pub(crate) struct Job {
     /// The hosts where such a grant went back since the job's last launch: its placements
     /// avoid them while the central has another host (`SubmitLong.avoid`).
     pub(crate) spent_on: BTreeSet<String>,
+    /// Long jobs: hosts holding its tasks' input, with how many tasks read there
+    /// (`SubmitLong.input`), sent with every request to place its tasks.
+    pub(crate) input: Vec<(String, u32)>,
 }
 
 /// How many ticks the central is asked again for tasks it could not place before they
@@ -97,12 +100,13 @@ pub(crate) const CENTRAL_RETRIES: u32 = 10;
 
 impl Job {
     /// The central's request to place `tasks` long tasks of this job (`job`), over
-    /// the hosts Spark lets the job use when it restricted them, and elsewhere than where
-    /// its grants went back unused when it can.
+    /// the hosts Spark lets the job use when it restricted them, elsewhere than where its
+    /// grants went back unused when it can, and near its input.
     pub(crate) fn submit_long(&self, job: u64, tasks: u32) -> ToCentral {
         let hosts = self.allowed.as_ref().map(|a| a.iter().cloned().collect());
         let avoid = self.spent_on.iter().cloned().collect();
-        ToCentral::SubmitLong { job, tasks, est_ms: self.est, cpus: self.cpus, hosts, avoid }
+        let input = self.input.clone();
+        ToCentral::SubmitLong { job, tasks, est_ms: self.est, cpus: self.cpus, hosts, avoid, input }
     }
 
     /// Whether Spark lets the job run on `host` ([`Job::allowed`]).
@@ -122,6 +126,7 @@ impl Job {
             reserved: 0,
             spent: 0,
             spent_on: BTreeSet::new(),
+            input: Vec::new(),
             allowed: None,
             share: BTreeMap::new(),
             placed: BTreeMap::new(),

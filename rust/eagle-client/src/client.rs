@@ -100,7 +100,7 @@ pub struct HostView {
 pub(crate) enum Cmd {
     AddHost { host: String, addr: String },
     RemoveHost { host: String },
-    Submit { job: u64, tasks: u32, est_ms: f64, long: bool, cpus: u32 },
+    Submit { job: u64, tasks: u32, est_ms: f64, long: bool, cpus: u32, input: Vec<(String, u32)> },
     Remaining { job: u64, tasks: u32 },
     Restrict { job: u64, hosts: Option<Vec<String>> },
     Finished { job: u64 },
@@ -239,7 +239,14 @@ impl Client {
     /// [`Client::submit`] for tasks that hold `cpus` slots (cores) each: every grant of
     /// the job is a lease of `cpus` slots, and hosts with fewer slots refuse its probes.
     pub fn submit_wide(&self, job: u64, tasks: u32, est_ms: f64, long: bool, cpus: u32) {
-        let _ = self.cmd.send(Cmd::Submit { job, tasks, est_ms, long, cpus: cpus.max(1) });
+        self.submit_near(job, tasks, est_ms, long, cpus, Vec::new());
+    }
+
+    /// [`Client::submit_wide`], with where the tasks read their input: hosts, each with how
+    /// many of the tasks have input there. A long job's placements go near it
+    /// (`SubmitLong.input`); a short job's probes do not look at it.
+    pub fn submit_near(&self, job: u64, tasks: u32, est_ms: f64, long: bool, cpus: u32, input: Vec<(String, u32)>) {
+        let _ = self.cmd.send(Cmd::Submit { job, tasks, est_ms, long, cpus: cpus.max(1), input });
     }
 
     /// The job's unlaunched tasks are now `tasks` (a retry adds one, a kill removes).
@@ -444,9 +451,13 @@ impl State {
                     }
                 }
             }
-            Cmd::Submit { job, tasks, est_ms, long, cpus } => {
+            Cmd::Submit { job, tasks, est_ms, long, cpus, input } => {
                 let est = if est_ms.is_finite() && est_ms >= 0.0 { est_ms } else { 0.0 };
-                self.jobs.insert(job, Job::new(tasks, est, long, cpus));
+                let mut j = Job::new(tasks, est, long, cpus);
+                if long {
+                    j.input = input;
+                }
+                self.jobs.insert(job, j);
                 if tasks == 0 {
                     return;
                 }

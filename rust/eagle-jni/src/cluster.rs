@@ -30,7 +30,7 @@
 
 use eagle_client::{Client, ClientConfig, Event, Grant};
 use eagle_core::{JobId, NodeId};
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
@@ -195,6 +195,23 @@ pub struct ClusterSide {
 /// handshake timeout (5 s), so that only a central that accepts and never answers costs
 /// the whole wait. A central refusing the connection or linking answers at once.
 const FIRST_CENTRAL_WAIT: std::time::Duration = std::time::Duration::from_secs(8);
+
+/// The hosts of `input` (executors holding the tasks' input, `width` entries a task per
+/// executor), each with how many of the `tasks` tasks read input there, at most `tasks`;
+/// executors of no known host are left out. Sorted by host name.
+pub fn input_hosts(input: &[NodeId], host_of: &HashMap<NodeId, String>, width: u32, tasks: u32) -> Vec<(String, u32)> {
+    let mut entries: BTreeMap<&str, u32> = BTreeMap::new();
+    for n in input {
+        if let Some(h) = host_of.get(n) {
+            *entries.entry(h.as_str()).or_default() += 1;
+        }
+    }
+    entries
+        .into_iter()
+        .map(|(h, e)| (h.to_string(), e.div_ceil(width.max(1)).min(tasks)))
+        .filter(|(_, n)| *n > 0)
+        .collect()
+}
 
 /// `host:port`, with brackets around an IPv6 literal.
 pub fn node_addr(host: &str, port: u16) -> String {
@@ -383,13 +400,22 @@ impl ClusterSide {
     /// A task set of `units` launchable engine slots (`shape.width` per task), classified
     /// and estimated by the engine.
     pub fn submit(&mut self, job: JobId, units: u32, est_s: f64, long: bool, shape: Shape) {
+        self.submit_near(job, units, est_s, long, shape, &[]);
+    }
+
+    /// [`ClusterSide::submit`], with the executors holding the tasks' input (`input`: the
+    /// engine's `set_input_nodes` list, `shape.width` entries a task per executor): a long
+    /// task set asks the central to place its tasks near it ([`input_hosts`]).
+    pub fn submit_near(&mut self, job: JobId, units: u32, est_s: f64, long: bool, shape: Shape, input: &[NodeId]) {
         self.drain();
         let shape = Shape { width: shape.width.max(1), cpus: shape.cpus.max(1) };
         self.pending.insert(job, (units, shape));
         if long {
             self.long.insert(job);
         }
-        self.client().submit_wide(job.0 as u64, units / shape.width, est_s * 1000.0, long, shape.cpus);
+        let tasks = units / shape.width;
+        let near = if long { input_hosts(input, &self.host_of, shape.width, tasks) } else { Vec::new() };
+        self.client().submit_near(job.0 as u64, tasks, est_s * 1000.0, long, shape.cpus, near);
     }
 
     /// Application affinity's least wait: the driver's measured warm-up, `warmup_s` (0 until

@@ -251,13 +251,16 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_removeNode<'
     .resolve_with::<ThrowEagle, _>(|| "removeNode")
 }
 
-/// `submit(handle, nowMs, tasks, hintClass, hintEstimateMs, signature, group, width, cpus): Int`
-/// — a task set arrives; hintClass is -1 (none), 0 (short) or 1 (long); hintEstimateMs < 0
-/// is none; group (the Spark job or SQL execution, for query-aware SRPT) < 0 is none;
-/// `tasks` counts engine slots, `width` of them per task (a task of a wider resource
-/// profile), and a task takes `cpus` cores (cluster mode: slots of its host's node);
-/// `barrier`: a barrier stage (cluster mode gathers a grant for each of its tasks before any
-/// launches, [`cluster::ClusterSide::set_gang`]). Returns the engine's job id.
+/// `submit(handle, nowMs, tasks, hintClass, hintEstimateMs, signature, group, width, cpus,
+/// barrier, inputNodes): Int` — a task set arrives; hintClass is -1 (none), 0 (short) or 1
+/// (long); hintEstimateMs < 0 is none; group (the Spark job or SQL execution, for
+/// query-aware SRPT) < 0 is none; `tasks` counts engine slots, `width` of them per task (a
+/// task of a wider resource profile), and a task takes `cpus` cores (cluster mode: slots of
+/// its host's node); `barrier`: a barrier stage (cluster mode gathers a grant for each of
+/// its tasks before any launches, [`cluster::ClusterSide::set_gang`]); `inputNodes`: the
+/// nodes holding input of its tasks, `width` entries a task per node, empty for none (warm
+/// executors weigh data locality, see eagle-core's `warmup`; in cluster mode a long task
+/// set's placements go near it). Returns the engine's job id.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_submit<'l>(
     mut env: EnvUnowned<'l>,
@@ -272,17 +275,22 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_submit<'l>(
     width: jint,
     cpus: jint,
     barrier: jboolean,
+    input_nodes: JIntArray<'l>,
 ) -> jint {
-    env.with_env(|_env| -> Res<jint> {
+    env.with_env(|env| -> Res<jint> {
         let tasks = state::count("tasks", tasks)?;
         let width = state::count("width", width)?.max(1);
         let cpus = state::count("cpus", cpus)?.max(1);
         let class = state::class_from_code(hint_class)?;
         let estimate = (hint_estimate_ms >= 0).then(|| state::ms_to_s(hint_estimate_ms));
         let group = u64::try_from(group).ok();
+        let input = nodes_in(env, &input_nodes)?;
         with_state(h, |st| {
             let job = st.driver.submit_in(state::ms_to_s(now_ms), tasks, class, estimate, signature as u64, group);
-            cluster::submitted(st, job, tasks, width, cpus, barrier);
+            if !input.is_empty() {
+                st.driver.set_input_nodes(job, &input);
+            }
+            cluster::submitted(st, job, tasks, width, cpus, barrier, &input);
             Ok(job.0 as jint)
         })
     })
@@ -338,27 +346,6 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_restrict<'l>
         })
     })
     .resolve_with::<ThrowEagle, _>(|| "restrict")
-}
-
-/// `inputNodes(handle, job, nodes): Unit` — the nodes holding input of `job`'s tasks, one
-/// entry per task (warm executors weigh data locality; see eagle-core's `warmup`).
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_inputNodes<'l>(
-    mut env: EnvUnowned<'l>,
-    _this: JObject<'l>,
-    h: jlong,
-    job: jint,
-    nodes: JIntArray<'l>,
-) {
-    env.with_env(|env| -> Res<()> {
-        let job = state::job_id(job)?;
-        let nodes = nodes_in(env, &nodes)?;
-        with_state(h, |st| {
-            st.driver.set_input_nodes(job, &nodes);
-            Ok(())
-        })
-    })
-    .resolve_with::<ThrowEagle, _>(|| "inputNodes")
 }
 
 /// `busySlots(handle): Long` — slots the engine counts taken (planned or running). Read-only.

@@ -561,3 +561,37 @@ fn a_long_task_set_has_the_short_only_hosts_out_of_reach_while_the_central_place
     c.remove_job(JobId(0));
     assert!(c.out_of_reach(JobId(0)).is_empty(), "a task set that is gone");
 }
+
+/// A long task set says where its tasks' input is (`inputNodes` of `submit`): the central
+/// puts them near it, within one task estimate of least work left, where without input it
+/// spreads them evenly.
+#[test]
+fn a_long_task_set_is_placed_near_its_input() {
+    let (addr_a, port) = node(2);
+    let (addr_b, _) = node_on(eagle_node::Policy::Eagle, 2, &format!("127.0.0.2:{port}"));
+    let central = central_named(&[("127.0.0.1", &addr_a), ("127.0.0.2", &addr_b)], SECRET, 0.0);
+    let mut c = side("near", &central, port);
+    c.executor_added(NodeId(0), "127.0.0.1");
+    c.executor_added(NodeId(1), "127.0.0.2");
+    eventually("both nodes and the central linked", || {
+        c.drain();
+        c.hosts_up() == 2 && c.central_up()
+    });
+    let long_tasks = || {
+        let st = eagle_wire::client::central_status(&central, SECRET, Duration::from_secs(10)).unwrap();
+        st.nodes.iter().map(|n| n.long_tasks).collect::<Vec<_>>()
+    };
+    // Four tasks of 5 s, every one reading its input on the executor of 127.0.0.2: three go
+    // there (the third ends 5 s after it would on the idle host, the bound), one elsewhere.
+    c.submit_near(JobId(0), 4, 5.0, true, Shape::ONE, &[NodeId(1); 4]);
+    eventually("the job placed near its input", || long_tasks() == vec![1, 3]);
+    c.remove_job(JobId(0));
+    eventually("the reservations dropped", || {
+        c.drain();
+        long_tasks() == vec![0, 0]
+    });
+    // Without input: least work left, two each.
+    c.submit(JobId(1), 4, 5.0, true, Shape::ONE);
+    eventually("the job placed by least work left", || long_tasks() == vec![2, 2]);
+    c.remove_job(JobId(1));
+}

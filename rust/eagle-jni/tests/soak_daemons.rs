@@ -206,6 +206,7 @@ fn central_soak() {
                 cpus: 1,
                 hosts: restricted,
                 avoid: Vec::new(),
+                input: Vec::new(),
             },
         });
         let placed: Vec<(u32, u64, f64)> = out

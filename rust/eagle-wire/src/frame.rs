@@ -158,11 +158,22 @@ mod tests {
         assert!(!narrow.contains("cpus"), "{narrow}");
         let old: ToNode = serde_json::from_str(r#"{"Probe":{"job":1,"tasks":2,"est_ms":3.0}}"#).unwrap();
         assert_eq!(old, ToNode::Probe { job: 1, tasks: 2, est_ms: 3.0, cpus: 1 });
-        let wide = ToCentral::SubmitLong { job: 4, tasks: 2, est_ms: 5.0, cpus: 4, hosts: None, avoid: Vec::new() };
+        let wide = ToCentral::SubmitLong {
+            job: 4,
+            tasks: 2,
+            est_ms: 5.0,
+            cpus: 4,
+            hosts: None,
+            avoid: Vec::new(),
+            input: Vec::new(),
+        };
         let text = serde_json::to_string(&wide).unwrap();
         assert!(text.contains(r#""cpus":4"#), "{text}");
         assert_eq!(serde_json::from_str::<ToCentral>(&text).unwrap(), wide);
-        assert!(!text.contains("hosts") && !text.contains("avoid"), "an unrestricted job names no hosts: {text}");
+        assert!(
+            !text.contains("hosts") && !text.contains("avoid") && !text.contains("input"),
+            "an unrestricted job without input names no hosts: {text}"
+        );
         let kept = ToCentral::SubmitLong {
             job: 4,
             tasks: 2,
@@ -170,9 +181,10 @@ mod tests {
             cpus: 1,
             hosts: Some(vec!["w2".into(), "w3".into()]),
             avoid: vec!["w3".into()],
+            input: vec![("w2".into(), 2)],
         };
         let text = serde_json::to_string(&kept).unwrap();
-        assert!(text.contains(r#""hosts":["w2","w3"],"avoid":["w3"]"#), "{text}");
+        assert!(text.contains(r#""hosts":["w2","w3"],"avoid":["w3"],"input":[["w2",2]]"#), "{text}");
         assert_eq!(serde_json::from_str::<ToCentral>(&text).unwrap(), kept);
     }
 

@@ -44,7 +44,7 @@ pub use msg::{
 
 /// The protocol version. Bump it on any incompatible change of [`msg`] or the handshake;
 /// peers of different versions refuse each other.
-pub const PROTOCOL_VERSION: u32 = 8;
+pub const PROTOCOL_VERSION: u32 = 9;
 
 /// The largest frame body accepted or written, in bytes. Messages are small (a status
 /// with a few hundred applications is a few KiB); the cap bounds what a broken or

@@ -41,7 +41,7 @@
 //! grant to), and forgets them. The thief queues them as if probed directly.
 //!
 //! ## Driver ↔ central
-//! `SubmitLong{job,tasks,est[,hosts][,avoid]}` → `Placed{job,hosts}` (indexes into the `Hosts` list
+//! `SubmitLong{job,tasks,est[,hosts][,avoid][,input]}` → `Placed{job,hosts}` (indexes into the `Hosts` list
 //! sent right after the handshake, the same indexes as the bitvector's bits; then
 //! `ShortOnly{hosts}`, the short-only hosts, again whenever they change), or
 //! `Unplaced{job,tasks[,host]}` for tasks no node could take (`host`: the node there
@@ -284,6 +284,13 @@ pub enum ToCentral {
         /// its data is). A preference, where `hosts` is a rule.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         avoid: Vec<String>,
+        /// Where the job's tasks read their input (a cached block, a file's replica, a
+        /// reduce task's map output): hosts, each with how many of the tasks have input
+        /// there. The central puts up to that many of the tasks on such a host while each
+        /// starts there at most one task estimate later than least work left would start it
+        /// elsewhere (`eagle-central`'s `placement`). Empty: no preference (the paper's LWL).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        input: Vec<(String, u32)>,
     },
     /// Node only: announce this node (`name`, reachable at `addr`) to the central, which
     /// then connects to it and adds it to its host list.

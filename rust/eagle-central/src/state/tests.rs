@@ -6,6 +6,7 @@ use eagle_wire::NodeStatus;
 use std::collections::BTreeSet;
 
 mod headroom;
+mod input;
 mod restricted;
 
 fn driver(s: &mut CentralState, conn: ConnId, app: &str) -> Vec<Action> {
@@ -18,6 +19,18 @@ fn three_up(short_fraction: f64) -> CentralState {
     assert_eq!(dials.len(), 3, "one dial per --nodes entry");
     for h in 0..3 {
         s.handle(Event::NodeUp { host: h });
+    }
+    s
+}
+
+/// Four general hosts h0-h3 of 2 slots, up and sized, under `--long-headroom fraction`.
+fn four_general(fraction: f64) -> CentralState {
+    let hosts: Vec<(String, String)> = (0..4).map(|i| (format!("h{i}"), format!("10.0.0.{i}:7000"))).collect();
+    let (s, _) = CentralState::new(&hosts, 0.0);
+    let mut s = s.with_long_headroom(fraction);
+    for h in 0..4 {
+        s.handle(Event::NodeUp { host: h });
+        s.handle(Event::FromNode { host: h, msg: FromNode::Status(NodeStatus::idle("eagle", 2)) });
     }
     s
 }
@@ -45,28 +58,60 @@ fn long_tasks_go_only_to_hosts_where_the_driver_has_executors() {
     assert!(say(&mut s, 9, &["h2", "h0"]).is_empty());
     let out = s.handle(Event::Message {
         conn: 9,
-        msg: ToCentral::SubmitLong { job: 1, tasks: 4, est_ms: 100.0, cpus: 1, hosts: None, avoid: Vec::new() },
+        msg: ToCentral::SubmitLong {
+            job: 1,
+            tasks: 4,
+            est_ms: 100.0,
+            cpus: 1,
+            hosts: None,
+            avoid: Vec::new(),
+            input: Vec::new(),
+        },
     });
     let on: BTreeSet<HostId> = placements(&out).iter().map(|x| x.0).collect();
     assert_eq!(on, BTreeSet::from([0, 2]), "LWL over a's hosts only, though h1 holds the least work");
     // b has not said: every host is a candidate, and LWL fills the idle one first.
     let out = s.handle(Event::Message {
         conn: 10,
-        msg: ToCentral::SubmitLong { job: 1, tasks: 1, est_ms: 100.0, cpus: 1, hosts: None, avoid: Vec::new() },
+        msg: ToCentral::SubmitLong {
+            job: 1,
+            tasks: 1,
+            est_ms: 100.0,
+            cpus: 1,
+            hosts: None,
+            avoid: Vec::new(),
+            input: Vec::new(),
+        },
     });
     assert_eq!(placements(&out).iter().map(|x| x.0).collect::<Vec<_>>(), vec![1]);
     // a's executors move: its next tasks follow them.
     say(&mut s, 9, &["h1"]);
     let out = s.handle(Event::Message {
         conn: 9,
-        msg: ToCentral::SubmitLong { job: 2, tasks: 2, est_ms: 100.0, cpus: 1, hosts: None, avoid: Vec::new() },
+        msg: ToCentral::SubmitLong {
+            job: 2,
+            tasks: 2,
+            est_ms: 100.0,
+            cpus: 1,
+            hosts: None,
+            avoid: Vec::new(),
+            input: Vec::new(),
+        },
     });
     assert_eq!(placements(&out).iter().map(|x| x.0).collect::<Vec<_>>(), vec![1, 1]);
     // No executor left: nothing is placed, and the driver is told so (it places them itself).
     say(&mut s, 9, &[]);
     let out = s.handle(Event::Message {
         conn: 9,
-        msg: ToCentral::SubmitLong { job: 3, tasks: 2, est_ms: 100.0, cpus: 1, hosts: None, avoid: Vec::new() },
+        msg: ToCentral::SubmitLong {
+            job: 3,
+            tasks: 2,
+            est_ms: 100.0,
+            cpus: 1,
+            hosts: None,
+            avoid: Vec::new(),
+            input: Vec::new(),
+        },
     });
     assert!(placements(&out).is_empty());
     assert!(
@@ -81,7 +126,15 @@ fn long_tasks_go_only_to_hosts_where_the_driver_has_executors() {
     say(&mut s, 9, &["10.0.0.1", "10.0.0.2"]);
     let out = s.handle(Event::Message {
         conn: 9,
-        msg: ToCentral::SubmitLong { job: 5, tasks: 3, est_ms: 1.0, cpus: 1, hosts: None, avoid: Vec::new() },
+        msg: ToCentral::SubmitLong {
+            job: 5,
+            tasks: 3,
+            est_ms: 1.0,
+            cpus: 1,
+            hosts: None,
+            avoid: Vec::new(),
+            input: Vec::new(),
+        },
     });
     assert_eq!(placements(&out).len(), 3, "{out:?}");
     // A reconnecting driver starts again from every host.
@@ -89,7 +142,15 @@ fn long_tasks_go_only_to_hosts_where_the_driver_has_executors() {
     driver(&mut s, 9, "a");
     let out = s.handle(Event::Message {
         conn: 9,
-        msg: ToCentral::SubmitLong { job: 4, tasks: 3, est_ms: 1.0, cpus: 1, hosts: None, avoid: Vec::new() },
+        msg: ToCentral::SubmitLong {
+            job: 4,
+            tasks: 3,
+            est_ms: 1.0,
+            cpus: 1,
+            hosts: None,
+            avoid: Vec::new(),
+            input: Vec::new(),
+        },
     });
     assert_eq!(placements(&out).len(), 3);
     // Only drivers say where their executors are.
@@ -113,7 +174,15 @@ fn lwl_over_the_general_partition_with_the_bitvector_piggybacked() {
     );
     let out = s.handle(Event::Message {
         conn: 9,
-        msg: ToCentral::SubmitLong { job: 1, tasks: 3, est_ms: 100.0, cpus: 1, hosts: None, avoid: Vec::new() },
+        msg: ToCentral::SubmitLong {
+            job: 1,
+            tasks: 3,
+            est_ms: 100.0,
+            cpus: 1,
+            hosts: None,
+            avoid: Vec::new(),
+            input: Vec::new(),
+        },
     });
     let p = placements(&out);
     assert_eq!(p.iter().map(|x| x.0).collect::<Vec<_>>(), vec![1, 2, 2], "water-filling over hosts 1 and 2 only");
@@ -129,7 +198,15 @@ fn lwl_over_the_general_partition_with_the_bitvector_piggybacked() {
     }
     let out = s.handle(Event::Message {
         conn: 9,
-        msg: ToCentral::SubmitLong { job: 2, tasks: 1, est_ms: 10.0, cpus: 1, hosts: None, avoid: Vec::new() },
+        msg: ToCentral::SubmitLong {
+            job: 2,
+            tasks: 1,
+            est_ms: 10.0,
+            cpus: 1,
+            hosts: None,
+            avoid: Vec::new(),
+            input: Vec::new(),
+        },
     });
     assert_eq!(placements(&out)[0], (2, 2), "least work left, and a fresher stamp");
     let st = s.status();
@@ -145,7 +222,15 @@ fn an_adaptive_short_partition_grows_with_the_drivers_short_load_and_shrinks_whe
     let long_hosts = |s: &mut CentralState, job: u64| -> BTreeSet<HostId> {
         let out = s.handle(Event::Message {
             conn: 2,
-            msg: ToCentral::SubmitLong { job, tasks: 16, est_ms: 1000.0, cpus: 1, hosts: None, avoid: Vec::new() },
+            msg: ToCentral::SubmitLong {
+                job,
+                tasks: 16,
+                est_ms: 1000.0,
+                cpus: 1,
+                hosts: None,
+                avoid: Vec::new(),
+                input: Vec::new(),
+            },
         });
         placements(&out).into_iter().map(|p| p.0).collect()
     };
@@ -195,7 +280,15 @@ fn slots_keep_the_short_demand_on_every_host_and_each_node_is_told_its_count() {
     // bitvector leaves them out, since they queue short probes beside long work.
     let out = s.handle(Event::Message {
         conn: 2,
-        msg: ToCentral::SubmitLong { job: 1, tasks: 14, est_ms: 1000.0, cpus: 1, hosts: None, avoid: Vec::new() },
+        msg: ToCentral::SubmitLong {
+            job: 1,
+            tasks: 14,
+            est_ms: 1000.0,
+            cpus: 1,
+            hosts: None,
+            avoid: Vec::new(),
+            input: Vec::new(),
+        },
     });
     let p = placements(&out);
     let on = |h: HostId| p.iter().filter(|x| x.0 == h).count();
@@ -301,7 +394,15 @@ fn the_short_reservation_covers_the_hosts_of_every_application_on_some_hosts() {
     assert_eq!(short_only(&mut s), ["h5"]);
     let out = s.handle(Event::Message {
         conn: 3,
-        msg: ToCentral::SubmitLong { job: 1, tasks: 4, est_ms: 100.0, cpus: 1, hosts: None, avoid: Vec::new() },
+        msg: ToCentral::SubmitLong {
+            job: 1,
+            tasks: 4,
+            est_ms: 100.0,
+            cpus: 1,
+            hosts: None,
+            avoid: Vec::new(),
+            input: Vec::new(),
+        },
     });
     assert!(placements(&out).iter().all(|x| x.0 == 7), "c's long work on its other host: {out:?}");
 }
@@ -345,7 +446,15 @@ fn every_application_with_short_work_keeps_a_short_only_host_among_its_own() {
     assert_eq!(short_only(&mut s), ["h0", "h4"]);
     let out = s.handle(Event::Message {
         conn: 4,
-        msg: ToCentral::SubmitLong { job: 1, tasks: 6, est_ms: 100.0, cpus: 1, hosts: None, avoid: Vec::new() },
+        msg: ToCentral::SubmitLong {
+            job: 1,
+            tasks: 6,
+            est_ms: 100.0,
+            cpus: 1,
+            hosts: None,
+            avoid: Vec::new(),
+            input: Vec::new(),
+        },
     });
     assert!(placements(&out).iter().all(|x| (5..8).contains(&x.0)), "4's long work stays off h4: {out:?}");
     // It goes: the paper's share again.
@@ -399,7 +508,15 @@ fn a_lost_host_drops_its_work_and_bit_and_gets_no_placements() {
     driver(&mut s, 1, "a");
     s.handle(Event::Message {
         conn: 1,
-        msg: ToCentral::SubmitLong { job: 1, tasks: 3, est_ms: 5.0, cpus: 1, hosts: None, avoid: Vec::new() },
+        msg: ToCentral::SubmitLong {
+            job: 1,
+            tasks: 3,
+            est_ms: 5.0,
+            cpus: 1,
+            hosts: None,
+            avoid: Vec::new(),
+            input: Vec::new(),
+        },
     });
     s.handle(Event::NodeDown { host: 1 });
     let st = s.status();
@@ -407,7 +524,15 @@ fn a_lost_host_drops_its_work_and_bit_and_gets_no_placements() {
     assert!(!st.bitvector.bit(1));
     let out = s.handle(Event::Message {
         conn: 1,
-        msg: ToCentral::SubmitLong { job: 2, tasks: 4, est_ms: 5.0, cpus: 1, hosts: None, avoid: Vec::new() },
+        msg: ToCentral::SubmitLong {
+            job: 2,
+            tasks: 4,
+            est_ms: 5.0,
+            cpus: 1,
+            hosts: None,
+            avoid: Vec::new(),
+            input: Vec::new(),
+        },
     });
     assert!(placements(&out).iter().all(|p| p.0 != 1));
 }
@@ -418,13 +543,29 @@ fn no_host_up_means_unplaced_and_refusals_are_forwarded() {
     driver(&mut s, 1, "a");
     let out = s.handle(Event::Message {
         conn: 1,
-        msg: ToCentral::SubmitLong { job: 4, tasks: 2, est_ms: 5.0, cpus: 1, hosts: None, avoid: Vec::new() },
+        msg: ToCentral::SubmitLong {
+            job: 4,
+            tasks: 2,
+            est_ms: 5.0,
+            cpus: 1,
+            hosts: None,
+            avoid: Vec::new(),
+            input: Vec::new(),
+        },
     });
     assert_eq!(out, vec![Action::ToPeer { conn: 1, msg: FromCentral::Unplaced { job: 4, tasks: 2, host: None } }]);
     s.handle(Event::NodeUp { host: 0 });
     s.handle(Event::Message {
         conn: 1,
-        msg: ToCentral::SubmitLong { job: 5, tasks: 1, est_ms: 5.0, cpus: 1, hosts: None, avoid: Vec::new() },
+        msg: ToCentral::SubmitLong {
+            job: 5,
+            tasks: 1,
+            est_ms: 5.0,
+            cpus: 1,
+            hosts: None,
+            avoid: Vec::new(),
+            input: Vec::new(),
+        },
     });
     let out = s.handle(Event::FromNode {
         host: 0,
@@ -473,7 +614,15 @@ fn a_node_coming_up_is_asked_its_size_and_wide_tasks_go_only_where_they_fit() {
     driver(&mut s, 1, "a");
     let out = s.handle(Event::Message {
         conn: 1,
-        msg: ToCentral::SubmitLong { job: 1, tasks: 3, est_ms: 10.0, cpus: 4, hosts: None, avoid: Vec::new() },
+        msg: ToCentral::SubmitLong {
+            job: 1,
+            tasks: 3,
+            est_ms: 10.0,
+            cpus: 4,
+            hosts: None,
+            avoid: Vec::new(),
+            input: Vec::new(),
+        },
     });
     assert_eq!(placements(&out).iter().map(|p| p.0).collect::<Vec<_>>(), vec![1, 1, 1], "only h1 has 4 slots");
     assert!(
@@ -486,7 +635,15 @@ fn a_node_coming_up_is_asked_its_size_and_wide_tasks_go_only_where_they_fit() {
     assert_eq!(s.status().nodes[1].work_ms, 80.0);
     let out = s.handle(Event::Message {
         conn: 1,
-        msg: ToCentral::SubmitLong { job: 2, tasks: 1, est_ms: 10.0, cpus: 8, hosts: None, avoid: Vec::new() },
+        msg: ToCentral::SubmitLong {
+            job: 2,
+            tasks: 1,
+            est_ms: 10.0,
+            cpus: 8,
+            hosts: None,
+            avoid: Vec::new(),
+            input: Vec::new(),
+        },
     });
     assert_eq!(
         out,
@@ -495,7 +652,15 @@ fn a_node_coming_up_is_asked_its_size_and_wide_tasks_go_only_where_they_fit() {
     );
     let out = s.handle(Event::Message {
         conn: 1,
-        msg: ToCentral::SubmitLong { job: 3, tasks: 1, est_ms: 10.0, cpus: 0, hosts: None, avoid: Vec::new() },
+        msg: ToCentral::SubmitLong {
+            job: 3,
+            tasks: 1,
+            est_ms: 10.0,
+            cpus: 0,
+            hosts: None,
+            avoid: Vec::new(),
+            input: Vec::new(),
+        },
     });
     assert!(
         matches!(&out[..], [Action::ToPeer { msg: FromCentral::Error { what }, .. }] if what.contains("cpus")),
@@ -515,12 +680,28 @@ fn under_lotes_narrow_long_work_keeps_off_the_host_planned_for_wide_work() {
     driver(&mut s, 2, "etl");
     let wide = s.handle(Event::Message {
         conn: 1,
-        msg: ToCentral::SubmitLong { job: 1, tasks: 2, est_ms: 60_000.0, cpus: 4, hosts: None, avoid: Vec::new() },
+        msg: ToCentral::SubmitLong {
+            job: 1,
+            tasks: 2,
+            est_ms: 60_000.0,
+            cpus: 4,
+            hosts: None,
+            avoid: Vec::new(),
+            input: Vec::new(),
+        },
     });
     assert!(placements(&wide).iter().all(|p| p.0 == 0));
     let narrow = s.handle(Event::Message {
         conn: 2,
-        msg: ToCentral::SubmitLong { job: 1, tasks: 4, est_ms: 60_000.0, cpus: 1, hosts: None, avoid: Vec::new() },
+        msg: ToCentral::SubmitLong {
+            job: 1,
+            tasks: 4,
+            est_ms: 60_000.0,
+            cpus: 1,
+            hosts: None,
+            avoid: Vec::new(),
+            input: Vec::new(),
+        },
     });
     assert_eq!(
         placements(&narrow).iter().map(|p| p.0).collect::<Vec<_>>(),
@@ -536,7 +717,15 @@ fn under_lotes_narrow_long_work_keeps_off_the_host_planned_for_wide_work() {
     driver(&mut l, 2, "etl");
     let out = l.handle(Event::Message {
         conn: 2,
-        msg: ToCentral::SubmitLong { job: 1, tasks: 4, est_ms: 60_000.0, cpus: 1, hosts: None, avoid: Vec::new() },
+        msg: ToCentral::SubmitLong {
+            job: 1,
+            tasks: 4,
+            est_ms: 60_000.0,
+            cpus: 1,
+            hosts: None,
+            avoid: Vec::new(),
+            input: Vec::new(),
+        },
     });
     assert!(placements(&out).iter().any(|p| p.0 == 0));
 }
@@ -565,7 +754,15 @@ fn an_application_idle_of_short_work_for_a_minute_no_longer_holds_a_short_only_h
     assert_eq!(short_only(&mut s), ["h0"], "3 has had no short work for a minute");
     let out = s.handle(Event::Message {
         conn: 4,
-        msg: ToCentral::SubmitLong { job: 1, tasks: 4, est_ms: 100.0, cpus: 1, hosts: None, avoid: Vec::new() },
+        msg: ToCentral::SubmitLong {
+            job: 1,
+            tasks: 4,
+            est_ms: 100.0,
+            cpus: 1,
+            hosts: None,
+            avoid: Vec::new(),
+            input: Vec::new(),
+        },
     });
     assert!(placements(&out).iter().any(|x| x.0 == 4), "h4 takes long work again: {out:?}");
     // Short work again: its host comes back at once, and stays while the work runs.
@@ -618,7 +815,15 @@ fn a_host_leaving_the_general_partition_is_asked_to_hand_back_its_queued_long_wo
     // Only h0 is short-only: 4's long work fills h4-h7, two tasks a host.
     let out = s.handle(Event::Message {
         conn: 4,
-        msg: ToCentral::SubmitLong { job: 1, tasks: 8, est_ms: 100.0, cpus: 1, hosts: None, avoid: Vec::new() },
+        msg: ToCentral::SubmitLong {
+            job: 1,
+            tasks: 8,
+            est_ms: 100.0,
+            cpus: 1,
+            hosts: None,
+            avoid: Vec::new(),
+            input: Vec::new(),
+        },
     });
     assert!(placements(&out).iter().filter(|x| x.0 == 4).count() == 2, "{out:?}");
     assert!(drops(&out).is_empty());
@@ -654,7 +859,15 @@ fn a_grown_partition_leaves_each_application_with_long_work_a_general_host() {
     let submit = |s: &mut CentralState, conn: ConnId, job: u64| {
         let out = s.handle(Event::Message {
             conn,
-            msg: ToCentral::SubmitLong { job, tasks: 2, est_ms: 1000.0, cpus: 1, hosts: None, avoid: Vec::new() },
+            msg: ToCentral::SubmitLong {
+                job,
+                tasks: 2,
+                est_ms: 1000.0,
+                cpus: 1,
+                hosts: None,
+                avoid: Vec::new(),
+                input: Vec::new(),
+            },
         });
         placements(&out).into_iter().map(|p| p.0).collect::<BTreeSet<HostId>>()
     };
@@ -702,7 +915,15 @@ fn a_grown_partition_leaves_each_application_with_long_work_half_its_hosts() {
     s.set_now(4.0);
     let out = s.handle(Event::Message {
         conn: 3,
-        msg: ToCentral::SubmitLong { job: 1, tasks: 4, est_ms: 1000.0, cpus: 1, hosts: None, avoid: Vec::new() },
+        msg: ToCentral::SubmitLong {
+            job: 1,
+            tasks: 4,
+            est_ms: 1000.0,
+            cpus: 1,
+            hosts: None,
+            avoid: Vec::new(),
+            input: Vec::new(),
+        },
     });
     let on: BTreeSet<HostId> = placements(&out).into_iter().map(|p| p.0).collect();
     let general: Vec<usize> = (0..4).filter(|&h| s.status().nodes[h].general).collect();
@@ -736,6 +957,7 @@ fn a_share_partition_takes_only_the_short_part_of_the_demand_while_long_work_wai
                 cpus: 1,
                 hosts: None,
                 avoid: Vec::new(),
+                input: Vec::new(),
             },
         });
         let placed = placements(&out);

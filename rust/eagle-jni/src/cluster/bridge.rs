@@ -104,12 +104,15 @@ pub fn node_removed(st: &mut State, node: NodeId) {
 /// A barrier stage (`barrier`) is a gang ([`ClusterSide::set_gang`]) and probes as short
 /// work whatever its class: a gang gives back grants it cannot use together, and a probe's
 /// grant given back is probed for again, where a central placement's is spent.
-pub fn submitted(st: &mut State, job: JobId, units: u32, width: u32, cpus: u32, barrier: bool) {
+///
+/// `input`: the executors holding the tasks' input, as given to the engine
+/// (`set_input_nodes`); a long task set's placements go near it.
+pub fn submitted(st: &mut State, job: JobId, units: u32, width: u32, cpus: u32, barrier: bool, input: &[NodeId]) {
     let Some(c) = st.cluster.as_mut() else { return };
     let long = !barrier && st.driver.job_class(job) == Some(Class::Long);
     let est = st.driver.job_estimate(job).map_or(0.0, |(e, _)| e);
     c.warmup(st.driver.warmup_cost());
-    c.submit(job, units, est, long, Shape { width, cpus });
+    c.submit_near(job, units, est, long, Shape { width, cpus }, input);
     if barrier {
         c.set_gang(job);
     }

@@ -4,23 +4,11 @@
 
 use super::*;
 
-/// Four general hosts of 2 slots, headroom `fraction`.
-fn four_general(fraction: f64) -> CentralState {
-    let hosts: Vec<(String, String)> = (0..4).map(|i| (format!("h{i}"), format!("10.0.0.{i}:7000"))).collect();
-    let (s, _) = CentralState::new(&hosts, 0.0);
-    let mut s = s.with_long_headroom(fraction);
-    for h in 0..4 {
-        s.handle(Event::NodeUp { host: h });
-        s.handle(Event::FromNode { host: h, msg: FromNode::Status(NodeStatus::idle("eagle", 2)) });
-    }
-    s
-}
-
 fn submit(s: &mut CentralState, conn: ConnId, job: u64, tasks: u32, avoid: &[&str]) -> Vec<HostId> {
     let avoid = avoid.iter().map(|h| h.to_string()).collect();
     let out = s.handle(Event::Message {
         conn,
-        msg: ToCentral::SubmitLong { job, tasks, est_ms: 1000.0, cpus: 1, hosts: None, avoid },
+        msg: ToCentral::SubmitLong { job, tasks, est_ms: 1000.0, cpus: 1, hosts: None, avoid, input: Vec::new() },
     });
     placements(&out).into_iter().map(|p| p.0).collect()
 }

@@ -15,7 +15,15 @@ fn a_job_restricted_to_some_hosts_is_placed_only_there() {
     let submit = |s: &mut CentralState, job, hosts: Vec<String>| {
         s.handle(Event::Message {
             conn: 9,
-            msg: ToCentral::SubmitLong { job, tasks: 4, est_ms: 100.0, cpus: 1, hosts: Some(hosts), avoid: Vec::new() },
+            msg: ToCentral::SubmitLong {
+                job,
+                tasks: 4,
+                est_ms: 100.0,
+                cpus: 1,
+                hosts: Some(hosts),
+                avoid: Vec::new(),
+                input: Vec::new(),
+            },
         })
     };
     let out = submit(&mut s, 1, vec![short_only[0].clone(), general[1].clone()]);
@@ -42,7 +50,7 @@ fn a_job_avoids_the_hosts_it_names_while_another_may_take_it() {
     let submit = |s: &mut CentralState, job, hosts: Option<Vec<String>>, avoid: Vec<String>| {
         let out = s.handle(Event::Message {
             conn: 9,
-            msg: ToCentral::SubmitLong { job, tasks: 3, est_ms: 100.0, cpus: 1, hosts, avoid },
+            msg: ToCentral::SubmitLong { job, tasks: 3, est_ms: 100.0, cpus: 1, hosts, avoid, input: Vec::new() },
         });
         placements(&out).iter().map(|x| s.hosts[x.0 as usize].name.clone()).collect::<BTreeSet<String>>()
     };

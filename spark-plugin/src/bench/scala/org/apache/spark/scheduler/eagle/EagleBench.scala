@@ -64,7 +64,7 @@ private[spark] object EagleBench {
       sig += 1
       val long = rnd.nextInt(5) == 0
       val tasks = if (long) 200 + rnd.nextInt(800) else 4 + rnd.nextInt(60)
-      val j = native.submit(h, now, tasks, if (long) 1 else 0, if (long) 60000L else 500L, sig, -1L, 1, 1, false)
+      val j = native.submit(h, now, tasks, if (long) 1 else 0, if (long) 60000L else 500L, sig, -1L, 1, 1, false, Array.emptyIntArray)
       native.setPending(h, now, j, tasks, 0)
       pending(j) = tasks
     }

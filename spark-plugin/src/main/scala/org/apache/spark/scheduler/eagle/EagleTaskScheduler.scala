@@ -178,15 +178,16 @@ private[spark] class EagleTaskScheduler(
     val barrier = taskSet.tasks.nonEmpty && taskSet.tasks(0).isBarrier
     val width = EagleTaskScheduler.slotWidth(this, taskSet)
     val group = queryGroup(taskSet)
+    // Where the tasks' input is: the adaptive policy's warm executors weigh it, and in cluster
+    // mode the central places a long task set near it (under policy=paper: neither).
+    val input = if (eagleConf.adaptive) inputNodes(taskSet, width) else Array.emptyIntArray
     val job = if (barrier && cluster.isEmpty) -1 else engine.call("submit")(
       _.submit(_, now, taskSet.tasks.length * width, hintClass, hintEstimateMs, signature, group, width,
-        EagleTaskScheduler.taskCores(this, taskSet), barrier)).getOrElse(-1)
+        EagleTaskScheduler.taskCores(this, taskSet), barrier, input)).getOrElse(-1)
     if (job >= 0) lotes.foreach(_.taskSetAdded(taskSet, job))
     if (job >= 0 && eagleConf.adaptive) {
       val (sigs, counts) = futureStages(taskSet)
       engine.call("groupFuture")(_.groupFuture(_, group, sigs, counts))
-      val input = inputNodes(taskSet, width)
-      if (input.nonEmpty) engine.call("inputNodes")(_.inputNodes(_, job, input))
     }
     val tsm = new EagleTaskSetManager(this, taskSet, maxTaskFailures, healthTrackerOpt, job)
     if (job < 0) unplanned += tsm

@@ -55,7 +55,11 @@ private[eagle] class Native {
    * per task (a wider resource profile); a task takes `cpus` cores (in cluster mode, that many
    * slots of its host's eagle-node). `barrier`: a barrier stage, whose tasks Spark launches
    * all in one round or none (cluster mode gathers a grant for each first; outside cluster
-   * mode the plugin does not submit barrier stages). Returns the engine's job id.
+   * mode the plugin does not submit barrier stages). `inputNodes`: the nodes holding input of
+   * its tasks, one entry per slot a task takes (cached blocks on an executor; a host's
+   * executors for a host preference), empty for none: the adaptive policy's warm executors
+   * rule counts such a node worth the task set (see eagle-core's `warmup`), and in cluster mode
+   * the central places a long task set's tasks near it. Returns the engine's job id.
    */
   @native def submit(
       handle: Long,
@@ -67,7 +71,8 @@ private[eagle] class Native {
       group: Long,
       width: Int,
       cpus: Int,
-      barrier: Boolean): Int
+      barrier: Boolean,
+      inputNodes: Array[Int]): Int
 
   /**
    * Query-aware SRPT: the stages of `group` not submitted yet, as parallel arrays of stage
@@ -94,13 +99,6 @@ private[eagle] class Native {
    * may run only on short-only executors is then scheduled as short (see `Driver::restrict`).
    */
   @native def restrict(handle: Long, nowMs: Long, job: Int, restricted: Int, nodes: Array[Int]): Unit
-
-  /**
-   * The nodes holding input of `job`'s tasks, one entry per slot a task takes (cached blocks
-   * on an executor; a host's executors for a host preference). The adaptive policy's warm
-   * executors rule counts such a node worth the task set (see eagle-core's `warmup`).
-   */
-  @native def inputNodes(handle: Long, job: Int, nodes: Array[Int]): Unit
 
   /** Slots the engine counts busy (planned or running) across live executors. Read-only. */
   @native def busySlots(handle: Long): Long
