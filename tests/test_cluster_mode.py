@@ -54,6 +54,7 @@ no timing is asserted. The two tests marked `smoke` (two applications sharing th
 failed attempts run again) also run on the other Spark lines (scripts/test.sh): the hooks
 cluster mode uses (offer rounds, `reviveOffers`, task ends and retries) move between lines.
 """
+import contextlib
 import json
 import os
 import re
@@ -77,14 +78,16 @@ def _cargo_bin(name):
     return os.path.join(os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target")), "debug", name)
 
 
-@pytest.fixture(scope="module")
-def daemons(tmp_path_factory):
+@contextlib.contextmanager
+def cluster_daemons(tmp, hosts, central_flags):
+    """An eagle-node of SLOTS slots on each of `hosts` (one port on all) and an eagle-central
+    over them run with `central_flags`, the workspace's debug binaries, logging under `tmp`;
+    yields what the helpers below take as `d` (`d["nodes"]`: each host's node address)."""
     subprocess.run(["cargo", "build", "-q", "-p", "eagle-node", "-p", "eagle-central"], cwd=ROOT, check=True)
-    tmp = tmp_path_factory.mktemp("eagle-cluster")
     secret = tmp / "secret"
     secret.write_text(os.urandom(16).hex() + "\n")
-    node_port, central_port = _port_free_on_every_host(), free_port()
-    nodes = {h: f"{h}:{node_port}" for h in HOSTS}
+    node_port, central_port = _port_free_on_every_host(hosts), free_port()
+    nodes = {h: f"{h}:{node_port}" for h in hosts}
     central_addr = f"127.0.0.1:{central_port}"
     env = dict(os.environ, RUST_LOG="info")
     logs = []
@@ -93,14 +96,14 @@ def daemons(tmp_path_factory):
                                       "--secret-file", str(secret), "--lease-ms", "3000"])
                        for h, a in nodes.items()] + [
         ("central", [_cargo_bin("eagle-central"), "--listen", central_addr, "--secret-file", str(secret),
-                     "--nodes", ",".join(f"{h}={a}" for h, a in nodes.items()), "--short-fraction", "0.5"]),
+                     "--nodes", ",".join(f"{h}={a}" for h, a in nodes.items()), *central_flags]),
     ]:
         log = open(tmp / f"{name}.log", "w")
         logs.append(log)
         procs.append(subprocess.Popen(args, env=env, stdout=log, stderr=subprocess.STDOUT))
     d = {"nodes": nodes, "node_port": node_port, "central": central_addr, "secret": str(secret), "tmp": tmp}
     try:
-        for h in HOSTS:
+        for h in hosts:
             _until(f"the node of {h} to answer", lambda: node_status(d, h) is not None, 60)
         yield d
     finally:
@@ -116,17 +119,23 @@ def daemons(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
+def daemons(tmp_path_factory):
+    with cluster_daemons(tmp_path_factory.mktemp("eagle-cluster"), HOSTS, ["--short-fraction", "0.5"]) as d:
+        yield d
+
+
+@pytest.fixture(scope="module")
 def shared_hosts():
     # slots x 2 applications on every host
     with standalone({h: SLOTS * 2 for h in HOSTS}, "cluster", memory="1500m") as url:
         yield url
 
 
-def _port_free_on_every_host():
+def _port_free_on_every_host(hosts):
     for _ in range(50):
-        p = free_port(HOSTS[0])
+        p = free_port(hosts[0])
         try:
-            for h in HOSTS[1:]:
+            for h in hosts[1:]:
                 assert free_port(h) and _bindable(h, p)
             return p
         except (AssertionError, OSError):
@@ -160,9 +169,12 @@ def _until(what, f, timeout):
         time.sleep(0.3)
 
 
-def launch(d, master, tmp_path, name, jobs, go=None, executors=len(HOSTS), conf=None, hold=None):
+def launch(d, master, tmp_path, name, jobs, go=None, executors=None, conf=None, hold=None):
     """Starts cluster_app.py under cluster mode (in a session of its own), with `conf` added to
-    its SparkConf; with `hold`, it stops only once that file exists. Returns (process, out path)."""
+    its SparkConf and an executor on each of the daemons' hosts (waiting for `executors` of
+    them, all by default); with `hold`, it stops only once that file exists. Returns
+    (process, out path)."""
+    executors = len(d["nodes"]) if executors is None else executors
     spec = {"name": name, "out": str(tmp_path / f"{name}.json"), "go": go and str(go), "jobs": jobs,
             "executors": executors, "hold": hold and str(hold)}
     spec_path = tmp_path / f"{name}.spec.json"
@@ -176,7 +188,7 @@ def launch(d, master, tmp_path, name, jobs, go=None, executors=len(HOSTS), conf=
         "spark.ui.showConsoleProgress": "false",
         "spark.executor.memory": "600m",
         "spark.executor.cores": str(SLOTS),
-        "spark.cores.max": str(SLOTS * len(HOSTS)),
+        "spark.cores.max": str(SLOTS * len(d["nodes"])),
         "spark.scheduler.eagle.cluster.central": d["central"],
         "spark.scheduler.eagle.cluster.nodePort": str(d["node_port"]),
         "spark.scheduler.eagle.cluster.secretFile": d["secret"],
@@ -234,7 +246,7 @@ def final_counters(tmp_path, name):
 
 def leased(d):
     """Leases held on every node, by host (None for a node that does not answer)."""
-    return {h: (node_status(d, h) or {}).get("leased") for h in HOSTS}
+    return {h: (node_status(d, h) or {}).get("leased") for h in d["nodes"]}
 
 
 @pytest.mark.smoke
@@ -393,7 +405,7 @@ def task_events(tmp_path, name):
 def hang_report(d, app, lines=60):
     """Each node's status, then the tails of the application's log (Spark's task lines and
     every warning) and of the daemons' logs."""
-    out = [f"node {h}: {node_status(d, h)}" for h in HOSTS]
+    out = [f"node {h}: {node_status(d, h)}" for h in d["nodes"]]
     log = app.log_path.read_text().splitlines()
     keep = [ln for ln in log if re.search(r"Eagle|eagle|Starting task|Lost task|Finished task|WARN|ERROR", ln)]
     out += ["-- application log --"] + keep[-lines:]
@@ -402,7 +414,7 @@ def hang_report(d, app, lines=60):
     return "\n".join(out)
 
 
-def run_held(daemons, shared_hosts, tmp_path, name, jobs, conf=None, executors=len(HOSTS)):
+def run_held(daemons, shared_hosts, tmp_path, name, jobs, conf=None, executors=None):
     """Runs the application's jobs, then, while it is still alive (its driver still linked to
     the nodes, so nothing is cleaned up by its going), waits until no node holds a lease,
     probe or reservation, and lets it stop. Then checks what every such run must show: each
@@ -415,7 +427,7 @@ def run_held(daemons, shared_hosts, tmp_path, name, jobs, conf=None, executors=l
     app, out = launch(daemons, shared_hosts, tmp_path, name, jobs, go=go, conf=conf, hold=hold, executors=executors)
 
     def idle():
-        st = [node_status(daemons, h) or {} for h in HOSTS]
+        st = [node_status(daemons, h) or {} for h in daemons["nodes"]]
         return all(s.get("leased") == "0" and s.get("probes") == "0" and s.get("reservations") == "0" for s in st)
     try:
         _until("the application's executors", lambda: os.path.exists(out), 240)
@@ -437,7 +449,7 @@ def run_held(daemons, shared_hosts, tmp_path, name, jobs, conf=None, executors=l
     done = [(j, spec) for j, spec in zip(o["jobs"], jobs) if not j["cancelled"]]
     for j, spec in done:
         assert sorted(r[0] for r in j["rows"]) == list(range(spec["tasks"])), j["rows"]
-    for h in HOSTS:
+    for h in daemons["nodes"]:
         spans = [(r[1], r[2]) for j, _ in done for r in j["rows"] if r[3] == h]
         assert most_at_once(spans) <= SLOTS, h
     starts, ends = task_events(tmp_path, name)
