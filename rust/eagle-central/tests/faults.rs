@@ -71,16 +71,13 @@ fn all_quiet(nodes: &[&Daemon], central: Option<&Daemon>) {
 /// `Unplaced`: a node refused a placement (it has no link from this driver). A driver
 /// places those tasks again; returns how many.
 fn resubmit(d: &mut FakeDriver, job: u64, tasks: u32) -> usize {
-    d.send_central(&ToCentral::SubmitLong {
-        job,
-        tasks,
-        est_ms: 100.0,
-        cpus: 1,
-        hosts: None,
-        avoid: Vec::new(),
-        input: Vec::new(),
-    });
+    d.send_central(&long_job(job, tasks, 100.0));
     tasks as usize
+}
+
+/// `SubmitLong` of `tasks` one-slot tasks of `est_ms`, anywhere, with no input.
+fn long_job(job: u64, tasks: u32, est_ms: f64) -> ToCentral {
+    ToCentral::SubmitLong { job, tasks, est_ms, cpus: 1, hosts: None, avoid: Vec::new(), input: Vec::new() }
 }
 
 fn central_linked(c: &Daemon, n: usize) {
@@ -238,15 +235,7 @@ fn a_killed_central_fails_placements_fast_placed_work_finishes_and_it_serves_aga
     let mut placed = 0;
     for (job, tasks) in [(1u64, 4u32), (2, 2)] {
         t.submit(job, tasks);
-        d.send_central(&ToCentral::SubmitLong {
-            job,
-            tasks,
-            est_ms: 100.0,
-            cpus: 1,
-            hosts: None,
-            avoid: Vec::new(),
-            input: Vec::new(),
-        });
+        d.send_central(&long_job(job, tasks, 100.0));
     }
     d.wait_for("four long tasks running, all six placed", |d, ev| {
         match ev {
@@ -270,18 +259,7 @@ fn a_killed_central_fails_placements_fast_placed_work_finishes_and_it_serves_aga
     // Placing more long work fails at once, and says where: the driver can fall back.
     let err = d.connect_central().expect_err("the central is down");
     assert!(err.contains("eagle-central") && err.contains(&central.addr) && err.contains("connect"), "{err}");
-    assert!(
-        !d.send_central(&ToCentral::SubmitLong {
-            job: 3,
-            tasks: 1,
-            est_ms: 1.0,
-            cpus: 1,
-            hosts: None,
-            avoid: Vec::new(),
-            input: Vec::new()
-        }),
-        "no link to send on"
-    );
+    assert!(!d.send_central(&long_job(3, 1, 1.0)), "no link to send on");
 
     // The nodes keep the placed work: the reservations are granted as slots free.
     loop {
@@ -305,15 +283,7 @@ fn a_killed_central_fails_placements_fast_placed_work_finishes_and_it_serves_aga
     central_linked(&central, 2);
     eventually("the driver to reconnect to the central", || d.connect_central());
     t.submit(4, 3);
-    d.send_central(&ToCentral::SubmitLong {
-        job: 4,
-        tasks: 3,
-        est_ms: 100.0,
-        cpus: 1,
-        hosts: None,
-        avoid: Vec::new(),
-        input: Vec::new(),
-    });
+    d.send_central(&long_job(4, 3, 100.0));
     let mut placed = 0;
     while !(t.done(4) && placed == 3) {
         d.wait_for("job 4 placed and granted", |d, ev| match ev {
@@ -388,15 +358,7 @@ fn a_dead_and_a_silent_driver_lose_everything_and_another_driver_gets_every_slot
         (dt.running_on(0) == 2).then_some(())
     });
     dt.submit(2, 2);
-    dead.send_central(&ToCentral::SubmitLong {
-        job: 2,
-        tasks: 2,
-        est_ms: 100.0,
-        cpus: 1,
-        hosts: None,
-        avoid: Vec::new(),
-        input: Vec::new(),
-    });
+    dead.send_central(&long_job(2, 2, 100.0));
     dead.wait_for("dead's long job placed", |d, ev| {
         match ev {
             Ev::Node { node, msg: FromNode::Grant { lease, job, .. }, .. } => dt.on_grant(d, node, lease, job),

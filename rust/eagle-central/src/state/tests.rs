@@ -35,6 +35,11 @@ fn four_general(fraction: f64) -> CentralState {
     s
 }
 
+/// `SubmitLong` of `tasks` one-slot tasks of `est_ms`, anywhere, with no input.
+fn long_job(job: u64, tasks: u32, est_ms: f64) -> ToCentral {
+    ToCentral::SubmitLong { job, tasks, est_ms, cpus: 1, hosts: None, avoid: Vec::new(), input: Vec::new() }
+}
+
 fn placements(out: &[Action]) -> Vec<(HostId, u64)> {
     out.iter()
         .filter_map(|a| match a {
@@ -56,63 +61,19 @@ fn long_tasks_go_only_to_hosts_where_the_driver_has_executors() {
         })
     };
     assert!(say(&mut s, 9, &["h2", "h0"]).is_empty());
-    let out = s.handle(Event::Message {
-        conn: 9,
-        msg: ToCentral::SubmitLong {
-            job: 1,
-            tasks: 4,
-            est_ms: 100.0,
-            cpus: 1,
-            hosts: None,
-            avoid: Vec::new(),
-            input: Vec::new(),
-        },
-    });
+    let out = s.handle(Event::Message { conn: 9, msg: long_job(1, 4, 100.0) });
     let on: BTreeSet<HostId> = placements(&out).iter().map(|x| x.0).collect();
     assert_eq!(on, BTreeSet::from([0, 2]), "LWL over a's hosts only, though h1 holds the least work");
     // b has not said: every host is a candidate, and LWL fills the idle one first.
-    let out = s.handle(Event::Message {
-        conn: 10,
-        msg: ToCentral::SubmitLong {
-            job: 1,
-            tasks: 1,
-            est_ms: 100.0,
-            cpus: 1,
-            hosts: None,
-            avoid: Vec::new(),
-            input: Vec::new(),
-        },
-    });
+    let out = s.handle(Event::Message { conn: 10, msg: long_job(1, 1, 100.0) });
     assert_eq!(placements(&out).iter().map(|x| x.0).collect::<Vec<_>>(), vec![1]);
     // a's executors move: its next tasks follow them.
     say(&mut s, 9, &["h1"]);
-    let out = s.handle(Event::Message {
-        conn: 9,
-        msg: ToCentral::SubmitLong {
-            job: 2,
-            tasks: 2,
-            est_ms: 100.0,
-            cpus: 1,
-            hosts: None,
-            avoid: Vec::new(),
-            input: Vec::new(),
-        },
-    });
+    let out = s.handle(Event::Message { conn: 9, msg: long_job(2, 2, 100.0) });
     assert_eq!(placements(&out).iter().map(|x| x.0).collect::<Vec<_>>(), vec![1, 1]);
     // No executor left: nothing is placed, and the driver is told so (it places them itself).
     say(&mut s, 9, &[]);
-    let out = s.handle(Event::Message {
-        conn: 9,
-        msg: ToCentral::SubmitLong {
-            job: 3,
-            tasks: 2,
-            est_ms: 100.0,
-            cpus: 1,
-            hosts: None,
-            avoid: Vec::new(),
-            input: Vec::new(),
-        },
-    });
+    let out = s.handle(Event::Message { conn: 9, msg: long_job(3, 2, 100.0) });
     assert!(placements(&out).is_empty());
     assert!(
         out.iter().any(|a| matches!(
@@ -124,34 +85,12 @@ fn long_tasks_go_only_to_hosts_where_the_driver_has_executors() {
     // Names the central does not know (IP addresses against host names, say): it cannot
     // tell where the executors are, and places as if it had not been told.
     say(&mut s, 9, &["10.0.0.1", "10.0.0.2"]);
-    let out = s.handle(Event::Message {
-        conn: 9,
-        msg: ToCentral::SubmitLong {
-            job: 5,
-            tasks: 3,
-            est_ms: 1.0,
-            cpus: 1,
-            hosts: None,
-            avoid: Vec::new(),
-            input: Vec::new(),
-        },
-    });
+    let out = s.handle(Event::Message { conn: 9, msg: long_job(5, 3, 1.0) });
     assert_eq!(placements(&out).len(), 3, "{out:?}");
     // A reconnecting driver starts again from every host.
     s.handle(Event::Disconnected { conn: 9 });
     driver(&mut s, 9, "a");
-    let out = s.handle(Event::Message {
-        conn: 9,
-        msg: ToCentral::SubmitLong {
-            job: 4,
-            tasks: 3,
-            est_ms: 1.0,
-            cpus: 1,
-            hosts: None,
-            avoid: Vec::new(),
-            input: Vec::new(),
-        },
-    });
+    let out = s.handle(Event::Message { conn: 9, msg: long_job(4, 3, 1.0) });
     assert_eq!(placements(&out).len(), 3);
     // Only drivers say where their executors are.
     let (node, _) = (77, s.handle(Event::Connected { conn: 77, peer: Peer { role: Role::Node, app: String::new() } }));
@@ -172,18 +111,7 @@ fn lwl_over_the_general_partition_with_the_bitvector_piggybacked() {
                  if names.len() == 3 && hosts == &[0]),
         "{hello:?}"
     );
-    let out = s.handle(Event::Message {
-        conn: 9,
-        msg: ToCentral::SubmitLong {
-            job: 1,
-            tasks: 3,
-            est_ms: 100.0,
-            cpus: 1,
-            hosts: None,
-            avoid: Vec::new(),
-            input: Vec::new(),
-        },
-    });
+    let out = s.handle(Event::Message { conn: 9, msg: long_job(1, 3, 100.0) });
     let p = placements(&out);
     assert_eq!(p.iter().map(|x| x.0).collect::<Vec<_>>(), vec![1, 2, 2], "water-filling over hosts 1 and 2 only");
     let Some(Action::ToNode { msg: ToNode::Place { bitvector, .. }, .. }) = out.first() else { panic!() };
@@ -196,18 +124,7 @@ fn lwl_over_the_general_partition_with_the_bitvector_piggybacked() {
             msg: FromNode::LongDone { app: "a".into(), job: 1, est_ms: 100.0, cpus: 1 },
         });
     }
-    let out = s.handle(Event::Message {
-        conn: 9,
-        msg: ToCentral::SubmitLong {
-            job: 2,
-            tasks: 1,
-            est_ms: 10.0,
-            cpus: 1,
-            hosts: None,
-            avoid: Vec::new(),
-            input: Vec::new(),
-        },
-    });
+    let out = s.handle(Event::Message { conn: 9, msg: long_job(2, 1, 10.0) });
     assert_eq!(placements(&out)[0], (2, 2), "least work left, and a fresher stamp");
     let st = s.status();
     assert_eq!(st.nodes.iter().map(|n| n.long_tasks).collect::<Vec<_>>(), vec![0, 1, 1]);
@@ -278,18 +195,7 @@ fn slots_keep_the_short_demand_on_every_host_and_each_node_is_told_its_count() {
     driver(&mut s, 2, "batch");
     // Long work goes to every host, hosts 0 and 1 counted with one slot each; the
     // bitvector leaves them out, since they queue short probes beside long work.
-    let out = s.handle(Event::Message {
-        conn: 2,
-        msg: ToCentral::SubmitLong {
-            job: 1,
-            tasks: 14,
-            est_ms: 1000.0,
-            cpus: 1,
-            hosts: None,
-            avoid: Vec::new(),
-            input: Vec::new(),
-        },
-    });
+    let out = s.handle(Event::Message { conn: 2, msg: long_job(1, 14, 1000.0) });
     let p = placements(&out);
     let on = |h: HostId| p.iter().filter(|x| x.0 == h).count();
     assert_eq!((on(0), on(1), on(2), on(7)), (1, 1, 2, 2), "{p:?}");
@@ -392,18 +298,7 @@ fn the_short_reservation_covers_the_hosts_of_every_application_on_some_hosts() {
     on(&mut s, 3, &[5, 7]);
     on(&mut s, 4, &[5, 7]);
     assert_eq!(short_only(&mut s), ["h5"]);
-    let out = s.handle(Event::Message {
-        conn: 3,
-        msg: ToCentral::SubmitLong {
-            job: 1,
-            tasks: 4,
-            est_ms: 100.0,
-            cpus: 1,
-            hosts: None,
-            avoid: Vec::new(),
-            input: Vec::new(),
-        },
-    });
+    let out = s.handle(Event::Message { conn: 3, msg: long_job(1, 4, 100.0) });
     assert!(placements(&out).iter().all(|x| x.0 == 7), "c's long work on its other host: {out:?}");
 }
 
@@ -444,18 +339,7 @@ fn every_application_with_short_work_keeps_a_short_only_host_among_its_own() {
     assert_eq!(short_only(&mut s), ["h0"], "1's hosts hold the paper's host");
     short(&mut s, 3);
     assert_eq!(short_only(&mut s), ["h0", "h4"]);
-    let out = s.handle(Event::Message {
-        conn: 4,
-        msg: ToCentral::SubmitLong {
-            job: 1,
-            tasks: 6,
-            est_ms: 100.0,
-            cpus: 1,
-            hosts: None,
-            avoid: Vec::new(),
-            input: Vec::new(),
-        },
-    });
+    let out = s.handle(Event::Message { conn: 4, msg: long_job(1, 6, 100.0) });
     assert!(placements(&out).iter().all(|x| (5..8).contains(&x.0)), "4's long work stays off h4: {out:?}");
     // It goes: the paper's share again.
     s.handle(Event::Disconnected { conn: 3 });
@@ -506,34 +390,12 @@ fn a_fixed_short_partition_ignores_short_load_and_only_drivers_may_report_it() {
 fn a_lost_host_drops_its_work_and_bit_and_gets_no_placements() {
     let mut s = three_up(0.0);
     driver(&mut s, 1, "a");
-    s.handle(Event::Message {
-        conn: 1,
-        msg: ToCentral::SubmitLong {
-            job: 1,
-            tasks: 3,
-            est_ms: 5.0,
-            cpus: 1,
-            hosts: None,
-            avoid: Vec::new(),
-            input: Vec::new(),
-        },
-    });
+    s.handle(Event::Message { conn: 1, msg: long_job(1, 3, 5.0) });
     s.handle(Event::NodeDown { host: 1 });
     let st = s.status();
     assert_eq!(st.nodes[1].long_tasks, 0);
     assert!(!st.bitvector.bit(1));
-    let out = s.handle(Event::Message {
-        conn: 1,
-        msg: ToCentral::SubmitLong {
-            job: 2,
-            tasks: 4,
-            est_ms: 5.0,
-            cpus: 1,
-            hosts: None,
-            avoid: Vec::new(),
-            input: Vec::new(),
-        },
-    });
+    let out = s.handle(Event::Message { conn: 1, msg: long_job(2, 4, 5.0) });
     assert!(placements(&out).iter().all(|p| p.0 != 1));
 }
 
@@ -541,32 +403,10 @@ fn a_lost_host_drops_its_work_and_bit_and_gets_no_placements() {
 fn no_host_up_means_unplaced_and_refusals_are_forwarded() {
     let (mut s, _) = CentralState::new(&[("h0".into(), "x:1".into())], 0.0);
     driver(&mut s, 1, "a");
-    let out = s.handle(Event::Message {
-        conn: 1,
-        msg: ToCentral::SubmitLong {
-            job: 4,
-            tasks: 2,
-            est_ms: 5.0,
-            cpus: 1,
-            hosts: None,
-            avoid: Vec::new(),
-            input: Vec::new(),
-        },
-    });
+    let out = s.handle(Event::Message { conn: 1, msg: long_job(4, 2, 5.0) });
     assert_eq!(out, vec![Action::ToPeer { conn: 1, msg: FromCentral::Unplaced { job: 4, tasks: 2, host: None } }]);
     s.handle(Event::NodeUp { host: 0 });
-    s.handle(Event::Message {
-        conn: 1,
-        msg: ToCentral::SubmitLong {
-            job: 5,
-            tasks: 1,
-            est_ms: 5.0,
-            cpus: 1,
-            hosts: None,
-            avoid: Vec::new(),
-            input: Vec::new(),
-        },
-    });
+    s.handle(Event::Message { conn: 1, msg: long_job(5, 1, 5.0) });
     let out = s.handle(Event::FromNode {
         host: 0,
         msg: FromNode::PlaceRefused { app: "a".into(), job: 5, est_ms: 5.0, cpus: 1 },
@@ -691,18 +531,7 @@ fn under_lotes_narrow_long_work_keeps_off_the_host_planned_for_wide_work() {
         },
     });
     assert!(placements(&wide).iter().all(|p| p.0 == 0));
-    let narrow = s.handle(Event::Message {
-        conn: 2,
-        msg: ToCentral::SubmitLong {
-            job: 1,
-            tasks: 4,
-            est_ms: 60_000.0,
-            cpus: 1,
-            hosts: None,
-            avoid: Vec::new(),
-            input: Vec::new(),
-        },
-    });
+    let narrow = s.handle(Event::Message { conn: 2, msg: long_job(1, 4, 60_000.0) });
     assert_eq!(
         placements(&narrow).iter().map(|p| p.0).collect::<Vec<_>>(),
         vec![1; 4],
@@ -715,18 +544,7 @@ fn under_lotes_narrow_long_work_keeps_off_the_host_planned_for_wide_work() {
         sized(&mut l, h, slots);
     }
     driver(&mut l, 2, "etl");
-    let out = l.handle(Event::Message {
-        conn: 2,
-        msg: ToCentral::SubmitLong {
-            job: 1,
-            tasks: 4,
-            est_ms: 60_000.0,
-            cpus: 1,
-            hosts: None,
-            avoid: Vec::new(),
-            input: Vec::new(),
-        },
-    });
+    let out = l.handle(Event::Message { conn: 2, msg: long_job(1, 4, 60_000.0) });
     assert!(placements(&out).iter().any(|p| p.0 == 0));
 }
 
@@ -752,18 +570,7 @@ fn an_application_idle_of_short_work_for_a_minute_no_longer_holds_a_short_only_h
     assert_eq!(short_only(&mut s), ["h0", "h4"], "idle for less than a minute: 3 still counts");
     s.set_now(71.0);
     assert_eq!(short_only(&mut s), ["h0"], "3 has had no short work for a minute");
-    let out = s.handle(Event::Message {
-        conn: 4,
-        msg: ToCentral::SubmitLong {
-            job: 1,
-            tasks: 4,
-            est_ms: 100.0,
-            cpus: 1,
-            hosts: None,
-            avoid: Vec::new(),
-            input: Vec::new(),
-        },
-    });
+    let out = s.handle(Event::Message { conn: 4, msg: long_job(1, 4, 100.0) });
     assert!(placements(&out).iter().any(|x| x.0 == 4), "h4 takes long work again: {out:?}");
     // Short work again: its host comes back at once, and stays while the work runs.
     load(&mut s, 3, 2);
@@ -813,18 +620,7 @@ fn a_host_leaving_the_general_partition_is_asked_to_hand_back_its_queued_long_wo
             .collect()
     };
     // Only h0 is short-only: 4's long work fills h4-h7, two tasks a host.
-    let out = s.handle(Event::Message {
-        conn: 4,
-        msg: ToCentral::SubmitLong {
-            job: 1,
-            tasks: 8,
-            est_ms: 100.0,
-            cpus: 1,
-            hosts: None,
-            avoid: Vec::new(),
-            input: Vec::new(),
-        },
-    });
+    let out = s.handle(Event::Message { conn: 4, msg: long_job(1, 8, 100.0) });
     assert!(placements(&out).iter().filter(|x| x.0 == 4).count() == 2, "{out:?}");
     assert!(drops(&out).is_empty());
     // 3 reports short work: h4, one of its hosts, leaves the general partition.
@@ -913,18 +709,7 @@ fn a_grown_partition_leaves_each_application_with_long_work_half_its_hosts() {
         s.handle(Event::Message { conn, msg: ToCentral::ShortLoad { running: 4, waiting: 40 } });
     }
     s.set_now(4.0);
-    let out = s.handle(Event::Message {
-        conn: 3,
-        msg: ToCentral::SubmitLong {
-            job: 1,
-            tasks: 4,
-            est_ms: 1000.0,
-            cpus: 1,
-            hosts: None,
-            avoid: Vec::new(),
-            input: Vec::new(),
-        },
-    });
+    let out = s.handle(Event::Message { conn: 3, msg: long_job(1, 4, 1000.0) });
     let on: BTreeSet<HostId> = placements(&out).into_iter().map(|p| p.0).collect();
     let general: Vec<usize> = (0..4).filter(|&h| s.status().nodes[h].general).collect();
     assert_eq!(general.len(), 2, "two of the batch application's four hosts stay general: {general:?}");
@@ -948,18 +733,7 @@ fn a_share_partition_takes_only_the_short_part_of_the_demand_while_long_work_wai
         s.set_now(1.0);
         s.handle(Event::Message { conn: 1, msg: ToCentral::ShortLoad { running: 4, waiting: 40 } });
         s.set_now(4.0);
-        let out = s.handle(Event::Message {
-            conn: 2,
-            msg: ToCentral::SubmitLong {
-                job: 1,
-                tasks: long_tasks,
-                est_ms: 1000.0,
-                cpus: 1,
-                hosts: None,
-                avoid: Vec::new(),
-                input: Vec::new(),
-            },
-        });
+        let out = s.handle(Event::Message { conn: 2, msg: long_job(1, long_tasks, 1000.0) });
         let placed = placements(&out);
         assert_eq!(placed.len(), long_tasks as usize, "{out:?}");
         s.handle(Event::Message { conn: 1, msg: ToCentral::ShortLoad { running: 4, waiting: 41 } });
