@@ -61,7 +61,8 @@ pub struct Candidate {
 }
 
 impl Candidate {
-    fn size(&self) -> u32 {
+    /// Its slots (1 while its size is not known).
+    pub fn size(&self) -> u32 {
         self.slots.unwrap_or(1).max(1)
     }
 }

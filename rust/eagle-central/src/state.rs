@@ -492,7 +492,10 @@ impl CentralState {
             })
             .collect();
         if let Some(most) = headroom::spread(candidates.len(), self.headroom) {
-            let spread = self.spread_of(app, job, most, &candidates);
+            // Slots the hosts free of long work could start this job's tasks on now.
+            let free: u32 = candidates.iter().filter(|c| self.long.count(c.host as usize) == 0).map(|c| c.size()).sum();
+            let big = tasks.saturating_mul(cpus.max(1)) > free;
+            let spread = self.spread_of(app, job, most, big, &candidates);
             // A job whose grants went back on every host of its spread (a speculative copy
             // beside its original, say) may go elsewhere rather than there again.
             if spread.iter().any(|c| !avoid.contains(&self.hosts[c.host as usize].name)) {
@@ -512,14 +515,23 @@ impl CentralState {
 
     /// `--long-headroom`: the `most` of `candidates` that `app`'s `job` may be placed on:
     /// the ones holding its tasks, then the ones holding its tasks' input (most tasks
-    /// first), then the others by least work left (lower host first).
-    fn spread_of(&self, app: &str, job: u64, most: usize, candidates: &[Candidate]) -> Vec<Candidate> {
+    /// first), then the others by least work left (lower host first). A `big` job, one
+    /// that the hosts free of long work cannot start at once, takes those hosts last: it
+    /// queues anyway, and behind the long work already placed it leaves free the host
+    /// another big job left, where two big jobs that each left a different host would
+    /// together cover every host (docs/MEASUREMENTS.md, seventy-fifth session).
+    fn spread_of(&self, app: &str, job: u64, most: usize, big: bool, candidates: &[Candidate]) -> Vec<Candidate> {
         let holds = self.placement.hosts_of(app, job);
         let (mut spread, mut others): (Vec<Candidate>, Vec<Candidate>) =
             candidates.iter().copied().partition(|c| holds.contains(&c.host));
+        let kept_free = |c: &Candidate| big && self.long.count(c.host as usize) == 0;
         others.sort_by(|a, b| {
-            let per_slot = |c: &Candidate| c.work_ms / c.slots.unwrap_or(1).max(1) as f64;
-            b.input.cmp(&a.input).then(per_slot(a).total_cmp(&per_slot(b))).then(a.host.cmp(&b.host))
+            let per_slot = |c: &Candidate| c.work_ms / c.size() as f64;
+            b.input
+                .cmp(&a.input)
+                .then(kept_free(a).cmp(&kept_free(b)))
+                .then(per_slot(a).total_cmp(&per_slot(b)))
+                .then(a.host.cmp(&b.host))
         });
         spread.truncate(most);
         let room = most - spread.len();
