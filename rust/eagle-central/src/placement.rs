@@ -27,7 +27,7 @@
 
 use crate::state::HostId;
 use eagle_core::lotes::{ExecutorPlacement, LotesParams};
-use eagle_core::lwl::water_fill;
+use eagle_core::lwl::{self, water_fill};
 use eagle_core::types::{JobId, NodeId};
 use std::collections::BTreeMap;
 
@@ -230,26 +230,12 @@ fn least_work_left(hosts: &[Candidate], tasks: usize, est_ms: f64, cpus: u32) ->
         water_fill(hosts.iter().map(|c| (c.work_ms, NodeId(c.host))), tasks, est_ms, &mut chosen);
         return chosen.into_iter().map(|n| n.0).collect();
     }
-    let mut work: Vec<f64> = hosts.iter().map(|c| c.work_ms).collect();
-    let mut input: Vec<u32> = hosts.iter().map(|c| c.input).collect();
-    let est = est_ms.max(0.0);
-    let add = est * cpus as f64;
-    let mut out = Vec::with_capacity(tasks);
-    for _ in 0..tasks {
-        let score = |i: usize| (work[i] + add) / hosts[i].size() as f64;
-        let least = |among: &mut dyn Iterator<Item = usize>| {
-            among.min_by(|&a, &b| score(a).total_cmp(&score(b)).then(hosts[a].host.cmp(&hosts[b].host)))
-        };
-        let best = least(&mut (0..hosts.len())).expect("hosts is not empty");
-        let pick = match least(&mut (0..hosts.len()).filter(|&i| input[i] > 0)) {
-            Some(near) if score(near) <= score(best) + est => near,
-            _ => best,
-        };
-        input[pick] = input[pick].saturating_sub(1);
-        work[pick] += add;
-        out.push(hosts[pick].host);
-    }
-    out
+    // Ties go to the lower host.
+    let mut by_host = hosts.to_vec();
+    by_host.sort_by_key(|c| c.host);
+    let sized: Vec<lwl::Host> =
+        by_host.iter().map(|c| lwl::Host { work_ms: c.work_ms, slots: c.size(), input: c.input }).collect();
+    lwl::near_input(&sized, tasks, est_ms, cpus).into_iter().map(|i| by_host[i].host).collect()
 }
 
 #[cfg(test)]

@@ -12,9 +12,10 @@
 //!   long work.
 //! * [`local_lwl`]: the fallback while the central scheduler is unreachable: the
 //!   job's long tasks water-filled over the driver's own hosts by the long work it
-//!   has there ([`eagle_core::lwl::water_fill`]), as the central does over all hosts.
+//!   has there ([`eagle_core::lwl::water_fill`]), and near their input when the driver
+//!   knows it ([`eagle_core::lwl::near_input`]), as the central does over all hosts.
 
-use eagle_core::lwl::water_fill;
+use eagle_core::lwl::{self, water_fill};
 use eagle_core::rng::Rng;
 use eagle_core::types::NodeId;
 use std::time::Duration;
@@ -76,13 +77,27 @@ pub fn distinct(rng: &mut Rng, n: usize, want: usize) -> Vec<usize> {
 }
 
 /// Spreads `tasks` long tasks of estimate `est_ms` over hosts whose current long
-/// work is `work[i]`: the number of tasks per host (same order as `work`).
-pub fn local_lwl(work: &[f64], tasks: u32, est_ms: f64) -> Vec<u32> {
-    let mut chosen = Vec::new();
-    water_fill(work.iter().enumerate().map(|(i, &w)| (w, NodeId(i as u32))), tasks as usize, est_ms, &mut chosen);
+/// work is `work[i]`, `input[i]` of them reading their input there: the number of tasks
+/// per host (same order as `work`). Without input, the paper's water-filling; with it, the
+/// central's rule ([`eagle_core::lwl::near_input`]): a task goes to its input's host while
+/// it ends there at most one task estimate later.
+pub fn local_lwl(work: &[f64], input: &[u32], tasks: u32, est_ms: f64) -> Vec<u32> {
     let mut per = vec![0u32; work.len()];
-    for n in chosen {
-        per[n.0 as usize] += 1;
+    if input.iter().all(|&n| n == 0) {
+        let mut chosen = Vec::new();
+        water_fill(work.iter().enumerate().map(|(i, &w)| (w, NodeId(i as u32))), tasks as usize, est_ms, &mut chosen);
+        for n in chosen {
+            per[n.0 as usize] += 1;
+        }
+    } else {
+        let hosts: Vec<lwl::Host> = work
+            .iter()
+            .enumerate()
+            .map(|(i, &work_ms)| lwl::Host { work_ms, slots: 1, input: input.get(i).copied().unwrap_or(0) })
+            .collect();
+        for i in lwl::near_input(&hosts, tasks as usize, est_ms, 1) {
+            per[i] += 1;
+        }
     }
     per
 }
@@ -147,10 +162,19 @@ mod tests {
 
     #[test]
     fn local_lwl_fills_the_least_loaded_hosts_first() {
-        assert_eq!(local_lwl(&[0.0, 0.0, 0.0], 3, 10.0), vec![1, 1, 1]);
+        assert_eq!(local_lwl(&[0.0, 0.0, 0.0], &[], 3, 10.0), vec![1, 1, 1]);
         // Host 1 carries 30 ms of long work: the others take tasks until they catch up.
-        assert_eq!(local_lwl(&[0.0, 30.0, 0.0], 4, 10.0), vec![2, 0, 2]);
-        assert_eq!(local_lwl(&[], 4, 10.0), Vec::<u32>::new());
-        assert_eq!(local_lwl(&[5.0], 0, 10.0), vec![0]);
+        assert_eq!(local_lwl(&[0.0, 30.0, 0.0], &[0, 0, 0], 4, 10.0), vec![2, 0, 2]);
+        assert_eq!(local_lwl(&[], &[], 4, 10.0), Vec::<u32>::new());
+        assert_eq!(local_lwl(&[5.0], &[], 0, 10.0), vec![0]);
+    }
+
+    #[test]
+    fn local_lwl_leans_toward_the_input_by_at_most_one_task() {
+        // Three idle hosts, 4 tasks of 10 ms all reading on host 2: a task goes there while it
+        // ends at most one task later than on the least loaded host.
+        assert_eq!(local_lwl(&[0.0, 0.0, 0.0], &[0, 0, 4], 4, 10.0), vec![1, 1, 2]);
+        // Host 2 is loaded far past one task: the input does not draw them.
+        assert_eq!(local_lwl(&[0.0, 0.0, 100.0], &[0, 0, 4], 4, 10.0), vec![2, 2, 0]);
     }
 }

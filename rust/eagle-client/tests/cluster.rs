@@ -231,6 +231,30 @@ fn long_jobs_fall_back_to_local_lwl_while_the_central_is_down_and_go_back_to_it_
     }
 }
 
+/// While the central is down, the driver's own LWL places a long job near its input as the
+/// central would: within one task estimate of the least loaded host.
+#[test]
+fn a_local_long_job_goes_near_its_input() {
+    let (nodes, _proxy, c, mut d) = central_cut_off(3);
+    // Three idle hosts, 2 tasks, both reading on h2: both go there (the second ends one
+    // task later there than on an idle host, within the bound).
+    d.left.insert(1, 2);
+    c.submit_near(1, 2, 50.0, true, 1, vec![("h2".into(), 2)]);
+    d.until(&c, "the long job to run locally", false, |d| d.left[&1] == 0);
+    let hosts: Vec<&str> = d.ran_of(1).iter().map(|r| r.1.as_str()).collect();
+    assert_eq!(hosts, vec!["h2", "h2"], "near its input: {:?}", d.ran_of(1));
+    // Without input the same job is spread over two hosts.
+    d.submit(&c, 2, 2, true);
+    d.until(&c, "the second long job to run locally", false, |d| d.left[&2] == 0);
+    let spread: BTreeSet<&String> = d.ran_of(2).iter().map(|r| &r.1).collect();
+    assert_eq!(spread.len(), 2, "LWL alone: {:?}", d.ran_of(2));
+    c.finished(1);
+    c.finished(2);
+    for a in &nodes {
+        eventually("no lease left", || (leased(a) == 0).then_some(()));
+    }
+}
+
 /// While the central is down, a long job's LWL shares are the only places it runs: a
 /// grant that uses up its host's share does not send the job's remaining tasks out as
 /// short probes (which would let the first host to answer run all of them, and a host

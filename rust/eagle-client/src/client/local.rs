@@ -9,7 +9,8 @@ use std::sync::atomic::Ordering;
 
 impl State {
     /// The central is unreachable (or could not place them): water-fill `tasks` long
-    /// tasks of `job` over the up hosts by the local long work there, as probes.
+    /// tasks of `job` over the up hosts by the local long work there, near the hosts of
+    /// their input within one task estimate (as the central places them), as probes.
     pub(super) fn place_locally(&mut self, job: u64, tasks: u32) {
         let Some(j) = self.jobs.get_mut(&job) else { return };
         let up: Vec<u64> = self
@@ -20,12 +21,16 @@ impl State {
             .collect();
         j.local = true;
         let (est, cpus) = (j.est, j.cpus);
+        let input: Vec<u32> = up
+            .iter()
+            .map(|h| j.input.iter().find(|(name, _)| *name == self.hosts[h].name).map_or(0, |&(_, n)| n))
+            .collect();
         if !up.is_empty() {
             j.reserved += tasks;
             self.counters.placed_locally.fetch_add(tasks as u64, Ordering::Relaxed);
         }
         let work: Vec<f64> = up.iter().map(|h| self.hosts[h].local_long_ms).collect();
-        for (i, n) in local_lwl(&work, tasks, est).into_iter().enumerate() {
+        for (i, n) in local_lwl(&work, &input, tasks, est).into_iter().enumerate() {
             if n == 0 {
                 continue;
             }
