@@ -20,6 +20,13 @@
 //! long work on it and closed to short probes. Nothing is held back at the central; the big
 //! job's other tasks queue on its hosts, and a job alone gives up at most that share of the
 //! hosts. `F = 0` is the paper's placement.
+//!
+//! Two big jobs at once: the second one's least loaded hosts are the very ones the first
+//! left, so each would leave a different host and together they would cover every host. A
+//! *big* job (more tasks than the slots of the hosts no other big job holds tasks on) takes
+//! those hosts last instead: it queues behind the big jobs already placed, as it would
+//! queue anyway, and the host they left stays free. A small long job still goes there
+//! first (it starts at once), and while it runs short probes are refused there.
 
 /// The most of `hosts` general hosts one long job's tasks may go to, under headroom
 /// `fraction`; `None`: no bound (headroom off, or no host to leave).

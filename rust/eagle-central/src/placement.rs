@@ -29,7 +29,7 @@ use crate::state::HostId;
 use eagle_core::lotes::{ExecutorPlacement, LotesParams};
 use eagle_core::lwl::{self, water_fill};
 use eagle_core::types::{JobId, NodeId};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// How the central places long tasks (`eagle-central --placement`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -72,6 +72,8 @@ struct TaskSet {
     id: JobId,
     /// Tasks placed and not over, per host.
     live: BTreeMap<HostId, u32>,
+    /// Placed as a big job under `--long-headroom` (see `state`'s spread).
+    big: bool,
 }
 
 /// The placement state: the live long task sets, and LoTES's planner for them.
@@ -134,7 +136,7 @@ impl HostPlacement {
             None => {
                 let id = JobId(self.next_id);
                 self.next_id = self.next_id.wrapping_add(1);
-                self.task_sets.insert(key.clone(), TaskSet { id, live: BTreeMap::new() });
+                self.task_sets.insert(key.clone(), TaskSet { id, live: BTreeMap::new(), big: false });
                 id
             }
         };
@@ -205,6 +207,18 @@ impl HostPlacement {
     /// The hosts holding tasks of `app`'s `job` placed and not over.
     pub fn hosts_of(&self, app: &str, job: u64) -> Vec<HostId> {
         self.task_sets.get(&(app.to_string(), job)).map_or(Vec::new(), |t| t.live.keys().copied().collect())
+    }
+
+    /// Marks `app`'s `job`, while it has tasks placed and not over, as a big job.
+    pub fn mark_big(&mut self, app: &str, job: u64) {
+        if let Some(t) = self.task_sets.get_mut(&(app.to_string(), job)) {
+            t.big = true;
+        }
+    }
+
+    /// The hosts holding tasks, placed and not over, of a job marked big.
+    pub fn big_hosts(&self) -> BTreeSet<HostId> {
+        self.task_sets.values().filter(|t| t.big).flat_map(|t| t.live.keys().copied()).collect()
     }
 
     /// Whether `app` has long tasks placed and not over.

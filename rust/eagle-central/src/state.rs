@@ -491,11 +491,18 @@ impl CentralState {
                 Candidate { host: n.0, work_ms: h.work_ms, slots: h.slots.map(|s| s - h.kept), input }
             })
             .collect();
+        let mut big = false;
         if let Some(most) = headroom::spread(candidates.len(), self.headroom) {
-            // Slots the hosts free of long work could start this job's tasks on now.
-            let free: u32 = candidates.iter().filter(|c| self.long.count(c.host as usize) == 0).map(|c| c.size()).sum();
-            let big = tasks.saturating_mul(cpus.max(1)) > free;
-            let spread = self.spread_of(app, job, most, big, &candidates);
+            // A big job: more than the slots of the hosts no big job holds could start at once.
+            let held = self.placement.big_hosts();
+            let free: u32 = candidates.iter().filter(|c| !held.contains(&c.host)).map(|c| c.size()).sum();
+            big = tasks.saturating_mul(cpus.max(1)) > free;
+            let kept = if big {
+                candidates.iter().map(|c| c.host).filter(|h| !held.contains(h)).collect()
+            } else {
+                BTreeSet::new()
+            };
+            let spread = self.spread_of(app, job, most, &kept, &candidates);
             // A job whose grants went back on every host of its spread (a speculative copy
             // beside its original, say) may go elsewhere rather than there again.
             if spread.iter().any(|c| !avoid.contains(&self.hosts[c.host as usize].name)) {
@@ -506,6 +513,9 @@ impl CentralState {
             candidates.retain(|c| !avoid.contains(&self.hosts[c.host as usize].name));
         }
         let chosen = self.placement.choose(app, job, tasks, est_ms, cpus, &candidates);
+        if big {
+            self.placement.mark_big(app, job);
+        }
         for &h in &chosen {
             self.hosts[h as usize].work_ms += est_ms * cpus as f64;
             self.long.add(h as usize);
@@ -515,16 +525,24 @@ impl CentralState {
 
     /// `--long-headroom`: the `most` of `candidates` that `app`'s `job` may be placed on:
     /// the ones holding its tasks, then the ones holding its tasks' input (most tasks
-    /// first), then the others by least work left (lower host first). A `big` job, one
-    /// that the hosts free of long work cannot start at once, takes those hosts last: it
-    /// queues anyway, and behind the long work already placed it leaves free the host
-    /// another big job left, where two big jobs that each left a different host would
-    /// together cover every host (docs/MEASUREMENTS.md, seventy-fifth session).
-    fn spread_of(&self, app: &str, job: u64, most: usize, big: bool, candidates: &[Candidate]) -> Vec<Candidate> {
+    /// first), then the others by least work left (lower host first), the hosts of `kept`
+    /// last. A big job (more tasks than the hosts no other big job holds could start at
+    /// once) keeps those hosts: it queues anyway, and queueing behind the big jobs already
+    /// placed it leaves free the host they left, where two big jobs that each left a
+    /// different host would together cover every host (docs/MEASUREMENTS.md,
+    /// seventy-fifth and seventy-seventh sessions). Small long jobs still go there first.
+    fn spread_of(
+        &self,
+        app: &str,
+        job: u64,
+        most: usize,
+        kept: &BTreeSet<HostId>,
+        candidates: &[Candidate],
+    ) -> Vec<Candidate> {
         let holds = self.placement.hosts_of(app, job);
         let (mut spread, mut others): (Vec<Candidate>, Vec<Candidate>) =
             candidates.iter().copied().partition(|c| holds.contains(&c.host));
-        let kept_free = |c: &Candidate| big && self.long.count(c.host as usize) == 0;
+        let kept_free = |c: &Candidate| kept.contains(&c.host);
         others.sort_by(|a, b| {
             let per_slot = |c: &Candidate| c.work_ms / c.size() as f64;
             b.input

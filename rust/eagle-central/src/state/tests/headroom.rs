@@ -78,9 +78,10 @@ fn a_job_whose_spread_is_all_avoided_goes_elsewhere() {
 
 #[test]
 fn a_second_big_job_leaves_the_same_host_free() {
-    // 4 hosts, headroom 0.25: each job over 3. The first big job leaves one host free; the
-    // second, which the free host cannot start at once either, queues on the first one's
-    // hosts rather than take it, so the two together do not cover every host.
+    // 4 hosts, headroom 0.25: each job over 3. The first big job leaves one host free; a
+    // small job runs there; the second big job, which the free host cannot start at once
+    // either, queues on the first one's hosts rather than take it, so the two together do
+    // not cover every host.
     let mut s = four_general(0.25);
     driver(&mut s, 9, "batch-1");
     driver(&mut s, 10, "batch-0");
@@ -88,11 +89,14 @@ fn a_second_big_job_leaves_the_same_host_free() {
     let first = on(&submit(&mut s, 9, 1, 20, &[]));
     assert_eq!(first.len(), 3);
     let free = *BTreeSet::from([0, 1, 2, 3]).difference(&first).next().unwrap();
+    // A small job, which the free host starts at once, goes there.
+    assert_eq!(submit(&mut s, 11, 1, 1, &[]), vec![free]);
     let second = on(&submit(&mut s, 10, 1, 20, &[]));
     assert_eq!(second, first, "the second big job is spread over the first one's hosts");
+    // The small job ends: the free host holds no long work, and short probes are taken there.
+    done(&mut s, free, "batch-2", 1);
     let st = s.status();
     assert_eq!(st.nodes[free as usize].long_tasks, 0);
-    assert!(!st.bitvector.bit(free as usize), "short probes are still taken on the free host");
-    // A small job, which the free host starts at once, still goes there.
-    assert_eq!(submit(&mut s, 11, 1, 2, &[]), vec![free, free]);
+    assert!(!st.bitvector.bit(free as usize), "short probes are taken on the free host again");
+    assert_eq!(submit(&mut s, 11, 2, 2, &[]), vec![free, free], "and small long jobs");
 }
