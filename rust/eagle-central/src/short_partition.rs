@@ -120,6 +120,9 @@ pub fn params() -> AdaptiveParams {
         min_wait: 0.0,
         deadline_factor: 1.0,
         order: eagle_core::fsp::Order::Srpt,
+        // No hold: the central sizes a partition, it does not hand out slots.
+        hold_max: 0.0,
+        hold_fraction: 0.0,
     }
 }
 

@@ -45,14 +45,17 @@ impl ShortArrivals {
     }
 
     /// Task set `job` belongs to `group`; `live` if the group has another live task set.
-    /// A group live or seen within `window` makes the task set no new arrival.
-    pub fn grouped(&mut self, job: u32, group: u64, live: bool, window: f64) {
-        let Some((_, at, before)) = self.undo.filter(|u| u.0 == job) else { return };
+    /// A group live or seen within `window` makes the task set no new arrival: returns true
+    /// then.
+    pub fn grouped(&mut self, job: u32, group: u64, live: bool, window: f64) -> bool {
+        let Some((_, at, before)) = self.undo.filter(|u| u.0 == job) else { return false };
         self.undo = None;
-        if live || self.recent.get(&group).is_some_and(|&t| at - t <= window) {
+        let continued = live || self.recent.get(&group).is_some_and(|&t| at - t <= window);
+        if continued {
             self.last = before;
         }
         self.remember(group, at, window);
+        continued
     }
 
     /// A task set of `group` left at `now`.

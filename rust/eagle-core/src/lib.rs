@@ -42,6 +42,7 @@ pub mod engine;
 pub mod estimate;
 pub mod fsp;
 pub mod hetero;
+pub mod hold;
 pub mod locality;
 pub mod lotes;
 pub mod lwl;

@@ -73,6 +73,22 @@ pub struct AdaptiveParams {
     /// the Fair Sojourn Protocol ([`crate::fsp`]).
     #[serde(default)]
     pub order: crate::fsp::Order,
+    /// The short hold ([`crate::hold`]): the cap of a hold's window, seconds (0 turns the
+    /// hold off).
+    #[serde(default = "default_hold_max")]
+    pub hold_max: f64,
+    /// The short hold's budget: held slot-seconds at most this fraction of the long work's
+    /// slot-seconds over `window` (0 turns the hold off).
+    #[serde(default = "default_hold_fraction")]
+    pub hold_fraction: f64,
+}
+
+fn default_hold_max() -> f64 {
+    2.0
+}
+
+fn default_hold_fraction() -> f64 {
+    0.25
 }
 
 impl Default for AdaptiveParams {
@@ -88,6 +104,8 @@ impl Default for AdaptiveParams {
             min_wait: 1.0,
             deadline_factor: 5.0,
             order: crate::fsp::Order::Srpt,
+            hold_max: default_hold_max(),
+            hold_fraction: default_hold_fraction(),
         }
     }
 }
@@ -119,6 +137,12 @@ impl AdaptiveParams {
         }
         if !(0.0..=1.0).contains(&self.long_share) {
             return Err(format!("adaptive long_share must be within [0, 1], got {}", self.long_share));
+        }
+        if !(self.hold_max >= 0.0 && self.hold_max <= 3600.0) {
+            return Err(format!("adaptive hold_max must be within [0, 3600], got {}", self.hold_max));
+        }
+        if !(0.0..=1.0).contains(&self.hold_fraction) {
+            return Err(format!("adaptive hold_fraction must be within [0, 1], got {}", self.hold_fraction));
         }
         if !(1..=1000).contains(&self.buckets) {
             return Err(format!("adaptive buckets must be within [1, 1000], got {}", self.buckets));
@@ -310,6 +334,7 @@ mod tests {
             min_wait: 1.0,
             deadline_factor: 5.0,
             order: crate::fsp::Order::Srpt,
+            ..AdaptiveParams::default()
         }
     }
 

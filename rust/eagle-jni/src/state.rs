@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Names of the `create(params: Array[Double])` slots, in order. `Native.scala`
 /// builds the array in exactly this order (see `EagleConf.toNativeParams`).
-pub const PARAM_NAMES: [&str; 21] = [
+pub const PARAM_NAMES: [&str; 23] = [
     "cutoffMs",
     "shortPartition",
     "minProbes",
@@ -37,6 +37,8 @@ pub const PARAM_NAMES: [&str; 21] = [
     "placement",
     "deadlineFactor",
     "order",
+    "holdMaxMs",
+    "holdFraction",
 ];
 
 /// Upper bound of `debugHoldCallMs` (a test hook; one minute is far more than any test needs).
@@ -178,6 +180,12 @@ impl Params {
             },
             deadline_factor: positive("deadlineFactor", p[19])?,
             order: if integral("order", p[20], 0.0, 1.0)? == 1.0 { Order::Fsp } else { Order::Srpt },
+            hold_max: integral("holdMaxMs", p[21], 0.0, 3_600_000.0)? / 1000.0,
+            hold_fraction: if (0.0..=1.0).contains(&p[22]) {
+                p[22]
+            } else {
+                return Err(format!("parameter holdFraction must be in [0, 1], got {}", p[22]));
+            },
             ..AdaptiveParams::default()
         };
         adaptive.validate().map_err(|e| format!("parameter {e}"))?;

@@ -86,11 +86,13 @@ use crate::cluster::{Cluster, Job, JobSpec};
 use crate::config::Config;
 use crate::eirene::Eirene;
 use crate::fsp::{FairClock, Order, Unit};
+use crate::hold::Hold;
 use crate::node_queue::Running;
 use crate::reservation::Reservation;
 use crate::types::*;
 use std::collections::{BTreeSet, HashMap};
 
+mod held;
 mod long_share;
 mod warm;
 
@@ -149,6 +151,8 @@ pub struct Adaptive {
     /// Sum of the estimates of the running long tasks.
     long_est_sum: f64,
     reservation: Reservation,
+    /// Slots kept free for the next short arrival after short work drains.
+    hold: Hold,
     /// Simulator: nodes with a free slot.
     free_nodes: BTreeSet<u32>,
     /// Simulator: a `Tick` is pending.
@@ -173,6 +177,7 @@ impl Adaptive {
             eirene: config.eirene.on().then(|| Eirene::new(config.eirene.clone(), seed)),
             c: Cluster::new(config.driver),
             reservation: Reservation::new(config.adaptive.clone(), 0.0),
+            hold: Hold::new(config.adaptive.hold_max, config.adaptive.hold_fraction, config.adaptive.window),
             cfg: config,
             meta: Vec::new(),
             groups: HashMap::new(),
@@ -305,6 +310,9 @@ impl Adaptive {
     /// finish tag under FSP) among the jobs worth the slot (warm executors); long jobs only
     /// while the reservation allows.
     fn pick(&mut self, now: Time, node: Option<usize>, exclude: &[JobId]) -> Option<u32> {
+        if self.slot_held(now) {
+            return None;
+        }
         let (long_ok, r) = self.long_allowed(now);
         let long_waits = long_ok && self.ready_long.iter().any(|(_, j)| !exclude.contains(&JobId(*j)));
         let short_ok = self.short_allowed(now, r, long_waits, node);
@@ -427,6 +435,7 @@ impl Adaptive {
         }
         n.running.push(Running { job, long, reservation: false, marks_long: false, est });
         self.c.busy += 1;
+        self.hold_books(now);
         self.c.counters.decisions += 1;
     }
 
@@ -452,6 +461,7 @@ impl Adaptive {
             self.short_running -= 1;
             self.reservation.short_running(now, -1);
         }
+        self.hold_books(now);
         self.free_nodes.insert(ni as u32);
         if let Some(j) = self.c.jobs.get_mut(job.0 as usize) {
             j.running = j.running.saturating_sub(1);
@@ -472,9 +482,11 @@ impl Adaptive {
                 None => break,
             }
         }
-        if !self.free_nodes.is_empty() && !self.ready_long.is_empty() && self.tick_at.is_none() {
+        let held = self.hold.until().is_some() && !self.ready_short.is_empty();
+        if !self.free_nodes.is_empty() && (held || !self.ready_long.is_empty()) && self.tick_at.is_none() {
             let p = self.reservation.params();
             let at = now + p.window / p.buckets as f64;
+            let at = self.hold.until().map_or(at, |u| at.min(u));
             self.tick_at = Some(at);
             out.push(Output::Timer { at, msg: Msg::Tick });
         }
@@ -567,6 +579,7 @@ impl Policy for Adaptive {
             }
             self.c.maybe_free_job(r.job);
         }
+        self.hold_books(now);
         self.fill(now, out);
     }
 
@@ -583,6 +596,9 @@ impl Policy for Adaptive {
         self.meta[i] = Meta { ready_since: now, ..Meta::default() };
         self.live_jobs += 1;
         let short = !class.is_long() && spec.tasks > 0;
+        if spec.tasks > 0 {
+            self.hold.arrived(now);
+        }
         self.arrivals.submitted(id.0, now, short);
         if short {
             self.reservation.short_arrived(now);
@@ -600,6 +616,7 @@ impl Policy for Adaptive {
         if self.release(now, ni, job).is_none() {
             return;
         }
+        self.maybe_small_ended(now, job.0);
         // Warm executors: a task of the job has ended here.
         let m = &mut self.meta[job.0 as usize];
         if let Ok(i) = m.warming.binary_search_by_key(&node.0, |w| w.0) {
@@ -721,7 +738,9 @@ impl Policy for Adaptive {
         }
         // A task set of a group seen lately (a query's next stage) is no new arrival.
         let live = self.groups.contains_key(&group);
-        self.arrivals.grouped(i, group, live, self.reservation.params().window);
+        if self.arrivals.grouped(i, group, live, self.reservation.params().window) {
+            self.hold.not_a_new_unit();
+        }
         self.leave_group(i);
         if self.fsp() {
             self.fair.merge(Unit::Job(i), Unit::Group(group));
@@ -745,7 +764,7 @@ impl Policy for Adaptive {
     }
 
     fn reservation(&self) -> Option<u32> {
-        Some(self.reservation.current())
+        Some(self.reservation.current().max(self.hold_current()))
     }
 
     fn set_input_nodes(&mut self, job: JobId, nodes: &[NodeId]) {

@@ -1,0 +1,312 @@
+//! The hold of the adaptive policy: when a small job ends beside larger waiting work, the
+//! slots it used stay free for a while for the next arrival, so an interactive user's next
+//! query or job does not find every slot taken by a long task that started the moment the
+//! previous one ended. Eagle keeps a static short partition for this (SoCC'16 §3.1), and the
+//! adaptive reservation sizes one from the observed short demand, which rounds to nothing on
+//! small clusters and needs the short/long split learned first. The hold needs neither.
+//!
+//! The rule:
+//! - **When.** A job ends (no task running or waiting) while other jobs wait, each with more
+//!   remaining work than the job had in all (SRPT had put the job ahead of all of them).
+//! - **Size.** The job's tasks, at most `max_fraction` of the slots (the reservation's cap),
+//!   and only beyond what the short reservation already keeps from the waiting work.
+//! - **Window.** The gaps between such an end and the next job's submission are remembered
+//!   (the last [`GAPS`]; a query's next stage is no new job and teaches no gap). A hold lasts
+//!   their [`QUANTILE`] quantile, at least [`MIN_WINDOW`] and at most `hold_max` seconds (the
+//!   cap before any gap is seen). The next submission ends it (SRPT then places the new job); so does the window
+//!   passing: the slots go back to the waiting work.
+//! - **Budget.** Over the reservation window, held slot-seconds (idle: the first arrival ends
+//!   a hold) stay at most `hold_fraction` of the slot-seconds the other work ran. A hold opens
+//!   only as large as the budget left pays for over its whole window, and not below one slot,
+//!   so the waiting work loses at most that fraction of its throughput, on any cluster size.
+//!
+//! Invariants: a hold never exceeds the reservation's cap; held slot-seconds never exceed the
+//! budget; `hold_max = 0` or `hold_fraction = 0` turns the hold off.
+
+use crate::types::Time;
+use std::collections::VecDeque;
+
+/// Gaps remembered.
+pub const GAPS: usize = 32;
+/// The quantile of the remembered gaps a hold lasts.
+pub const QUANTILE: f64 = 0.9;
+/// The shortest hold, seconds: a submission at the moment a job ends still reaches the
+/// engine a round later (the plugin re-offers idle slots every 0.2 s).
+pub const MIN_WINDOW: f64 = 0.2;
+/// Buckets of the sliding window of the budget.
+const BUCKETS: usize = 12;
+
+/// A sum over a sliding window, in buckets.
+#[derive(Clone, Debug)]
+struct Windowed {
+    width: f64,
+    buckets: VecDeque<(f64, f64)>,
+}
+
+impl Windowed {
+    fn new(window: f64) -> Windowed {
+        Windowed { width: (window / BUCKETS as f64).max(1e-9), buckets: VecDeque::new() }
+    }
+
+    fn add(&mut self, now: Time, amount: f64) {
+        if amount <= 0.0 {
+            return;
+        }
+        let start = (now / self.width).floor() * self.width;
+        match self.buckets.back_mut() {
+            Some(b) if b.0 >= start => b.1 += amount,
+            _ => self.buckets.push_back((start, amount)),
+        }
+        let horizon = now - self.width * BUCKETS as f64;
+        while self.buckets.front().is_some_and(|b| b.0 + self.width <= horizon) {
+            self.buckets.pop_front();
+        }
+    }
+
+    fn total(&self, now: Time) -> f64 {
+        let horizon = now - self.width * BUCKETS as f64;
+        self.buckets.iter().filter(|b| b.0 + self.width > horizon).map(|b| b.1).sum()
+    }
+}
+
+/// An open hold: its slots, since when, until when.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Open {
+    slots: u32,
+    from: Time,
+    until: Time,
+}
+
+#[derive(Clone, Debug)]
+pub struct Hold {
+    max: f64,
+    fraction: f64,
+    gaps: VecDeque<f64>,
+    /// When a small job last ended, while no submission has followed.
+    ended: Option<Time>,
+    open: Option<Open>,
+    /// The newest gap came from the latest arrival (see [`Hold::not_a_new_unit`]).
+    last_gap: bool,
+    held: Windowed,
+    busy: Windowed,
+    running: u64,
+    since: Time,
+    /// Holds opened, and those that ended at a submission (not by their window).
+    pub opened: u64,
+    pub used: u64,
+}
+
+impl Hold {
+    /// `max`: the cap of a hold's window (seconds); `fraction`: the budget, held slot-seconds
+    /// over the slot-seconds of the other work; `window`: the sliding window of the budget (seconds).
+    pub fn new(max: f64, fraction: f64, window: f64) -> Hold {
+        Hold {
+            max,
+            fraction,
+            gaps: VecDeque::new(),
+            ended: None,
+            open: None,
+            last_gap: false,
+            held: Windowed::new(window),
+            busy: Windowed::new(window),
+            running: 0,
+            since: 0.0,
+            opened: 0,
+            used: 0,
+        }
+    }
+
+    fn on(&self) -> bool {
+        self.max > 0.0 && self.fraction > 0.0
+    }
+
+    /// The tasks running are now `running` (integrates the slot-seconds of the budget).
+    pub fn running(&mut self, now: Time, running: u64) {
+        self.busy.add(now, self.running as f64 * (now - self.since).max(0.0));
+        self.running = running;
+        self.since = now;
+    }
+
+    /// A job was submitted: learns the gap since a small job ended and ends the hold.
+    pub fn arrived(&mut self, now: Time) {
+        if let Some(d) = self.ended.take() {
+            if self.gaps.len() == GAPS {
+                self.gaps.pop_front();
+            }
+            self.gaps.push_back((now - d).max(0.0));
+            self.last_gap = true;
+        }
+        if let Some(o) = self.open {
+            if now < o.until {
+                self.used += 1;
+            }
+            self.close(now);
+        }
+    }
+
+    /// The arrival just seen was the next stage of a unit already running or just seen (a
+    /// query's next stage), not a new unit: its gap says nothing of a user's think time.
+    pub fn not_a_new_unit(&mut self) {
+        if std::mem::take(&mut self.last_gap) {
+            self.gaps.pop_back();
+        }
+    }
+
+    /// How long a hold lasts now: the quantile of the gaps seen, at most `max`.
+    pub fn window(&self) -> f64 {
+        if self.gaps.is_empty() {
+            return self.max;
+        }
+        let mut g: Vec<f64> = self.gaps.iter().copied().collect();
+        g.sort_by(f64::total_cmp);
+        let i = ((QUANTILE * g.len() as f64).ceil() as usize).clamp(1, g.len()) - 1;
+        g[i].max(MIN_WINDOW).min(self.max)
+    }
+
+    /// A small job of `tasks` tasks ended at `now` beside larger waiting work. Opens a hold
+    /// of at most `cap` slots, as the budget allows, unless the `reserved` slots already
+    /// cover it.
+    pub fn small_ended(&mut self, now: Time, tasks: u32, cap: u32, reserved: u32) {
+        self.ended = Some(now);
+        self.last_gap = false;
+        let want = tasks.min(cap);
+        if !self.on() || self.open.is_some() || want <= reserved {
+            return;
+        }
+        let w = self.window();
+        if w <= 0.0 {
+            return;
+        }
+        self.running(now, self.running);
+        let left = self.fraction * self.busy.total(now) - self.held.total(now);
+        let slots = want.min((left / w).max(0.0).floor() as u32);
+        if slots >= 1 {
+            self.open = Some(Open { slots, from: now, until: now + w });
+            self.opened += 1;
+        }
+    }
+
+    fn close(&mut self, now: Time) {
+        if let Some(o) = self.open.take() {
+            let end = now.min(o.until);
+            self.held.add(end, o.slots as f64 * (end - o.from).max(0.0));
+        }
+    }
+
+    /// Slots held at `now` (0 once the hold's window has passed).
+    pub fn held(&mut self, now: Time) -> u32 {
+        match self.open {
+            Some(o) if now < o.until => o.slots,
+            Some(_) => {
+                self.close(now);
+                0
+            }
+            None => 0,
+        }
+    }
+
+    /// The slots of the open hold, expired or not (for reporting).
+    pub fn current(&self) -> u32 {
+        self.open.map_or(0, |o| o.slots)
+    }
+
+    /// When the open hold ends, if one is open.
+    pub fn until(&self) -> Option<Time> {
+        self.open.map(|o| o.until)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hold() -> Hold {
+        let mut h = Hold::new(2.0, 0.25, 60.0);
+        h.running(0.0, 4);
+        h
+    }
+
+    #[test]
+    fn holds_the_jobs_slots_until_the_next_arrival_or_the_window() {
+        let mut h = hold();
+        h.small_ended(10.0, 2, 2, 0);
+        assert_eq!(h.held(10.0), 2, "the job's slots, before any gap is seen");
+        assert_eq!(h.held(11.9), 2, "the cap is the window");
+        h.arrived(10.3);
+        assert_eq!(h.held(10.3), 0, "an arrival ends it");
+        assert!((h.window() - 0.3).abs() < 1e-9, "and its gap is learned");
+        h.small_ended(11.0, 1, 2, 0);
+        assert_eq!(h.held(11.2), 1, "one task, one slot");
+        assert_eq!(h.held(11.3), 0, "the learned window has passed");
+        let mut z = hold();
+        z.small_ended(12.0, 1, 2, 0);
+        z.arrived(12.0);
+        assert_eq!(z.window(), MIN_WINDOW, "a submission at the end itself: the hold still lasts a round");
+        assert_eq!((h.opened, h.used), (2, 1));
+        h.small_ended(20.0, 8, 2, 0);
+        assert_eq!(h.held(20.0), 2, "at most the cap");
+    }
+
+    #[test]
+    fn the_window_is_a_high_quantile_of_the_gaps_capped() {
+        let mut h = hold();
+        for (i, gap) in [0.1, 0.2, 0.1, 0.3, 0.1, 0.1, 0.2, 0.1, 0.1, 1.5].iter().enumerate() {
+            let t = 10.0 * i as f64;
+            h.small_ended(t, 0, 2, 0);
+            h.arrived(t + gap);
+        }
+        assert!((h.window() - 0.3).abs() < 1e-9, "the ninth smallest of ten gaps: one long gap does not count");
+        for t in [200.0, 300.0] {
+            h.small_ended(t, 0, 2, 0);
+            h.arrived(t + 5.0);
+        }
+        assert_eq!(h.window(), 2.0, "two long gaps of twelve do, capped at the maximum");
+    }
+
+    #[test]
+    fn the_budget_bounds_the_held_slot_seconds() {
+        // 4 slots busy for 10 s: 40 slot-seconds, a budget of 10 at fraction 0.25.
+        let mut h = hold();
+        let mut held = 0.0;
+        let mut smaller = 0;
+        let mut t = 10.0;
+        for _ in 0..20 {
+            h.small_ended(t, 2, 2, 0);
+            smaller += (h.held(t) < 2) as u32;
+            held += h.held(t) as f64 * 1.9;
+            h.arrived(t + 1.9);
+            t += 2.0;
+        }
+        h.running(t, 4);
+        let busy = 4.0 * t.min(60.0);
+        assert!(held <= 0.25 * busy + 1e-9, "held {held} slot-seconds against {busy} of other work");
+        assert!(held > 0.0);
+        assert!(smaller > 0, "the budget shrinks some holds");
+    }
+
+    #[test]
+    fn nothing_is_held_when_off_without_work_or_when_reserved() {
+        let mut off = Hold::new(0.0, 0.25, 60.0);
+        off.running(0.0, 4);
+        off.small_ended(10.0, 2, 2, 0);
+        assert_eq!(off.held(10.0), 0);
+        let mut idle = Hold::new(2.0, 0.25, 60.0);
+        idle.small_ended(10.0, 2, 2, 0);
+        assert_eq!(idle.held(10.0), 0, "no other work ran: no budget");
+        let mut h = hold();
+        h.small_ended(10.0, 2, 2, 2);
+        assert_eq!(h.held(10.0), 0, "the reservation already keeps the job's slots");
+    }
+
+    #[test]
+    fn a_next_stage_teaches_no_gap() {
+        let mut h = hold();
+        h.small_ended(10.0, 1, 2, 0);
+        h.arrived(10.01);
+        h.not_a_new_unit();
+        assert_eq!(h.window(), 2.0, "no gap learned: the cap");
+        h.small_ended(11.0, 1, 2, 0);
+        h.arrived(11.4);
+        assert!((h.window() - 0.4).abs() < 1e-9);
+    }
+}

@@ -1,0 +1,42 @@
+//! The adaptive policy's books for the hold ([`crate::hold`]): what it learns from the
+//! policy's events, and whether a free slot is held.
+
+use super::Adaptive;
+use crate::types::Time;
+
+impl Adaptive {
+    /// The busy slots changed: the hold integrates the slot-seconds of its budget.
+    pub(super) fn hold_books(&mut self, now: Time) {
+        self.hold.running(now, self.c.busy);
+    }
+
+    /// After a task of `job` ended: a job with nothing left to run, smaller in all than the
+    /// remaining work of every job still waiting, opens a hold of its slots.
+    pub(super) fn maybe_small_ended(&mut self, now: Time, job: u32) {
+        let j = &self.c.jobs[job as usize];
+        if j.running > 0 || j.unlaunched > 0 || (self.ready_short.is_empty() && self.ready_long.is_empty()) {
+            return;
+        }
+        let (tasks, work) = (j.launched, j.launched as f64 * j.est);
+        let waiting = self.ready_short.iter().chain(self.ready_long.iter());
+        if !waiting.clone().all(|&(_, w)| w != job && self.group_remaining(w) > work) {
+            return;
+        }
+        let p = self.reservation.params();
+        let cap = (p.max_fraction * self.c.total as f64 + 1e-9).floor() as u32;
+        // The short reservation keeps slots from long work only, at its size now.
+        let reserved = if self.ready_short.is_empty() { self.long_allowed(now).1 as u32 } else { 0 };
+        self.hold.small_ended(now, tasks, cap, reserved);
+    }
+
+    /// Whether the hold keeps every free slot now.
+    pub(super) fn slot_held(&mut self, now: Time) -> bool {
+        let held = self.hold.held(now) as u64;
+        held > 0 && self.c.total.saturating_sub(self.c.busy) <= held
+    }
+
+    /// The slots the open hold holds, without ending an expired one (for reporting).
+    pub(super) fn hold_current(&self) -> u32 {
+        self.hold.current()
+    }
+}
