@@ -94,7 +94,7 @@ impl ShortPartition {
 /// work waits, else its share of both, rounded up. The fixed share stays the floor (the
 /// caller's). Why: with a flat cap of half the slots, short work that queues took half the
 /// hosts while long work queued on the rest, though on a machine short of CPU those hosts
-/// bought short work little (docs/MEASUREMENTS.md, eighteenth session).
+/// bought short work little (docs/MEASUREMENTS.md).
 pub fn share_of_demand(total_slots: u64, short: u32, long: u64) -> u32 {
     if long == 0 || short == 0 {
         return short;
@@ -134,8 +134,8 @@ pub enum Measure {
     /// every host queues short probes and hands a freed slot to them by SRPT, so the slots
     /// short work holds grow with its load without a queue term. A queue is not slots of
     /// need either: a job of 400 short tasks waiting is one wave after another, and counting
-    /// it held the demand at its cap (half the slots) through every burst of the sixth
-    /// session's runs (docs/MEASUREMENTS.md, "short slots kept on every host"), leaving long work half the
+    /// it would hold the demand at its cap (half the slots) through every burst
+    /// (docs/MEASUREMENTS.md, "short slots kept on every host"), leaving long work half the
     /// cluster.
     Held,
 }
@@ -284,9 +284,9 @@ pub fn cover_len(order: &[&str], drivers: &[&BTreeSet<String>]) -> usize {
 ///
 /// A driver with long work whose hosts were all short-only could have none of it placed: the
 /// central would answer `Unplaced` to every ask and the driver fall back to its own
-/// placement, on the short-only hosts, after ten asks (invocation L of docs/MEASUREMENTS.md:
-/// 691 of batch-1's 755 long tasks). Left one host of its four, batch-1's long jobs then
-/// took twice as long as under the fixed layout's two (invocation N, seed 2).
+/// placement, on the short-only hosts, after ten asks. Left one host of its four, such an
+/// application's long jobs took twice as long as under the fixed layout's two
+/// (docs/MEASUREMENTS.md).
 pub fn long_bound(order: &[&str], drivers: &[&BTreeSet<String>]) -> usize {
     drivers
         .iter()
