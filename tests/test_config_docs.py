@@ -2,9 +2,11 @@
 (EagleConf.Keys) by scripts/gen-config-docs: the committed page must be what the command
 prints for the jar under test, and must list every key with its default."""
 import os
+import re
 import subprocess
 
-from pyspark import SparkContext
+from py4j.protocol import Py4JJavaError
+from pyspark import SparkConf, SparkContext
 
 from conftest import JAR, ROOT
 
@@ -44,3 +46,56 @@ def test_every_key_appears_with_its_default():
     for prop in ("job.class", "job.estimatedTaskMs"):
         assert "`spark.scheduler.eagle.%s`" % prop in rows
     assert len(names) == len(set(names)) and len(rows) == len(names) + 2
+
+
+def _bounds(typ, rng):
+    """[(value, accepted)] at the edges of a documented range, or None when the range is not
+    a plain interval, comparison or list (paths, sizes, host:port, relative bounds)."""
+    rng = rng.split(";")[0].strip()
+    num = (lambda s: 2 ** 53 if s == "2^53" else (int(s) if typ.startswith("integer") else float(s)))
+    step = 1 if typ.startswith("integer") else 0.001
+    m = re.fullmatch(r"([\[(])(-?[\d.^]+), (-?[\d.^]+)([\])])", rng)
+    if m:
+        lo, hi = num(m.group(2)), num(m.group(3))
+        return [(lo, m.group(1) == "["), (lo - step, False), (hi, m.group(4) == "]"), (hi + step, False),
+                (hi - step, True)]
+    m = re.fullmatch(r"(>=|>) (-?[\d.]+)", rng)
+    if m:
+        lo = num(m.group(2))
+        return [(lo, m.group(1) == ">="), (lo - step, False), (lo + step, True)]
+    if typ in ("enum", "boolean"):
+        return [(v, True) for v in rng.split(", ")] + [("bogus", False)]
+    return None
+
+
+def test_documented_ranges_are_the_validated_ones():
+    """The type and range each key documents are what EagleConf.fromSparkConf accepts: the
+    edges of every documented interval, comparison and list, checked against the registry's
+    own validation (no SparkContext: the conf is validated directly)."""
+    jvm = SparkContext._jvm
+    eagle = jvm.org.apache.spark.scheduler.eagle.EagleConf
+    keys = eagle.Keys()
+    checked = []
+    for i in range(keys.length()):
+        k = keys.apply(i)
+        cases = _bounds(k.typ(), k.range())
+        if cases is None:
+            continue
+        for value, accepted in cases:
+            conf = SparkConf(loadDefaults=False).set("spark.scheduler.eagle." + k.name(), str(value))
+            if k.name().startswith("cluster."):
+                conf.set("spark.scheduler.eagle.cluster.central", "master:7100")
+                conf.set("spark.scheduler.eagle.cluster.secret", "s")
+            if k.name() == "eirene.ccdm":
+                conf.set("spark.plugins", eagle.CcdmPluginClass())
+            try:
+                eagle.fromSparkConf(conf._jconf)
+                ok = True
+            except Py4JJavaError as e:
+                assert "IllegalArgumentException" in str(e.java_exception.getClass().getName()), e
+                ok = False
+            assert ok == accepted, "%s = %r: documented range %r (%s) says %s, EagleConf.fromSparkConf %s" % (
+                k.name(), value, k.range(), k.typ(), "accept" if accepted else "reject",
+                "accepts" if ok else "rejects")
+        checked.append(k.name())
+    assert len(checked) >= 30, checked

@@ -177,8 +177,9 @@ private[eagle] object EagleConf {
   /**
    * One documented key: name (after the prefix), default, type, accepted range, meaning.
    * `typ` and `range` restate, for the reader, what [[fromSparkConf]] accepts for the key
-   * (and [[jobHints]] for a local property); docs/guide/configuration.md is generated from
-   * these by [[EagleConfDoc]] (scripts/gen-config-docs).
+   * (and [[jobHints]] for a local property; tests/test_config_docs.py checks the edges of
+   * every interval and list against fromSparkConf); docs/guide/configuration.md is generated
+   * from these by [[EagleConfDoc]] (scripts/gen-config-docs).
    */
   case class Key(name: String, default: String, typ: String, range: String, doc: String)
 
