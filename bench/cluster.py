@@ -93,8 +93,8 @@ WARMUP = "warmup"
 #: application has a JVM on every host and each JVM sees a share of its tasks, so its JIT CPU
 #: at the first measured ratio was about twice the next one's. At three, the interactive
 #: executors' compilation on the plan that carries the ratio-1.2 means fell from 23-32 to
-#: 13-16 CPU-s, and hawk's figures moved as much as eagle's (docs/MEASUREMENTS.md,
-#: twenty-fourth and twenty-fifth sessions). ``--quick`` is a smoke run: one plan.
+#: 13-16 CPU-s, and hawk's figures moved as much as eagle's (docs/MEASUREMENTS.md).
+#: ``--quick`` is a smoke run: one plan.
 DEFAULT_WARMUP, QUICK_WARMUP = 3, 1
 
 

@@ -1,12 +1,26 @@
-"""Wheel build hook: the wheel is platform-specific because every jar carries a native
-library (native/<os>-<arch>/libeagle_jni.*). The tag is derived from the jars themselves:
+"""Wheel build hook and version source.
+
+The wheel carries the plugin jar(s) and src/eagle_spark/_generated.py (version and key
+list). They come from one of two places:
+- a staged copy of python/ (scripts/build-wheel.sh, python/stage_wheel.py), which has them
+  under src/eagle_spark/;
+- a clone (`pip install ./python`): this folder's parent is the repository, and the hook
+  generates _generated.py and takes the jars of Cargo.toml's version from build/libs (built
+  by scripts/build.sh), leaving the source tree as it is. Without a built jar the build
+  stops at once with one line naming the command to run.
+
+The wheel is platform-specific because every jar carries a native library
+(native/<os>-<arch>/libeagle_jni.*). The tag is derived from the jars themselves:
 py3-none-<platform>, where a Linux library that needs only the libraries manylinux allows
 gets manylinux_2_<N>_<arch> with N the newest GLIBC_2.N symbol version it needs (read from
 the ELF file), else linux_<arch>."""
 import glob
 import os
 import re
+import shutil
 import struct
+import sys
+import tempfile
 import zipfile
 
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
@@ -121,14 +135,88 @@ def wheel_tag(jars):
     return "py3-none-" + ".".join(sorted(strictest({p[d] for p in per_jar.values()}) for d in common))
 
 
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)  # the repository, when this is a clone's python/
+FIRST = "run scripts/build.sh (or scripts/build-wheel.sh) first"
+
+
+def fail(msg):
+    """Stops the build with one line (pip shows a backend's last lines; no traceback)."""
+    sys.exit("eagle-spark: " + msg)
+
+
+def staged(root):
+    """True when src/eagle_spark/ holds the generated module (a staged copy of python/)."""
+    return os.path.exists(os.path.join(root, "src", "eagle_spark", "_generated.py"))
+
+
+def in_clone(root):
+    return (os.path.realpath(root) == os.path.realpath(HERE) and os.path.isfile(os.path.join(REPO, "Cargo.toml"))
+            and os.path.isfile(os.path.join(HERE, "stage_wheel.py")))
+
+
+def stage_wheel():
+    sys.path.insert(0, HERE)
+    try:
+        import stage_wheel as sw
+    finally:
+        sys.path.remove(HERE)
+    return sw
+
+
+def version():
+    """The package version ([tool.hatch.version] source "code"): the staged _generated.py's,
+    else, in a clone, Cargo.toml's workspace version."""
+    gen = os.path.join(HERE, "src", "eagle_spark", "_generated.py")
+    if os.path.exists(gen):
+        with open(gen) as f:
+            m = re.search(r"(?m)^__version__ = '([^']+)'$", f.read())
+        if not m:
+            fail("%s has no __version__: remove it and %s" % (gen, FIRST))
+        return m.group(1)
+    if not in_clone(HERE):
+        fail("no src/eagle_spark/_generated.py and no repository around %s: build the wheel from a "
+             "clone with scripts/build-wheel.sh" % HERE)
+    return stage_wheel().cargo_version(REPO)
+
+
 class CustomBuildHook(BuildHookInterface):
     def initialize(self, version, build_data):
         if self.target_name != "wheel":
             return
         pkg = os.path.join(self.root, "src", "eagle_spark")
-        jars = sorted(glob.glob(os.path.join(pkg, "jars", "*.jar")))
-        if not jars or not os.path.exists(os.path.join(pkg, "_generated.py")):
-            raise RuntimeError("no staged jars or _generated.py under src/eagle_spark: build the wheel "
-                               "with scripts/build-wheel.sh")
+        if staged(self.root):
+            jars = sorted(glob.glob(os.path.join(pkg, "jars", "*.jar")))
+            if not jars:
+                fail("no staged jars under %s: build the wheel with scripts/build-wheel.sh" % pkg)
+        elif in_clone(self.root):
+            jars = self.from_clone(self.metadata.version, build_data)
+        else:
+            fail("no staged jars or _generated.py under %s: build the wheel with scripts/build-wheel.sh" % pkg)
         build_data["pure_python"] = False
         build_data["tag"] = wheel_tag(jars)
+
+    def from_clone(self, version, build_data):  # version: the package's (initialize's is the target's)
+        """`pip install ./python` in a clone: the jars of this version in build/libs and a
+        generated _generated.py go into the wheel (force-included; the tree is not touched)."""
+        sw = stage_wheel()
+        libs = os.path.join(REPO, "build", "libs")
+        pattern = re.compile(r"eagle-spark-\d+\.\d+_\d+\.\d+-%s\.jar" % re.escape(version))
+        jars = sorted(j for j in glob.glob(os.path.join(libs, "eagle-spark-*.jar"))
+                      if pattern.fullmatch(os.path.basename(j)))
+        if not jars:
+            fail("no plugin jar eagle-spark-<line>_<scala>-%s.jar in %s: %s" % (version, libs, FIRST))
+        for j in jars:
+            sw.check_plugin_jar(j)
+        self.tmp = tempfile.mkdtemp(prefix="eagle-spark-wheel.")
+        gen = os.path.join(self.tmp, "_generated.py")
+        with open(gen, "w") as f:
+            f.write(sw.generated_source(REPO, version))
+        build_data["force_include"][gen] = "eagle_spark/_generated.py"
+        for j in jars:
+            build_data["force_include"][j] = "eagle_spark/jars/" + os.path.basename(j)
+        return jars
+
+    def finalize(self, version, build_data, artifact_path):
+        if getattr(self, "tmp", None):
+            shutil.rmtree(self.tmp, ignore_errors=True)

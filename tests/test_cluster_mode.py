@@ -21,8 +21,8 @@ slots x hosts).
   every partition succeeds once, and no lease is left.
 - A barrier stage (Spark launches all its tasks at once or none) is a gang under cluster
   mode: beside another application's running tasks, it launches only once it holds a grant
-  for each of its tasks, so no host runs more tasks than its slots (ungated, as before
-  2026-12-03, it ran on the executors' free cores beside the other's tasks), it runs whole,
+  for each of its tasks, so no host runs more tasks than its slots (ungated, it would run on
+  the executors' free cores beside the other's tasks), it runs whole,
   and no lease is left.
 - Failed attempts (every task's first, of a short and a long job), a straggler's speculative
   copy, and jobs cancelled with tasks running and waiting: every attempt launches under a
@@ -463,8 +463,8 @@ def test_failed_tasks_run_again_under_fresh_grants(daemons, shared_hosts, tmp_pa
     # Every task's first attempt raises: Spark retries it (spark.task.maxFailures), and under
     # cluster mode the retry needs a slot again: for a short job from its probes, for a long
     # one from a new central placement (the driver tells the client its waiting tasks grew).
-    # Before 2026-12-03 a retry queued right after a launch asked for no slot, and the job
-    # waited for good.
+    # (A retry queued right after a launch must still ask for a slot, or the job waits for
+    # good.)
     jobs = [{"class": "short", "ms": 300, "tasks": 4, "fail_first": True},
             {"class": "long", "ms": 600, "tasks": 6, "fail_first": True}]
     _, starts, ends = run_held(daemons, shared_hosts, tmp_path, "retries", jobs)
@@ -585,10 +585,10 @@ def test_a_stage_far_longer_than_its_estimate_widens_to_the_other_host(daemons, 
     # own slots, by the estimate, drain it sooner; the hand-back drops the stage's probe there.
     # A stage of 3 s tasks estimated at 35 ms (as one with no hint comes in at the
     # application's typical task) filled one host's slots and handed the other host's grant
-    # back. Once its first tasks overrun the estimate the rule says yes, but before
-    # 2026-12-04 the driver judged that with no launch times, and nothing probed the other
-    # host again: the stage ran 2 at a time on one host, 4 slots free beside it for its whole
-    # first wave, where stock Spark runs it 4 at once. The first job starts the executors
+    # back. Once its first tasks overrun the estimate the rule says yes, and the other host
+    # must be probed again (judged without launch times, or not probed again, the stage ran
+    # 2 at a time on one host, 4 slots free beside it for its whole first wave, where stock
+    # Spark runs it 4 at once). The first job starts the executors
     # (an executor's own start gives no warm-up sample), the second measures the warm-up, so
     # that the rule is on. The rule turns once the first tasks have run two warm-ups past the
     # estimate (tens of ms each here; the tasks are long enough for several hundred).
@@ -612,9 +612,9 @@ def test_cached_partitions_run_where_their_blocks_are(daemons, shared_hosts, tmp
     # cluster mode a round offers only the executors granted a slot, so a read runs where its
     # block is only if the driver takes that host's grant. A first job of many tasks starts
     # the executors, and the caching job measures the warm-up, so that the warm-executors
-    # rule is on for the reads: before 2026-12-03 it handed back a
-    # grant of a host where the reading stage was cold although its blocks were there, and
-    # those reads waited the locality wait and then ran on the other host, reading remotely.
+    # rule is on for the reads: it must not hand back a grant of a host where the reading
+    # stage is cold although its blocks are there, or those reads wait the locality wait and
+    # then run on the other host, reading remotely.
     # The long job runs on the general host only (its blocks and its reads).
     jobs = [{"class": "short", "ms": 200, "tasks": 16},
             {"class": "short", "ms": 5, "tasks": 8, "cached": True, "cache_ms": 2000},
@@ -642,10 +642,10 @@ def test_a_long_stage_whose_blocks_are_on_the_short_only_host_does_not_wait_for_
     # places long tasks on the general host only, so the reads whose blocks are on the
     # short-only host can never run where their blocks are: waiting for that (Spark's delay
     # scheduling, here spark.locality.wait = 10 s, the start of the adaptive waits) only
-    # idles the general host. Before 2026-12-04 they started a whole locality wait after the
-    # stage's first reads; now at once, as the general host's slots free (4 waves of 300 ms).
-    # With Dynamic Delay Scheduling off, Spark's own waits decide: before 2026-12-04 (the
-    # seventy-fourth session) they still held those reads back for the whole wait.
+    # idles the general host. They start at once, as the general host's slots free (4 waves
+    # of 300 ms), not a whole locality wait after the stage's first reads. With Dynamic
+    # Delay Scheduling off, Spark's own waits decide, and they must not hold those reads back
+    # for the whole wait either.
     jobs = [{"class": "short", "ms": 200, "tasks": 16},
             {"class": "long", "ms": 300, "tasks": 8, "cached": True, "cache_class": "short", "cache_ms": 2000}]
     _, starts, ends = run_held(daemons, shared_hosts, tmp_path, "remote", jobs,

@@ -252,6 +252,49 @@ def test_staging_takes_every_line_of_the_version_and_nothing_else(tmp_path):
     assert staged.read_bytes() == open(jar, "rb").read()
 
 
+def pip_install_target(project, target):
+    return subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--disable-pip-version-check",
+                           "--target", str(target), str(project)], capture_output=True, text=True, timeout=600)
+
+
+def test_pip_install_from_a_clone_takes_the_built_jars(tmp_path):
+    """`pip install ./python` in a clone: the wheel gets build/libs' jar(s) of Cargo.toml's
+    version and a generated key list, and the source tree is left as it was."""
+    p = pip_install_target(os.path.join(ROOT, "python"), tmp_path / "site")
+    assert p.returncode == 0, (p.stdout + p.stderr)[-4000:]
+    pkg = tmp_path / "site" / "eagle_spark"
+    gen = (pkg / "_generated.py").read_text()
+    assert "__version__ = %r" % VERSION in gen and "('seed', '42')" in gen, gen
+    jars = sorted(os.listdir(pkg / "jars"))
+    built = sorted(glob.glob(os.path.join(ROOT, "build/libs/eagle-spark-[0-9]*_*-%s.jar" % VERSION)))
+    assert jars == [os.path.basename(j) for j in built]
+    for j in built:
+        assert (pkg / "jars" / os.path.basename(j)).read_bytes() == open(j, "rb").read()
+    src = os.path.join(ROOT, "python/src/eagle_spark")
+    assert not os.path.exists(os.path.join(src, "_generated.py")) and not os.path.exists(os.path.join(src, "jars"))
+
+
+def test_pip_install_from_a_clone_without_jars_names_the_command_to_run(tmp_path):
+    """Without a built jar, `pip install ./python` stops before building, with one line that
+    says what to run (not a traceback about a missing _generated.py)."""
+    import shutil
+
+    repo, conf = tmp_path / "repo", "spark-plugin/src/main/scala/org/apache/spark/scheduler/eagle/EagleConf.scala"
+    (repo / os.path.dirname(conf)).mkdir(parents=True)
+    shutil.copy(os.path.join(ROOT, "Cargo.toml"), repo)
+    shutil.copy(os.path.join(ROOT, conf), repo / conf)
+    shutil.copytree(os.path.join(ROOT, "python"), repo / "python",
+                    ignore=shutil.ignore_patterns("__pycache__", "_generated.py", "jars"))
+    p = pip_install_target(repo / "python", tmp_path / "site")
+    out = p.stdout + p.stderr
+    assert p.returncode != 0, out[-4000:]
+    (line,) = [x.strip() for x in out.splitlines() if "eagle-spark: " in x]
+    assert line == ("eagle-spark: no plugin jar eagle-spark-<line>_<scala>-%s.jar in %s: run scripts/build.sh "
+                    "(or scripts/build-wheel.sh) first" % (VERSION, repo / "build" / "libs")), out[-4000:]
+    assert "Traceback" not in out, out[-4000:]
+    assert not (tmp_path / "site" / "eagle_spark").exists()
+
+
 def test_configure_after_a_jvm_without_the_plugin_says_so(wheel):
     """The driver class path is fixed when the JVM starts: configure() on a builder in a
     process whose JVM was launched without the jar raises instead of a later 'Could not parse

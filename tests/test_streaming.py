@@ -231,10 +231,10 @@ def test_continuous_query_holds_two_slots_and_batch_jobs_use_the_rest(tmp_path):
         while _running_tasks(sc) and time.time() < deadline:
             time.sleep(0.2)
         # No hint: the stage comes in at the application's typical task, tens of ms (the
-        # count queries above), and its tasks run 6 s. Until 2026-12-04 the warm-executor
-        # rule kept it off the executor it had not warmed for the whole wave (2 at once):
-        # by the estimate the warm slots were about to free. Now the cold executor is taken
-        # once the first two have overrun the estimate by two warm-ups.
+        # count queries above), and its tasks run 6 s. By the estimate the warm slots are
+        # about to free, so the warm-executor rule alone would keep it off the executor it
+        # has not warmed for the whole wave (2 at once); the cold executor is taken once the
+        # first two have overrun the estimate by two warm-ups.
         freed = sc.parallelize(range(4), 4).map(_timed_sleep(6.0)).collect()
     summary = res["summary"]
     assert summary["fallback"] is False, summary.get("fallbackReason")

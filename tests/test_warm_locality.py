@@ -2,7 +2,7 @@
 
 The warm-executors rule weighs a cold start against slot time only. With a measured warm-up
 far above the application's typical task it kept a new stage on the executors it started
-on: on the TPC-H + sort benchmark (2026-11-27) a 32-task stage over blocks cached on all 8
+on: on the TPC-H + sort benchmark a 32-task stage over blocks cached on all 8
 executors ran on 3 of them, 20 tasks reading their block remotely while 10 slots idled. The
 plugin now tells the engine where each task's input is (`Native.inputNodes`), and such an
 executor is worth the task set. The decision itself is pinned by the engine's tests
@@ -14,8 +14,8 @@ with the engine in charge (no fallback).
 Dynamic Delay Scheduling is held at a 10 s wait (`dds.minWaitMs`): its update rule halves a
 level's wait with every local task, so by the second measured job the process-local wait is
 under a millisecond, and on a loaded machine an executor one task ahead of the other rightly
-runs the other's pending task remotely (CI, 2026-11-28: a task of measured job 0 ran away from
-its block). That is DDS's own trade, pinned in test_dds.py; here it would hide what this
+runs the other's pending task remotely (a task of measured job 0 can run away from its
+block). That is DDS's own trade, pinned in test_dds.py; here it would hide what this
 test is about, whether the warm-executors rule lets the stage onto both executors at all.
 """
 from pyspark import StorageLevel

@@ -5,10 +5,9 @@
 //! places every task of a long job at once with LWL (§3.2), so a job of many long tasks
 //! queues on every general host, and a small long job that comes after it can start only
 //! as those tasks end. Node SRPT (§3.3) puts the small job first in each queue, but a slot
-//! frees only when a task of the big one ends: on 8 hosts of 2 slots, a job of 55 tasks of
-//! 6 s left batch-0's later jobs of 1-9 tasks of under 2 s waiting 2-7 s, in waves
-//! (docs/MEASUREMENTS.md, seventy-fifth session). Stock Spark's static split avoids that
-//! only by leaving each application its own cores.
+//! frees only when a task of the big one ends, so the small jobs wait in waves
+//! (docs/MEASUREMENTS.md). Stock Spark's static split avoids that only by leaving each
+//! application its own cores.
 //!
 //! With a headroom `F > 0`, one long job's tasks go to at most the general hosts it may use
 //! less `ceil(F × those hosts)` (it always keeps one): the hosts it already holds tasks on,

@@ -1,48 +1,30 @@
 //! The size of the short-only partition (`--short-partition`).
 //!
 //! Eagle (§3.1) keeps a fixed share of the nodes for short work only, sized offline from
-//! the short jobs' share of task-seconds (17% on Google, 2% on Yahoo). On a live cluster
-//! that share is not known in advance, and a short task's cost in slot time is not its
-//! trace duration either (a Spark task also pays its launch and deserialisation). With
-//! too small a share, short jobs queue on the short-only hosts while every other host is
-//! closed to them by Succinct State Sharing; this is what `scripts/bench cluster`
-//! measured at ratio 1.2 (README, "Cluster mode").
+//! the short jobs' share of task-seconds. On a live cluster that share is not known in
+//! advance; with too small a share, short jobs queue on the short-only hosts while every
+//! other host is closed to them by Succinct State Sharing.
 //!
 //! `adaptive` keeps the paper's share as a floor and grows the partition to the short
-//! demand the drivers report. Each driver sends `ShortLoad{running, waiting}` (its short
-//! tasks holding a slot and not yet launched) when either changes; their sum is the slots
-//! short work wants now. It is observed over a sliding window by eagle-core's
-//! [`Reservation`] (the rule of issue 10's slot-level reservation: the mean of the bucket
-//! averages plus one standard deviation, reset to nothing after `idle` seconds without a
-//! short arrival or a short task waiting, at most `max_fraction` of the live slots). Waiting tasks count as demand
-//! because the slots short work holds cannot exceed the partition it has: a saturated
-//! short partition shows its deficit only as a queue.
+//! demand the drivers report (`ShortLoad{running, waiting}`, summed), observed over a
+//! sliding window by eagle-core's [`Reservation`] (mean of the bucket averages plus one
+//! standard deviation, reset after `idle` seconds without short work, at most
+//! `max_fraction` of the live slots). Waiting tasks count: a saturated partition shows its
+//! deficit only as a queue. The partition is the smallest prefix of the live hosts whose
+//! slots cover that demand, never fewer hosts than the fixed share nor every host. A host
+//! that joins it takes no new long placements; nothing queued is moved, and its SSS bit
+//! clears when its last long work ends.
 //!
-//! The partition is the smallest prefix of the live hosts (lowest index first, as in the
-//! fixed layout, so hosts join and leave it in a stable order) whose slots cover that
-//! demand, and never fewer hosts than the fixed share nor every host. A host that joins
-//! the partition takes no new long placements; the long work already queued there drains,
-//! and its bit in the SSS bitvector clears when the last of it ends, after which short
-//! probes are accepted there. Only new placements see the change: nothing queued is moved.
+//! `slots` keeps the same demand as slots on every host instead of whole hosts: one slot of
+//! each host in turn, then a second, and so on ([`short_slots_per_host`]); each node is told
+//! its count (`ShortSlots`), holds long work in its other slots, and queues short probes
+//! whatever long work it holds (docs/MEASUREMENTS.md, "The adaptive short partition,
+//! measured"). A host whose every slot is kept takes no long placement.
 //!
-//! `slots` sizes the same demand in slots and keeps them on every host instead of on whole
-//! hosts: one slot of each host in turn, lowest index first, then a second, and so on
-//! ([`short_slots_per_host`]). Each node is told its count (`ShortSlots`): its long work
-//! holds at most its other slots, and it queues short probes whatever long work it holds.
-//! On hosts of two slots, whole hosts made half the cluster short-only at the demand's cap,
-//! with the long work packed onto the other half and short probes closed out of it
-//! (docs/MEASUREMENTS.md, "The adaptive short partition, measured"); with slots, a demand of four keeps
-//! one slot on each of four hosts, every host still takes long work, and short jobs find
-//! queues on as many hosts as hold a kept slot. A host whose every slot is kept (a host of
-//! one slot) takes no long placement.
-//!
-//! "Lowest index first" holds while every application has executors on every host. When
-//! the drivers' hosts (`Executors`) differ, the hosts are taken in [`cover_order`], so that
-//! the reservation is on the hosts of every application it can reach. Under every mode the
-//! partition then spans at least [`cover_len`] hosts (a kept slot on each, under `slots`),
-//! up to half of them, so that every application that has run short work has a short-only
-//! host among its own: §3.1's guarantee that short work finds a host free of long work holds
-//! for each application, not only for the ones on the paper's few hosts.
+//! When the drivers' hosts (`Executors`) differ, the hosts are taken in [`cover_order`], and
+//! the partition spans at least [`cover_len`] hosts, up to half of them, so that every
+//! application that has run short work has a short-only host among its own: §3.1's
+//! guarantee holds for each application.
 
 use crate::state::ConnId;
 use eagle_core::partition::short_only_count;
@@ -94,7 +76,7 @@ impl ShortPartition {
 /// work waits, else its share of both, rounded up. The fixed share stays the floor (the
 /// caller's). Why: with a flat cap of half the slots, short work that queues took half the
 /// hosts while long work queued on the rest, though on a machine short of CPU those hosts
-/// bought short work little (docs/MEASUREMENTS.md, eighteenth session).
+/// bought short work little (docs/MEASUREMENTS.md).
 pub fn share_of_demand(total_slots: u64, short: u32, long: u64) -> u32 {
     if long == 0 || short == 0 {
         return short;
@@ -137,8 +119,8 @@ pub enum Measure {
     /// every host queues short probes and hands a freed slot to them by SRPT, so the slots
     /// short work holds grow with its load without a queue term. A queue is not slots of
     /// need either: a job of 400 short tasks waiting is one wave after another, and counting
-    /// it held the demand at its cap (half the slots) through every burst of the sixth
-    /// session's runs (docs/MEASUREMENTS.md, "short slots kept on every host"), leaving long work half the
+    /// it would hold the demand at its cap (half the slots) through every burst
+    /// (docs/MEASUREMENTS.md, "short slots kept on every host"), leaving long work half the
     /// cluster.
     Held,
 }
@@ -287,9 +269,9 @@ pub fn cover_len(order: &[&str], drivers: &[&BTreeSet<String>]) -> usize {
 ///
 /// A driver with long work whose hosts were all short-only could have none of it placed: the
 /// central would answer `Unplaced` to every ask and the driver fall back to its own
-/// placement, on the short-only hosts, after ten asks (invocation L of docs/MEASUREMENTS.md:
-/// 691 of batch-1's 755 long tasks). Left one host of its four, batch-1's long jobs then
-/// took twice as long as under the fixed layout's two (invocation N, seed 2).
+/// placement, on the short-only hosts, after ten asks. Left one host of its four, such an
+/// application's long jobs took twice as long as under the fixed layout's two
+/// (docs/MEASUREMENTS.md).
 pub fn long_bound(order: &[&str], drivers: &[&BTreeSet<String>]) -> usize {
     drivers
         .iter()

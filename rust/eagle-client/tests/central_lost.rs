@@ -1,8 +1,7 @@
 //! The central scheduler dies with long tasks in flight: asked of it (`SubmitLong`) and
 //! neither placed nor refused. The driver cannot know whether any node got them, so they
 //! are placed by the local fallback (LWL over the driver's own hosts) when the link drops.
-//! Before 2026-11-29 they stayed counted as reserved, and the task set waited for grants
-//! that could never come.
+//! Counted as reserved instead, the task set would wait for grants that could never come.
 //!
 //! The same holds for placements a node hands back (`PlaceRefused`) just before the
 //! central dies: the central's `Unplaced` for them never comes, so the node tells the
@@ -38,8 +37,8 @@ fn long_tasks_in_flight_when_the_central_dies_are_placed_locally_and_all_run_onc
 /// The central places a job's three long tasks on a host of one slot, the first is granted
 /// there and the other two queue; then the host joins the short partition and the central
 /// hands them back (`DropReservations`), and dies before it tells the driver (`Unplaced`).
-/// Before 2026-11-29 the driver still counted the two as queued on that host: they were not
-/// in flight at the central, so nothing placed them again, and the task set waited for good.
+/// Were the driver to still count the two as queued on that host (they are not in flight at
+/// the central), nothing would place them again, and the task set would wait for good.
 #[test]
 fn placements_a_node_hands_back_as_the_central_dies_are_placed_locally_and_all_run_once() {
     let (n0, n1) = (node(2), node(1));

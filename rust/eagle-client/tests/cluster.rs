@@ -655,7 +655,7 @@ fn a_long_job_of_an_application_on_some_hosts_is_placed_by_the_central_only_ther
 /// Spark's exclusion on failure: a long task set that may no longer run on the general host
 /// (it failed there) may still run on the short-only one. The central places long work on
 /// general hosts only, so the driver places it itself, by LWL over the hosts it may use.
-/// Before 2026-12-03 its grants went back to the central unused, and the central placed the
+/// Left to the central, its grants would go back unused, and the central would place the
 /// tasks on the excluded host again, for good.
 /// `n` nodes of 2 slots (hosts `n0`, `n1`, ...) whose central keeps one of them for short
 /// work, and the client "app" linked to them all and to the central: returns the nodes'
@@ -735,9 +735,9 @@ fn a_long_job_spark_keeps_off_the_general_hosts_runs_on_the_host_it_may_use() {
     assert!(ran.iter().all(|h| *h == short_only), "{ran:?}");
 }
 
-/// Before 2026-12-03 a restricted long job was placed by the driver's own LWL over every
-/// host it may use, the short-only one included: excluding one general host put long work
-/// where short work is promised no wait.
+/// A restricted long job is not placed by the driver's own LWL over every host it may use,
+/// the short-only one included: excluding one general host would put long work where short
+/// work is promised no wait.
 #[test]
 fn a_long_job_spark_keeps_off_one_general_host_stays_off_the_short_only_host() {
     let mut kept = String::new();
@@ -750,8 +750,8 @@ fn a_long_job_spark_keeps_off_one_general_host_stays_off_the_short_only_host() {
 
 /// A long task Spark will not run on the host of its first grant (a speculative copy beside
 /// its original) is placed on another general host the next time, not on that one again:
-/// before 2026-12-03 the central's LWL, with the hosts' work equal again once the grant went
-/// back, chose the same host at every tick until the original ended.
+/// the central's LWL alone, with the hosts' work equal again once the grant went back,
+/// would choose the same host at every tick until the original ended.
 #[test]
 fn a_long_task_spark_refuses_on_a_host_is_placed_on_another_general_host() {
     let OneShortOnly { nodes, short_only, c, mut d, .. } = one_short_only(3);

@@ -23,8 +23,7 @@ fn hosts_with_probes(nodes: &[String]) -> usize {
 
 /// Five one-slot Sparrow nodes (FIFO: a probe waits where it lands) whose slots a long job
 /// holds, so that a short job's probes stay queued and can be counted. K = 1: a job of 2
-/// tasks probes `r·2` hosts. Before 2026-11-28 the client probed `2t` whatever `probeRatio`
-/// said.
+/// tasks probes `r·2` hosts, not `2t` whatever `probeRatio` says.
 #[test]
 fn a_short_job_probes_max_k_and_the_ratio_times_its_tasks_hosts() {
     for (ratio, want) in [(1, 2), (2, 4)] {

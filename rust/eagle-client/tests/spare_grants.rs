@@ -2,10 +2,9 @@
 //! placements not yet granted, so a retry that Spark queues while a grant is in the driver's
 //! hands is placed once more, and one placement is left over once every task has launched.
 //! Its grant then goes back at once ("no task"), and it must leave the client's count of
-//! placements still to come with it: before 2026-12-03 it did not, so a task that failed after
-//! that asked for no slot (the count said one was coming) and the task set waited for good
-//! (`tests/test_cluster_mode.py`'s retries, 1 run in 25 under load on Spark 3.5: the last task's
-//! retry never launched). No timing is asserted.
+//! placements still to come with it: otherwise a task that failed after that would ask for no
+//! slot (the count says one is coming) and the task set would wait for good (as
+//! `tests/test_cluster_mode.py`'s retries can show under load). No timing is asserted.
 
 #[allow(dead_code)] // each test crate uses part of the shared support
 mod support;

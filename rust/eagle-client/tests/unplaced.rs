@@ -1,8 +1,8 @@
 //! A long task the central placed on a host whose node then refused it (`PlaceRefused`;
 //! the node tells the driver, `Unqueued`, and the central answers it `Unplaced`) is no
-//! longer counted as queued there. Before 2026-11-28 the driver kept counting it: when its link to that host later
-//! dropped, it asked the central to place that task once more, and the spare reservation
-//! came back as a grant with nothing to launch.
+//! longer counted as queued there. Were the driver to keep counting it, then when its link
+//! to that host later dropped it would ask the central to place that task once more, and the
+//! spare reservation would come back as a grant with nothing to launch.
 //!
 //! The central here is a stand-in that scripts its answers and the refusal, so both are certain;
 //! the nodes are real `eagle-node`s. No timing is asserted.

@@ -1,7 +1,7 @@
 //! Engine configuration: which system to run and its parameters.
 //!
-//! Defaults follow the Eagle paper (§5, §6) and the reference simulator's
-//! `simulation/README.md` parameter lines (see `shared/docs/REFERENCE_RESULTS.md`).
+//! Defaults follow the Eagle paper (§5, §6) and the parameter lines of the reference
+//! simulator's `simulation/README.md` (epfl-labos/eagle).
 
 use serde::{Deserialize, Serialize};
 use std::fmt;

@@ -1,4 +1,4 @@
-//! Dynamic Delay Scheduling (dynamic-delay-scheduling.txt, §IV and Algorithm 1),
+//! Dynamic Delay Scheduling (the DDS paper, §IV and Algorithm 1; docs/policies/dds.md),
 //! per stage and per locality level.
 //!
 //! Spark waits a fixed `spark.locality.wait` (3 s) at each locality level before

@@ -1,4 +1,4 @@
-//! Job classification and task-duration estimates (Eagle §3.1; ALGORITHMS.md).
+//! Job classification and task-duration estimates (Eagle §3.1; docs/policies/adaptive.md).
 //!
 //! In Spark the estimate of a task set's mean task duration comes, in order of
 //! precedence, from:

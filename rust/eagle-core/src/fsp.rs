@@ -18,9 +18,8 @@
 //! The clock runs on the work the cluster actually starts, not on its slot count: each
 //! launch of a task estimated at `e` advances `V` by `e / n`, `n` the units PS has not
 //! ended. Short Spark tasks cost far more than their estimates (launch, status updates), so
-//! a clock at `slots` slot-seconds a second ran far ahead of the real service, "ended"
-//! every unit early, and served the late ones in arrival order (replay ratio 1.2: short
-//! p90 2.09 s against 0.98 s under SRPT, README, 2026-11-27).
+//! a clock at `slots` slot-seconds a second would run far ahead of the real service, "end"
+//! every unit early, and serve the late ones in arrival order.
 //!
 //! Against SRPT (the adaptive policy's default key) a unit's age counts: a mid-size job
 //! that a stream of smaller ones bypasses rises as `V` passes the tags of the newcomers,

@@ -1,56 +1,29 @@
 //! Warm executors: the cost of a task set's first task on an executor, and when paying
-//! it is worth a slot.
+//! it is worth a slot (rules and measurements: docs/policies/adaptive.md).
 //!
 //! A Spark task set's first task on an executor fetches and deserialises the task binary
 //! and the stage's broadcasts, and compiles the generated code; later tasks of the same
 //! task set there find all of it in place. Eagle's Sticky Batch Probing (§3.3) keeps a
 //! node serving the job it already serves to save a probe round trip; inside a driver the
-//! probe costs nothing, but the warm-up is real: TPC-H under a sort (`scripts/bench sort`,
-//! 8 executors × 2 slots) ran a cold task in 1.39 s against 0.77 s warm, and eagle warmed
-//! 555 (stage, executor) pairs where FAIR, whose slots free one at a time, warmed 262.
+//! probe costs nothing, but the warm-up is real.
 //!
 //! [`WarmupCost`] measures the cost from the application's own tasks: per task set, the
 //! tasks that started on an executor before any of its tasks had ended there (cold: each
-//! of them pays the warm-up, so two started together are both cold) and the ones started
-//! before a second had ended there, against the settled ones started after. The warm-up
-//! does not end with the first task: the JVM still compiles the stage's generated code
-//! while the second runs. In the event logs of `scripts/bench sort` (2026-11-27, 15:47
-//! invocation), a query stage's tasks on an executor ran, over its median task, +1.90 s
-//! and +0.092 CPU-s for the first, +0.49 s and +0.020 CPU-s for the second, +0.02 s and
-//! +0.003 CPU-s for the third, and below it from the fourth on (FAIR: +1.68, +0.55, +0.05
-//! s); and matched stage by stage against FAIR's run, each executor more a stage ran on
-//! cost 0.17 CPU-s and 0.11 s of GC, twice the first task's extra CPU. So a task set's
-//! sample is what its tasks on an executor cost over its settled tasks until two had
-//! ended there, per cold start (without a settled task, the cold mean less the warm one,
-//! as before). [`worth_cold_start`] is the rule
-//! the adaptive policy applies to a free slot of an executor where the task set SRPT picks
-//! has not run yet.
+//! pays the warm-up, so two started together are both cold) and the ones started before a
+//! second had ended there (the JVM still compiles the stage's code while the second runs),
+//! against the settled ones started after. A sample is what its tasks on an executor cost
+//! over its settled tasks until two had ended there, per cold start (without a settled
+//! task, the cold mean less the warm one). [`worth_cold_start`] is the rule the adaptive
+//! policy applies to a free slot of an executor where the task set SRPT picks has not run.
 //!
-//! ## An executor's own start
+//! An executor's own start (class loading, PySpark's worker daemon) costs far more than a
+//! stage's warm-up and no later task set pays it again, so a task set that started a task
+//! on an executor where no task of the application had ended yet gives no sample.
 //!
-//! An executor's first tasks of the whole application pay more than a stage's warm-up: the
-//! JVM loads Spark's classes, and a PySpark executor starts its Python worker daemon. On the
-//! two-host test cluster (`tests/test_cluster_mode.py`, 2026-12-04) an application's first
-//! stage ran its first task on each executor in 2.2-2.4 s against 0.14-0.23 s for the
-//! rest (0.5-0.6 s of it deserialising, 1.4-1.6 s running), while the next stage's first
-//! tasks there paid 37-70 ms of deserialising over its warm ones. A sample from that first
-//! stage put the warm-up at 1.1-2.1 s, and as the median of one or two samples it stood for
-//! the application's next stages, whose cold starts it priced at 20-40 times their cost. No
-//! later task set pays an executor's start again, so a task set that started a task on an
-//! executor where no task of the application had ended yet gives no sample.
-//!
-//! ## Data locality
-//!
-//! The rule weighs a warm-up against slot time only; it does not know where a task's input
-//! is. A task whose input is cached on an executor reads it there without a transfer;
-//! anywhere else it reads it over the network, after the task set's locality wait. So the
-//! adaptive policy counts an executor that holds the input of a task not launched there
-//! yet as worth the task set, whatever the warm-up, once per such task (the host reports
-//! the nodes: [`crate::Driver::set_input_nodes`]). Measured before (`scripts/bench sort`,
-//! 2026-11-27): with the application's typical task at 0.1 s, a 32-task stage over blocks
-//! cached evenly on 8 executors ran on 3 of them, 20 of its tasks reading remotely while
-//! 10 slots stood idle; the sort's sampling stage ran 7 of 32 tasks remotely. FAIR ran
-//! every one of those tasks where its block was.
+//! Data locality: the rule weighs a warm-up against slot time only, so the adaptive policy
+//! counts an executor that holds the cached input of a task not launched there yet as
+//! worth the task set, whatever the warm-up, once per such task (the host reports the
+//! nodes: [`crate::Driver::set_input_nodes`]).
 
 use crate::estimate::WindowedMedian;
 use std::collections::{HashMap, HashSet};
@@ -294,10 +267,9 @@ impl WarmupCost {
 /// that delay. A task set with nothing running always is (it must start somewhere), and
 /// so is every cold start while no warm-up has been measured.
 ///
-/// Counting only the running slots (before 2026-11-27) made a stage with one task running
-/// always gain from a second executor: TPC-H under a sort widened a query stage to a new
-/// executor 248 times where FAIR, whose freed slots go back to the stage that freed them,
-/// did 35, and 104 of them were next to a single running task.
+/// Counting only the running slots would make a stage with one task running always gain
+/// from a second executor, widening query stages far more often than FAIR, whose freed
+/// slots go back to the stage that freed them.
 pub fn worth_cold_start(
     waiting: u32,
     running: u32,
@@ -354,8 +326,8 @@ pub fn enough_warm_slots(waiting: u32, est: f64, warmup: f64, others: usize, slo
 /// reduce task idle for about 25 s with nothing else on the cluster (estimated at 4.6 s,
 /// its tasks ran 27-40 s). With others live the slot has a use elsewhere, and under load a
 /// task overruns as much from sharing the cores as from a low estimate: counting the
-/// overrun there widened TPC-H's stages under the sort (95 and 90 cold restarts of query
-/// stages against 63, the sort 11 s later, `scripts/bench sort`, 2026-12-03), so `δ` stays 0.
+/// overrun there widened TPC-H's stages under the sort (`scripts/bench sort`), so `δ`
+/// stays 0.
 pub fn worth_warming_slot(since: f64, running: u32, est: f64, warmup: f64, others: usize, slots: u64) -> bool {
     if warmup <= 0.0 {
         return true;
@@ -374,8 +346,7 @@ pub fn worth_warming_slot(since: f64, running: u32, est: f64, warmup: f64, other
 /// other unit live (and only then, for the reasons given there) a cold start is worth it
 /// whatever [`worth_cold_start`] says from the estimate. Without it, a stage of 3 s tasks
 /// that came in at an application's typical task of 35 ms ran two at a time on one
-/// executor for its whole first wave, the other executor idle
-/// (`tests/test_streaming.py`, 2026-12-04).
+/// executor for its whole first wave, the other executor idle (`tests/test_streaming.py`).
 pub fn overran(since: f64, est: f64, warmup: f64) -> bool {
     warmup > 0.0 && since - est - warmup > warmup
 }
@@ -439,7 +410,7 @@ mod tests {
         w
     }
 
-    /// The first stage of an application on the two-host test cluster (2026-12-04): its
+    /// The first stage of an application on the two-host test cluster: its
     /// first task on each executor ran 2.2-2.4 s, the rest 0.14-0.23 s; the next stage's
     /// cold tasks paid 37-70 ms. The first stage's sample priced every cold start after it
     /// at 2 s.
@@ -520,7 +491,7 @@ mod tests {
     }
 
     /// The warm-up is the typical task set's: the median of recent samples. TPC-H under a
-    /// sort (2026-11-26): the per-task-set samples' median was 0.59-0.72 s, but a few long
+    /// sort: the per-task-set samples' median was 0.59-0.72 s, but a few long
     /// stages (the sort's, Q1's lineitem scan: cold tasks 5-12 s slower than warm ones,
     /// from contention more than warm-up) held a running mean at 1.5-3.4 s, which made a
     /// cold start look four times dearer than it was for every query stage.
@@ -580,7 +551,7 @@ mod tests {
 
     #[test]
     fn a_task_past_its_estimate_is_expected_to_run_as_long_again() {
-        // The sort's reduce stage alone on the cluster (2026-12-03): estimated at the
+        // The sort's reduce stage alone on the cluster: estimated at the
         // typical long task, about 5 s, with a 4 s warm-up, its tasks ran 27-40 s. A slot
         // that freed beside a task running there for 14 s stayed idle until that task
         // ended, since by the estimate it was to end 5 s before.

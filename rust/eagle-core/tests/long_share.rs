@@ -60,7 +60,7 @@ impl Bench {
     }
 }
 
-/// TPC-H under a sort (`scripts/bench sort`, 2026-11-26): 22 queries arrive in 33 s and
+/// TPC-H under a sort (`scripts/bench sort`): 22 queries arrive in 33 s and
 /// then none; the sort ends at the makespan whether it holds half the slots or none, so
 /// the share only held the queries back (query p90 206 s with it, 152 s without). Ten
 /// two-stage queries arrive in the first 10 s beside a long job bigger than all of them;

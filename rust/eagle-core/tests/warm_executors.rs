@@ -241,7 +241,7 @@ fn short_stage_after_a_two_second_warm_up() -> (Driver, Vec<NodeId>, f64, JobId)
 
 /// A task set's running mean is its *warm* task duration: the first task on each executor
 /// pays the measured warm-up, which the warm-executors rule already charges by itself.
-/// TPC-H under a sort (2026-11-26): a 32-task lineitem scan's first four tasks, all cold,
+/// TPC-H under a sort: a 32-task lineitem scan's first four tasks, all cold,
 /// ran 4.6-6.2 s, so its estimate became 5.3 s against about 1 s warm; SRPT then ranked
 /// its query behind every other and it waited 210 s for its 5th task.
 #[test]
@@ -267,8 +267,8 @@ fn the_running_mean_leaves_the_warm_up_out() {
 }
 
 /// Tasks that start on an executor before any task of their task set has ended there are
-/// all cold: each pays the warm-up, whichever ends first. TPC-H under a sort (2026-11-26,
-/// `scripts/bench sort`): where eagle started two tasks of a stage at once on an executor,
+/// all cold: each pays the warm-up, whichever ends first. TPC-H under a sort
+/// (`scripts/bench sort`): where eagle started two tasks of a stage at once on an executor,
 /// the second to end took a median 2.1x the stage's warm mean, the first 2.4x. Counting
 /// only the first end per executor as cold took 320-371 of the 1,838 query tasks for warm,
 /// and put the median warm mean of the query stages at 0.65-0.70 s against 0.53-0.54 s.
@@ -310,7 +310,7 @@ fn tasks_started_together_on_a_cold_executor_are_all_cold() {
 /// gradually: in log space, the estimate it was submitted with counts as two tasks against
 /// each cold completion (less the warm-up). Cold completions below it lower it at once.
 ///
-/// Both ways of getting this wrong were measured on TPC-H under a sort (2026-11-26):
+/// Both ways of getting this wrong were measured on TPC-H under a sort:
 /// - Taking the cold completions as they are: Q16's 16-task stage ran its first two tasks
 ///   in 8.8 s each on a saturated executor, took a 7.8 s estimate (its warm tasks later ran
 ///   0.3-2 s), and launched nothing more for 138 s. An overestimate does not correct itself:
@@ -384,8 +384,8 @@ fn run_one_by_one(d: &mut Driver, node: NodeId, job: JobId, mut t: f64, secs: &[
 
 /// Before its first task ends, a task set with no hint or history is estimated at the
 /// application's typical warm task (the median over recently ended task sets), not at
-/// `defaultEstimateMs`, which only stands until anything is known. TPC-H under a sort
-/// (2026-11-26): 157 of eagle's 404 (stage, executor) pairs were warmed before the stage's
+/// `defaultEstimateMs`, which only stands until anything is known. TPC-H under a sort:
+/// 157 of eagle's 404 (stage, executor) pairs were warmed before the stage's
 /// first task ended (FAIR: 11 of 269), since the 1 s default made 16-task stages of 0.2 s
 /// tasks look worth three executors' warm-ups.
 #[test]
@@ -450,7 +450,7 @@ fn a_declined_launch_leaves_the_executor_cold_not_warming() {
 /// A slot that no eligible task set wants stays free only when it would cost the others: a
 /// short stream held to its share while long work waits cannot use it, so it goes to the
 /// long work even when a cold start there is not worth it at its estimate. TPC-H under a
-/// sort (2026-11-26, 14:10 invocation): from 90 to 120 s the queries held their 8 of 16
+/// sort: from 90 to 120 s the queries held their 8 of 16
 /// slots, the sort's reduce stage (estimated at 0.58 s, running 30 s tasks) held 3-5, and
 /// 3-5 slots stayed idle.
 #[test]
@@ -504,7 +504,7 @@ fn a_slot_the_short_stream_may_not_take_goes_to_waiting_long_work() {
 }
 
 /// A long task set nothing is known about is estimated at the long class's typical warm
-/// task, not at the application's typical (query) task. TPC-H under the sort (2026-11-26):
+/// task, not at the application's typical (query) task. TPC-H under the sort:
 /// the sort's reduce stage came in at 0.4 s, so its remaining work looked like 10 s until
 /// its 30 s tasks had ended, and the long share's release waited for that.
 #[test]
@@ -532,8 +532,8 @@ fn one_running_beside_another(d: &mut Driver, a: NodeId, x: JobId, t: f64) -> f6
 }
 
 /// The alternative to a cold start is every slot of the executors the task set warmed, not
-/// only its running ones: a slot freed there comes back to it. TPC-H under a sort
-/// (2026-11-27): eagle widened a query stage to a new executor 248 times against FAIR's 35,
+/// only its running ones: a slot freed there comes back to it. TPC-H under a sort:
+/// eagle widened a query stage to a new executor 248 times against FAIR's 35,
 /// 104 of them next to a single running task.
 #[test]
 fn a_stage_waits_for_the_warm_slot_beside_its_running_task_rather_than_widen() {
@@ -569,7 +569,7 @@ fn a_warm_slot_held_by_a_long_task_does_not_count() {
     assert_eq!(d.offer(t + 1.3, e, 1, &[]), vec![x], "x drains on one slot of a: it widens");
 }
 
-/// Data locality (warmup.rs): 2026-11-27, `scripts/bench sort`: with the typical task
+/// Data locality (warmup.rs), `scripts/bench sort`: with the typical task
 /// estimated at 0.1 s, a 32-task stage over blocks cached on all 8 executors ran on 3 of
 /// them (20 tasks read their block remotely) and 10 slots stood idle.
 #[test]
@@ -612,7 +612,7 @@ fn an_executors_input_counts_once_per_task_and_only_for_its_task_set() {
 /// A task set that waits with nothing known about it (no hint, no history, no task ended)
 /// is estimated at the application's typical warm task as it is *now*, not as it was when
 /// the task set came: SRPT compares such task sets by their task counts at one per-task
-/// estimate. TPC-H under a sort (2026-11-27, `scripts/bench sort`): the first seven
+/// estimate. TPC-H under a sort (`scripts/bench sort`): the first seven
 /// queries' stages came while the typical task was 1.11 s (the sort's setup stages) and
 /// kept that while it fell to 0.42-0.59 s within ten seconds, so Q6's 32-task scan (37
 /// task-seconds in all) looked like 35.5 s of work against 7.3 s for a later query's
@@ -660,7 +660,7 @@ fn a_waiting_task_set_nothing_is_known_about_follows_the_typical_task() {
     assert_eq!(d.job_estimate(b).unwrap(), (0.25, eagle_core::EstimateSource::Hint));
 }
 
-/// The sort alone on the testbed (`scripts/bench sort --sort-alone-only`, 2026-12-03): its
+/// The sort alone on the testbed (`scripts/bench sort --sort-alone-only`): its
 /// reduce stage came in at the typical long task, 4.6 s, and its tasks ran 27-40 s. A slot
 /// that freed beside one of them (the short reservation shrank to zero) stayed idle until
 /// that task ended 27 s later, with nothing else on the cluster: by the estimate the task

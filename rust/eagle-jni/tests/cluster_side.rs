@@ -40,9 +40,9 @@ fn two_applications_share_a_host_slot_by_slot_and_every_task_runs_once() {
 /// A task that fails is queued again by Spark, and its retry needs a grant again. The round
 /// that launched the task reported one task waiting (`setPending` comes before the launches),
 /// and the failure brings the count back to one before the next round: the driver must still
-/// ask for the retry's slot, short (probes) and long (a central placement) alike. Before
-/// 2026-12-03 it compared with the count it had last reported, sent nothing, and the retry
-/// waited for good.
+/// ask for the retry's slot, short (probes) and long (a central placement) alike. Comparing
+/// with the count it had last reported, it would send nothing, and the retry would wait for
+/// good.
 #[test]
 fn a_failed_task_runs_again_under_a_fresh_grant() {
     let (addr, mut a) = linked_app(2);
@@ -93,9 +93,9 @@ fn tasks_that_fail_before_spark_queues_them_again_all_run_again() {
 /// The same failures for a long task set of an application whose only executor is on one
 /// host of two, the central keeping one host short-only: on the general host its tasks are the
 /// central's placements, on the short-only one the driver places them itself once the central
-/// could not. Either way every failed task runs again. (Before 2026-12-03 the driver's own
-/// placement kept the share of a host whose grant went back counted as placed: the task set
-/// hung with tasks waiting, in 5 of 10 runs of one task set.)
+/// could not. Either way every failed task runs again. (Were the driver's own placement to
+/// keep the share of a host whose grant went back counted as placed, the task set would hang
+/// with tasks waiting.)
 #[test]
 fn a_long_task_set_on_either_host_of_a_partitioned_cluster_runs_its_failed_tasks_again() {
     let (addr_a, port) = node_with(eagle_node::Policy::EagleAdaptive, 2);
@@ -125,7 +125,7 @@ fn a_long_task_set_on_either_host_of_a_partitioned_cluster_runs_its_failed_tasks
 /// With the central down, the driver places every long task itself (local LWL): a grant of
 /// its probe that goes back unused, here asked for a failed task Spark has not queued again
 /// yet, drops the probe on that node, and the rest of the host's share is placed again.
-/// (Before 2026-12-03 that share stayed counted as placed, and the task set hung.)
+/// (Were that share to stay counted as placed, the task set would hang.)
 #[test]
 fn with_the_central_down_a_long_task_set_runs_its_failed_tasks_again() {
     let (addr, port) = node_with(eagle_node::Policy::EagleAdaptive, 2);
@@ -397,8 +397,8 @@ fn a_grant_where_the_job_is_cold_goes_back_and_its_kept_slots_drain_it() {
 /// A host where the task set handed a grant back is probed again once the warm-executors
 /// rule turns (its estimate proved low, `cluster/cold.rs`). The "no task" of the hand-back
 /// drops the task set's probe on that host, and the client, which keeps probes where the
-/// tasks run, never sent another: before 2026-12-04 a stage that came in at a far too low
-/// estimate ran its whole first wave on the host that granted first. Here `worth` says no
+/// tasks run, would never send another: a stage that came in at a far too low estimate would
+/// run its whole first wave on the host that granted first. Here `worth` says no
 /// while the job holds a kept slot until the first tasks have "overrun", then yes; no task
 /// ends, so only a new probe can bring the other host's slots.
 #[test]

@@ -24,12 +24,6 @@
 //!   big one for a second at a time, and the big one is served at least once a second. A job
 //!   served under its cap with at most one second of the host's slots of work left stays
 //!   protected until its probe leaves, so its last tasks go at full width, not one a second.
-//!
-//!   Tried and dropped: queueing every short probe ahead of the long work of any host
-//!   (no rejection). At ratio 1.2 on the 8-host testbed it cut the short p99 from 10.7 s
-//!   to 7.0 s but raised the long p50 from 3.6 s to 17.1 s: short work then took general
-//!   slots without bound, and the starvation cap, counted in the short tasks' estimates
-//!   (milliseconds), did not protect long work from a stream of them.
 //! * **hawk**: FIFO, one grant per probe, short probes queue behind long work; a node
 //!   left with a free slot and an empty queue asks random peers for the short probes
 //!   blocked behind their long work (work stealing, [`eagle_core::steal`]).

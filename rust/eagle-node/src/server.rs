@@ -145,9 +145,9 @@ fn seed() -> u64 {
 /// Hawk, thief side: one thread runs this node's steals, one at a time (the state asks
 /// for the next only after `StealDone`), over authenticated links to the peers that it
 /// keeps from one steal to the next. An idle node steals at every tick, asking up to
-/// `attempts` peers in turn; a connection and a handshake per attempt (as before
-/// 2026-11-28) cost the testbed's Hawk daemons 42.6 CPU-s in one run of `scripts/bench
-/// cluster`, against 4.3 for Eagle's, on a machine where that CPU is the applications'.
+/// `attempts` peers in turn; a connection and a handshake per attempt would cost the
+/// testbed's Hawk daemons about ten times Eagle's CPU in `scripts/bench cluster`, on a
+/// machine where that CPU is the applications'.
 struct Thief {
     peers: Arc<Vec<String>>,
     requests: Sender<StealRequest>,

@@ -1,15 +1,10 @@
 //! The node daemon's state machine: one host's queue of short probes and long
 //! reservations, and the leases of its slots (Eagle §3.1-3.3, prototype §5).
 //!
-//! The machine is pure: [`NodeState::handle`] takes the time (`now`, milliseconds
-//! from any origin) and one [`Event`] and returns the [`Action`]s to perform. The
-//! server ([`crate::server`]) feeds it from the connection threads; tests feed it
-//! directly and tick a virtual clock.
-//!
-//! The policy pieces are eagle-core's, not rewritten here: the queue entries and
-//! long-work counters are [`eagle_core::node_queue`], the choice of the entry to
-//! serve is [`eagle_core::srpt::pick_sbp`] (Sticky Batch Probing + SRPT with the
-//! starvation cap, Algorithm 1), and the policy switches come from
+//! The machine is pure: [`NodeState::handle`] takes the time (`now`, ms) and one [`Event`]
+//! and returns the [`Action`]s to perform; [`crate::server`] and the tests feed it. The
+//! policy pieces are eagle-core's: [`eagle_core::node_queue`], [`eagle_core::srpt::pick_sbp`]
+//! (Sticky Batch Probing + SRPT with the starvation cap, Algorithm 1) and
 //! [`eagle_core::Config::for_system`].
 //!
 //! ## A lease
@@ -20,40 +15,24 @@
 //!                  NoTask ─────────┘   └── expires: Revoked     └── driver silent or gone
 //!                  (slot free at once)     (slot free)              (slot free)
 //! ```
-//! A task may hold more than one slot (`cpus`: its resource profile's task cpus; one
-//! slot is one core): its lease takes `cpus` slots at once. When the entry the policy
-//! picks needs more slots than are free, the node grants nothing else until they are
-//! (the head of the line keeps its place, so a wide task is never starved by narrow
-//! ones), and a probe or placement wider than the whole host is refused at once.
+//! A lease takes its task's `cpus` slots at once; when the picked entry needs more slots
+//! than are free, nothing else is granted until they are (a wide task is never starved by
+//! narrow ones), and a probe or placement wider than the whole host is refused at once.
 //!
-//! Invariants (checked by [`NodeState::check`], asserted by the tests): the leases'
-//! slots plus the free slots are the host's slots, every lease id is granted once, the queue's long
-//! counters match its entries and long leases, and a driver's connection end removes
-//! every entry and lease it had.
-//!
-//! ## Policies
-//! [`crate::policy`]: eagle, eagle-adaptive, hawk and sparrow.
+//! Invariants (checked by [`NodeState::check`], asserted by the tests): the leases' slots
+//! plus the free slots are the host's slots, every lease id is granted once, the queue's
+//! long counters match its entries and long leases, and a driver's connection end removes
+//! every entry and lease it had. Policies: [`crate::policy`] (eagle, eagle-adaptive, hawk,
+//! sparrow).
 //!
 //! ## Short slots (`eagle-central --short-partition slots`)
 //! The central may keep some of a host's slots for short work (`ShortSlots`): long leases
-//! then hold at most the host's slots less those, whatever the policy's pick says (a long
-//! entry past that cap waits, and the entries behind it are served), and a short probe is
-//! queued here instead of rejected while the host holds long work (Succinct State Sharing
-//! rejects only where no slot is kept for short work). Short work may still take any free
-//! slot. Nothing running is preempted: when the count grows, the long tasks above the cap
-//! finish first. The count resets to 0 when the central's link drops. Tried and dropped:
-//! serving waiting long work first in the other slots once short work holds its kept ones
-//! (testbed, ratio 1.2: long p50 13.3 s against 18.4 s without it, short p99 21.5 s against
-//! 9.0 s; the fixed partition gave 5.2 s and 13.6 s).
-//!
-//! Kept slots are lent to long work while short work is away from the host: when no short
-//! probe waits here and none has arrived or been served for [`LEND_AFTER_MS`]. The central's
-//! demand is a whole-cluster figure over a 10 s window, so without lending a host whose
-//! short work has gone would idle its kept slots while long work queues. The price is bounded
-//! by the host's long tasks, not by a short estimate: a short probe arriving after a loan
-//! waits for the first slot to free. (On the testbed, where every short job probes every
-//! host, it moved the ratio-1.2 long p50 only from 20.2 s to 18.4 s: short work is seldom
-//! away from a host for a second there.)
+//! then hold at most the host's slots less those (a long entry past that cap waits, the
+//! entries behind it are served), and a short probe is queued instead of rejected while the
+//! host holds long work. Nothing running is preempted; the count resets to 0 when the
+//! central's link drops. Kept slots are lent to long work when no short probe waits and
+//! none has arrived or been served for [`LEND_AFTER_MS`] (the central's demand is a
+//! whole-cluster figure); a short probe after a loan waits for the first slot to free.
 
 pub use crate::policy::Policy;
 use eagle_core::node_queue::{Entry, Node, View};
@@ -670,7 +649,7 @@ impl NodeState {
     /// estimate or what its last task here took if more), it stays protected until its
     /// probe leaves, so its last tasks go at full width. That delays the others once, by
     /// at most the floor, where restarting the floor at every grant served a starved nine-
-    /// task job of 0.4 s tasks one launch a second, 12.6 s in all (session 51). A big job
+    /// task job of 0.4 s tasks one launch a second, 12.6 s in all. A big job
     /// of many tiny tasks is still served once a second until its last second of work.
     fn served(&mut self, now: Ms, job: JobId) {
         let (floor, slots) = (self.min_wait_ms, self.settings.slots as f64);

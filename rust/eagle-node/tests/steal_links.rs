@@ -1,9 +1,9 @@
 //! Hawk's work stealing over links kept between steals (Hawk §3.3 in the daemons).
 //!
 //! An idle node steals at every tick (a quarter lease). Opening a new connection, with a
-//! handshake, for each attempt cost the testbed's Hawk daemons 42.6 CPU-s in one run of
-//! `scripts/bench cluster` against 4.3 for Eagle's (2026-11-28), on a 2-core machine
-//! where every CPU-second is taken from the applications. A stand-in victim counts the
+//! handshake, for each attempt costs the testbed's Hawk daemons about ten times Eagle's CPU
+//! in `scripts/bench cluster`, on a 2-core machine where every CPU-second is taken from the
+//! applications. A stand-in victim counts the
 //! connections and steals it serves.
 
 use eagle_node::{spawn, Options, Policy, Settings};

@@ -643,9 +643,9 @@ fn a_host_leaving_the_general_partition_is_asked_to_hand_back_its_queued_long_wo
 
 /// An adaptive partition grows to the short demand only as far as leaves each application
 /// with long work (placed and not over, or asked for in the last minute) a general host of
-/// its own. Before 2026-11-29 it grew onto every host of a
-/// batch application that shared its hosts with an interactive one, and every long task of
-/// the batch application came back `Unplaced` (invocation L of docs/MEASUREMENTS.md).
+/// its own. Without the bound it grows onto every host of a batch application that shares
+/// its hosts with an interactive one, and every long task of the batch application comes
+/// back `Unplaced`.
 #[test]
 fn a_grown_partition_leaves_each_application_with_long_work_a_general_host() {
     let mut s = eight_up(ShortPartition::Adaptive);
@@ -675,7 +675,7 @@ fn a_grown_partition_leaves_each_application_with_long_work_a_general_host() {
     assert_eq!(submit(&mut s, 2, 2), [1].into(), "h1 stays general for the batch application");
     assert_eq!(s.status().nodes.iter().filter(|n| !n.general).count(), 1);
     // A minute on, its four tasks are still placed on h1 (a long stage outlasts the
-    // minute): h1 stays general. Before 2026-11-29 it did not, and its queued ones came back.
+    // minute): h1 stays general (else its queued ones would come back).
     s.set_now(70.0);
     s.handle(Event::Message { conn: 1, msg: ToCentral::ShortLoad { running: 2, waiting: 21 } });
     submit(&mut s, 3, 3);
@@ -695,8 +695,8 @@ fn a_grown_partition_leaves_each_application_with_long_work_a_general_host() {
 
 /// The bound leaves each application with long work half its hosts, rounded up, as general
 /// hosts, as the fixed layout does at the bench's placement: a batch application on the four
-/// hosts of two busy interactive ones kept one of them before 2026-11-29, and its long jobs
-/// took twice as long as under the fixed layout (invocation N of docs/MEASUREMENTS.md).
+/// hosts of two busy interactive ones would otherwise keep only one of them, and its long
+/// jobs take twice as long as under the fixed layout (docs/MEASUREMENTS.md).
 #[test]
 fn a_grown_partition_leaves_each_application_with_long_work_half_its_hosts() {
     let mut s = eight_up(ShortPartition::Adaptive);
@@ -719,8 +719,8 @@ fn a_grown_partition_leaves_each_application_with_long_work_half_its_hosts() {
 
 /// `share` caps the grown partition at the short class's part of all the tasks running and
 /// waiting: with every application on every host and both classes queueing, `adaptive`
-/// gave short work half the hosts (invocation S of docs/MEASUREMENTS.md: long p50 2.6x the
-/// fixed layout's); `share` gives it its part, and the whole demand again once long work
+/// gives short work half the hosts (docs/MEASUREMENTS.md: long p50 2.6x the fixed
+/// layout's); `share` gives it its part, and the whole demand again once long work
 /// is over.
 #[test]
 fn a_share_partition_takes_only_the_short_part_of_the_demand_while_long_work_waits() {

@@ -121,10 +121,9 @@ impl State {
     /// Long jobs whose placements were spent on grants that went back unused are placed
     /// again, as far as they still have tasks that no placement or grant covers, elsewhere
     /// than where they were spent while the central has another host (a speculative copy
-    /// cannot run beside its original: placed there again, it went back at every tick
-    /// until the original ended, 2026-12-03). Before
-    /// 2026-12-03 nothing placed them again: a long task set whose last grant went back (its
-    /// task refused by delay scheduling, or by an excluded executor) waited for good. At the
+    /// cannot run beside its original: placed there again, it would go back at every tick
+    /// until the original ended). Unplaced again, a long task set whose last grant went back
+    /// (its task refused by delay scheduling, or by an excluded executor) would wait for good. At the
     /// tick, not at once, so a task Spark keeps refusing is not placed and returned at the
     /// rate of offer rounds.
     pub(super) fn place_spent(&mut self) {

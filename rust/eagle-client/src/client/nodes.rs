@@ -116,8 +116,8 @@ impl State {
                     // Nothing left to launch (a spare placement, placed for a retry while a
                     // grant was in the driver's hands): back at once, through the same books
                     // as a grant the driver hands back, its placement used up all the same.
-                    // Until 2026-12-03 a long job's count of placements to come kept it, and
-                    // a task that failed later asked for no slot, for good.
+                    // (Kept in a long job's count of placements to come, a task that failed
+                    // later would ask for no slot, for good.)
                     let local_ms = self.take_placement(link, job, long);
                     self.leases.insert((link, lease), Lease { job, long, local_ms, launched_at: None, once: false });
                     self.lease_over(Grant { host: name, lease, job, long, kept }, true);

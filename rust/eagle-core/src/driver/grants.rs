@@ -144,8 +144,8 @@ mod tests {
 
     /// A grant of the host holding a waiting task's input is taken, cold or not: Spark's
     /// delay scheduling keeps that task off other executors for the locality wait, so
-    /// handing the grant back left it waiting 3 s and then reading its block over the
-    /// network (a cached stage on the cluster-mode testbed, 2026-12-03).
+    /// handing the grant back would leave it waiting 3 s and then reading its block over the
+    /// network (a cached stage on the cluster-mode testbed).
     #[test]
     fn a_cold_host_holding_a_waiting_tasks_input_is_taken() {
         let (mut d, ns) = measured(PolicyKind::Adaptive, 4);

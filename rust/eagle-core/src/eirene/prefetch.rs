@@ -1,49 +1,35 @@
 //! CCDM for a host that owns the tasks (the Spark plugin, driver mode): Eirene §III-B's
 //! Migration Managers, one per executor, driven from the driver's view of its task sets.
 //!
-//! In driver mode there are no probe queues on the workers: one scheduler sees every
-//! executor, and Spark's TaskSetManager picks the task a slot runs. The paper's workflow
-//! (§III-B2) maps onto it as follows.
+//! In driver mode one scheduler sees every executor and Spark's TaskSetManager picks the
+//! task a slot runs; the paper's workflow (§III-B2) maps onto it as follows.
 //!
-//! - **A probe.** A short task set that still has tasks waiting after a scheduling round
-//!   has met a full cluster: it "probes" `min(2 × waiting, executors)` executors picked at
-//!   random (batch sampling with Sparrow's and Eagle's probe ratio of 2, §II-A), once per
-//!   task set. Each probe queues up to MPP not-started tasks into that executor's
-//!   Migration Queue (MPP = 2, Table V). The probe carries the job's Task Status Table:
-//!   here the planner reads the started set directly.
-//! - **The Migration Queue** starts at most CM migrations per executor at once (CM = 10,
-//!   Table V); a request whose task started meanwhile is dropped unstarted
+//! - **A probe.** A short task set still waiting after a round probes `min(2 × waiting,
+//!   executors)` random executors once (probe ratio 2, §II-A); each probe queues up to MPP
+//!   not-started tasks into that executor's Migration Queue (MPP = 2, Table V).
+//! - **The Migration Queue** runs at most CM migrations per executor at once (CM = 10,
+//!   Table V); a request whose task started meanwhile is dropped
 //!   ([`super::ccdm::Manager::start_queued`]).
-//! - **The fast lane.** When a task of the job launches on an executor, another
-//!   not-started task of the same job migrates there at once, past CM (Sticky Batch
-//!   Probing will most likely hand that executor the job's next task).
-//! - **The answer to a slot** prefers a not-started task whose input is migrated on that
-//!   executor: when [`Prefetch::done`] says to keep a copy, the host puts its task first
-//!   on that executor ([`Prefetch::migrated`] lists them).
+//! - **The fast lane.** A launch on an executor migrates another not-started task of the
+//!   same job there at once, past CM.
+//! - **The answer to a slot** prefers a task whose input is migrated on that executor
+//!   ([`Prefetch::done`], [`Prefetch::migrated`]).
 //! - **Eviction** (RVFS, §III-B1): a job's migrated data goes when its task set ends
-//!   ([`Prefetch::forget`] names it; a migration still running then is dropped when it
-//!   ends, [`Prefetch::done`] returns false).
+//!   ([`Prefetch::forget`]; a migration still running then is dropped when it ends).
 //!
 //! **One copy per task (driver mode only).** The paper's workers pick their MPP tasks
-//! independently, so two workers may migrate the same task's input; its simulator charges a
-//! migration only time (DMT), not bandwidth. Moving a block here costs the network the
-//! task's own read would cost, and on the testbed at heavy load the independent picks copied
-//! 1.45× the bytes all the tasks read and made short jobs 2.7× slower at p50 (`scripts/bench
-//! eirene --quick`, 2026-11-25). The driver sees every executor, so it coordinates exactly:
-//! a task's input is queued, migrating or migrated on at most one executor at a time, and
+//! independently, and its simulator charges a migration time, not bandwidth; here a copy
+//! costs the network what the task's own read would, so the driver coordinates exactly: a
+//! task's input is queued, migrating or migrated on at most one executor at a time, and
 //! never on an executor that already holds it (its `holder`). A failed or dropped request
 //! frees the task for another executor.
 //!
-//! **Which tasks (driver mode only).** The paper's workers pick random tasks, and the
-//! fast lane the job's next one. Spark's TaskSetManager hands an executor first the tasks
-//! whose input it holds (a copy included: the host puts a migrated task on that executor's
-//! process-local list), and otherwise the not-started task of the lowest index. A copy made
-//! for the lowest not-started index is thus the one most likely to be taken by whichever
-//! executor frees a slot first, and read remotely there: with the fast lane on the next
-//! index, 6 of 50 fast-lane copies were used where they landed (`--eagle-conf
-//! eirene.ccdm.mpp=0`, 2026-11-25). So both the probes and the fast lane take the
-//! candidates the host hands out *last*, highest index first: those wait longest, which
-//! is the lead time the paper migrates in, and stay for the executor that holds the copy.
+//! **Which tasks (driver mode only).** Spark's TaskSetManager hands an executor first the
+//! tasks whose input it holds, else the not-started task of the lowest index, so a copy
+//! made for the lowest index is most likely taken elsewhere first. Both the probes and the
+//! fast lane take the candidates the host hands out *last*, highest index first: those wait
+//! longest (the paper's lead time) and stay for the executor that holds the copy
+//! (docs/policies/eirene.md).
 //!
 //! What a migration *is* stays with the host (the plugin replicates a task's cached input
 //! block into the target executor's memory); the planner only decides which task's input

@@ -1,84 +1,36 @@
-//! eagle-adaptive: Eagle's guarantees without its static parameters.
+//! eagle-adaptive: Eagle's guarantees without its static parameters (rules and measurements:
+//! docs/policies/adaptive.md).
 //!
 //! Inside one Spark driver the scheduler sees the whole cluster exactly (the paper's
-//! IdealEagle point, §6.4), so probes, bitvectors and per-node queues, which exist to
-//! cope with stale distributed state, are not needed. What remains of Eagle:
+//! IdealEagle point, §6.4), so probes, bitvectors and per-node queues are not needed.
+//! What remains of Eagle, and the invariants this policy keeps:
 //!
-//! - **Short work never queues behind long work** (§3.1). Instead of a short-only
-//!   partition of whole nodes, a floating number `R` of *slots* is kept from long work:
-//!   a long task starts only while fewer than `total − R` long tasks run. `R` follows
-//!   the short load observed ([`crate::reservation`]); it is zero when no short work is
-//!   around, so long work alone uses every slot.
-//! - **SRPT with a starvation bound** (§3.3, Algorithm 1). A free slot goes to the job
-//!   with the least remaining work, where remaining work is its *group's*: every
-//!   unlaunched task of the Spark job or SQL execution, including stages not submitted
-//!   yet (query-aware SRPT; the host reports them with
-//!   [`Policy::set_group_future`]). Ties go to the older job. A job whose tasks have
-//!   been waiting for `max(deadline_factor × its fair time, min_wait)` seconds, where
-//!   the fair time is `max(estimate, waiting work × sharing / slots)` and `sharing` the
-//!   number of jobs waiting (itself included) when it was last re-filed: the time fair
-//!   sharing would take, so under sustained overload jobs do not all turn overdue and
-//!   degrade SRPT to round robin (TPC-H under a sort did: every query progressed at
-//!   once and none finished before 120 s). Overdue jobs
-//!   go first, earliest deadline first, at full width until none of their tasks wait.
-//!   The bound is the job's, not each task's: renewing it at every launch would serve
-//!   a starved job one task per bound, a dozen seconds for a dozen tasks, while a
-//!   stream of smaller jobs holds every slot. Once a free slot has seen it overdue, its
-//!   deadline stays put until none of its tasks wait (re-filed at a launch, a job with
-//!   more jobs waiting beside it than before would otherwise fall back out of the
-//!   overdue set after one task). The default `deadline_factor` is 5, the paper's cap
-//!   taken to fair time. At 1 (a job goes first once fair sharing would have served it)
-//!   the replay's mid-size short jobs behind a stream of smaller ones wait less (ratio 1.2
-//!   seed 2: a 27-task job waited 5-6 s at 5 against 2.4 s under FAIR), but TPC-H under a
-//!   sort turns most stages overdue, served earliest first, and its query p50 rose from
-//!   90 to 149 s (`scripts/bench sort`, 2026-11-27).
-//! - **Or the Fair Sojourn Protocol** (`order` fsp, [`crate::fsp`]): the key is instead the
-//!   unit's finish tag under processor sharing, clocked by the work the cluster actually
-//!   delivers, so a unit goes first once fair sharing would have ended it, and among units
-//!   of the same age the least work goes first, as under SRPT. The deadline is then not
-//!   consulted: age is in the key.
-//! - **Long work keeps a share.** While long work waits for a slot and short work has
-//!   held at least `cap = max(R, floor((1 − long_share) × slots))` slots on average over
-//!   the reservation window, short work starts new tasks only while it holds fewer than
-//!   `cap` (default `long_share` 0.5). A burst of short work is not held back; a
-//!   sustained stream is, while short units (queries, jobs) keep arriving within the
-//!   window ([`crate::arrivals`]); once none has, only while the backlog would bypass
-//!   more than `starvation_factor` times the long work left ([`Adaptive::share_pays`]).
-//!   The starvation deadline cannot protect a long job
-//!   behind a short stream that alone fills the cluster (its fair time grows with the
-//!   queue), so the guarantee is a share, as Eagle's general partition is for long work
-//!   (§3.1). A short task then waits at most for one running *short* task to end.
-//!   Tasks of a reclassified job move to their new class in these books. In driver
-//!   mode, short work may hold one slot over `cap` on an executor that runs only short
-//!   tasks, while another runs both classes, so executors keep to one class
-//!   ([`crate::affinity`]).
-//! - **Warm executors** (driver mode, [`crate::warmup`]). A task set's first task on an
-//!   executor pays a measured warm-up, and so does every task it starts there before one
-//!   has ended. A free slot goes to the first job in the order above for which it is
-//!   worth it: a job warm on that executor (a task of it ended there), a job with
-//!   nothing running, or one whose gain from one more (cold) slot, over draining on the
-//!   slots of the executors it has warmed (their freed slots come back to it), exceeds
-//!   the delay the warm-up imposes on the other live groups and jobs, waiting or running, since slot
-//!   time lost on a busy cluster makes every one of them end later
-//!   ([`crate::warmup::worth_cold_start`]; on an executor where the job is still warming
-//!   up, the gain is over waiting for it to be warm, [`crate::warmup::worth_warming_slot`]). Overdue jobs take the test too: they go first
-//!   on every slot where they pass it (a slot they are warm on always), so a starved
-//!   query is not spread over every executor at once. When no job passes and no other
-//!   job waits, the slot goes to the job if it still finishes sooner with it; otherwise
-//!   the slot stays free: every waiting job runs somewhere and drains there sooner than
-//!   a cold start would help, and the next task end re-offers the slot. With no warm-up
-//!   measured (the simulator), the order above stands.
-//! - **Late binding**: tasks are bound to slots only when a slot is free, so there is
-//!   nothing to withdraw when estimates are wrong.
+//! - **Short work never queues behind long work** (§3.1): a floating number `R` of slots
+//!   ([`crate::reservation`]) is kept from long work; a long task starts only while fewer
+//!   than `total − R` long tasks run. `R` is zero when no short work is around.
+//! - **SRPT with a starvation bound** (§3.3, Algorithm 1): a free slot goes to the job whose
+//!   group (Spark job or SQL execution, unsubmitted stages included, see
+//!   [`Policy::set_group_future`]) has the least remaining work; ties go to the older job.
+//!   A job waiting `max(deadline_factor × fair time, min_wait)` is overdue; overdue jobs go
+//!   first, earliest deadline first, at full width until none of their tasks wait, and the
+//!   deadline stays put until then. Fair time is `max(estimate, waiting work × sharing /
+//!   slots)`, so sustained overload does not turn SRPT into round robin.
+//! - **Or the Fair Sojourn Protocol** (`order` fsp, [`crate::fsp`]): the key is the unit's
+//!   finish tag under processor sharing; age is in the key, so no deadline is consulted.
+//! - **Long work keeps a share**: while long work waits and short work has held at least
+//!   `cap = max(R, floor((1 − long_share) × slots))` slots over the window, short work
+//!   starts tasks only below `cap`, while short units keep arriving ([`crate::arrivals`])
+//!   or the backlog would bypass more than `starvation_factor` times the long work left
+//!   ([`Adaptive::share_pays`]). Executors keep to one class ([`crate::affinity`]).
+//! - **Warm executors** (driver mode, [`crate::warmup`]): a slot goes to the first job in
+//!   that order for which a cold start is worth its measured warm-up
+//!   ([`crate::warmup::worth_cold_start`], [`crate::warmup::worth_warming_slot`]); else it
+//!   stays free until the next task end re-offers it.
+//! - **Late binding**: tasks are bound to slots only when a slot is free.
 //!
-//! With Eirene on ([`crate::eirene`]), short jobs keep task tables: CCDM's fast lane
-//! migrates the next task of a job on the node just handed one (there are no probes,
-//! so no Migration Queue requests), and a slot left idle with no task waiting runs
-//! a SATC clone of the oldest short job whose tasks have all started.
-//!
-//! In driver mode the host pulls decisions through [`Policy::offer`]; in the simulator
-//! the policy launches on its own as jobs arrive and slots free, one network round
-//! trip after the decision, like the paper systems' fetches.
+//! With Eirene on ([`crate::eirene`]), CCDM's fast lane and SATC clones run on the slots
+//! this order leaves. The host pulls decisions through [`Policy::offer`] in driver mode; in
+//! the simulator the policy launches on its own, one network round trip after deciding.
 
 use super::Policy;
 use crate::arrivals::ShortArrivals;

@@ -18,8 +18,8 @@ fn rejections_are_retried_unless_the_driver_runs_the_paper_policy() {
     assert!(params_of(1.0).affinity, "policy=adaptive");
 }
 
-/// `minProbes` and `probeRatio` reach the client (the ratio was a constant 2 in cluster
-/// mode before 2026-11-28, whatever the key said).
+/// `minProbes` and `probeRatio` reach the client (the ratio is not a constant 2 in cluster
+/// mode, whatever the key says).
 #[test]
 fn the_probe_keys_reach_the_client() {
     let mut v = crate::state::tests::good();

@@ -23,7 +23,7 @@ impl NodeState {
     /// The paper rejects it (§3.1), and its job then re-probes the hosts the bitvector shows
     /// free of long work: on a small cluster the short partition, which a burst of short jobs
     /// can keep busy for seconds while long tasks that are about to end hold every other slot
-    /// (testbed, session 60: jobs confined to the one short host waited 5-6 s, where queueing
+    /// (testbed: jobs confined to the one short host waited 5-6 s, where queueing
     /// behind a 0.85 s long task would have cost under 0.9 s). The bound keeps the guarantee's
     /// point: a short task waits behind long work at most `min_wait` by the estimates, never
     /// behind a long task that has far to go. Its grant is not sticky ([`Self::grant`]), so it
@@ -33,7 +33,7 @@ impl NodeState {
     /// entry queued here has waited `min_wait` or more (since the first of its entries now
     /// queued here was placed), no probe is queued beside it, so short work passes long work
     /// only in the first second of its wait here and a burst of short probes cannot keep a
-    /// long queue waiting. Without that bound (testbed, session 61) short jobs of 400-500
+    /// long queue waiting. Without that bound (testbed) short jobs of 400-500
     /// tasks took general slots turn after turn, probe after probe, and long jobs of a few
     /// short tasks placed behind them waited 9 s where the static split ran them in 0.5 s: the
     /// long p50 rose to 1.58x the static split's at ratio 1.2. (Bounding the short job's size

@@ -174,138 +174,160 @@ private[eagle] object EagleConf {
   val JobClassProperty: String = Prefix + "job.class"
   val JobEstimateProperty: String = Prefix + "job.estimatedTaskMs"
 
-  /** One documented key: name (after the prefix), default, meaning. README's table mirrors this. */
-  case class Key(name: String, default: String, doc: String)
+  /**
+   * One documented key: name (after the prefix), default, type, accepted range, meaning.
+   * `typ` and `range` restate, for the reader, what [[fromSparkConf]] accepts for the key
+   * (and [[jobHints]] for a local property; tests/test_config_docs.py checks the edges of
+   * every interval and list against fromSparkConf); docs/guide/configuration.md is generated
+   * from these by [[EagleConfDoc]] (scripts/gen-config-docs).
+   */
+  case class Key(name: String, default: String, typ: String, range: String, doc: String)
+
+  /** The per-job local properties, documented like the keys (read by [[jobHints]]). */
+  val JobProperties: Seq[Key] = Seq(
+    Key("job.class", "(none)", "enum", "short, long",
+      "Class of the task sets of the jobs the current thread submits (a set cutoffMs comes " +
+        "first; the history and running means after); a malformed value is logged and ignored."),
+    Key("job.estimatedTaskMs", "(none)", "integer (ms)", "> 0",
+      "Estimated mean task duration of the task sets of the jobs the current thread submits; " +
+        "a malformed value is logged and ignored."))
 
   val Keys: Seq[Key] = Seq(
-    Key("policy", "adaptive",
+    Key("policy", "adaptive", "enum", "adaptive, paper",
       "adaptive: exact SRPT over each query's remaining work with a load-sized short " +
         "reservation of slots and a learned short/long split; paper: Eagle as published " +
         "(short-only executors, probes, SSS, LWL, sticky batch probing)."),
-    Key("cutoffMs", "(learned)",
+    Key("cutoffMs", "(learned)", "integer (ms)", ">= 1; unset: learned (adaptive)",
       "Task sets whose estimated mean task duration exceeds this (ms) are long. Unset: " +
         "adaptive learns the split from the application's task durations; paper uses 10000."),
-    Key("reservation.windowMs", "60000",
+    Key("reservation.windowMs", "60000", "integer (ms)", ">= 1",
       "adaptive: sliding window (ms) over which the slots busy with short work are observed."),
-    Key("reservation.headroom", "1.0",
+    Key("reservation.headroom", "1.0", "number", "> 0",
       "adaptive: the reservation is this multiple of the short demand observed over the window (mean slots busy with short work plus one standard deviation of its bucket averages; > 0)."),
-    Key("reservation.maxFraction", "0.5",
+    Key("reservation.maxFraction", "0.5", "number", "[0, 1]",
       "adaptive: upper bound of the reservation as a fraction of all slots, in [0, 1]."),
-    Key("reservation.idleMs", "30000",
+    Key("reservation.idleMs", "30000", "integer (ms)", ">= 0",
       "adaptive: with no short work arriving for this long (ms), the reservation drops to 0 " +
         "and long work may use every slot."),
-    Key("reservation.baseFraction", "0.1",
+    Key("reservation.baseFraction", "0.1", "number", "[0, 1]",
       "adaptive: while short work is arriving, up to this fraction of all slots (floored) stays " +
         "reserved for it even when long work frees slots often, so a wave of long tasks cannot " +
         "hold every slot; in [0, 1], 0 turns the base off."),
-    Key("longShare", "0.5",
+    Key("longShare", "0.5", "number", "[0, 1]",
       "adaptive: while long work waits for a slot, short work starts new tasks only while it " +
         "holds fewer than max(reservation, floor((1 - longShare) x all slots)), so long work keeps " +
         "this share of the cluster under a stream of short work that alone would fill it, while " +
         "short queries or jobs keep arriving (within reservation.windowMs), then while the short " +
         "backlog exceeds starvationFactor times the long work left; in [0, 1], 0 turns it off."),
-    Key("deadlineFactor", "5",
+    Key("deadlineFactor", "5", "number", "> 0",
       "adaptive: a task set whose tasks waited this multiple of its fair time (its waiting work " +
         "shared with the task sets waiting beside it, at least its task estimate and 1 s) goes " +
         "first, at full width until none of its tasks wait (> 0)."),
-    Key("order", "srpt",
+    Key("order", "srpt", "enum", "srpt, fsp",
       "adaptive: which waiting task set a free slot serves. srpt: the least remaining work of its " +
         "query or job first, with the deadlineFactor bound; fsp (Fair Sojourn Protocol): the one " +
         "fair sharing would finish first, so none ends later than under fair sharing."),
-    Key("shortPartition", "0.1",
+    Key("shortPartition", "0.1", "number", "[0, 1)",
       "paper: fraction of executors reserved for short task sets, in [0, 1); at least one " +
         "when there are two or more executors."),
-    Key("minProbes", "20", s"paper: K, minimum number of probes per short task set (integer in [1, $MaxMinProbes])."),
-    Key("probeRatio", "2", s"paper: probes per task of a short task set (integer in [1, $MaxProbeRatio])."),
-    Key("starvationFactor", "5",
+    Key("minProbes", "20", "integer", s"[1, $MaxMinProbes]",
+      s"paper: K, minimum number of probes per short task set (integer in [1, $MaxMinProbes])."),
+    Key("probeRatio", "2", "integer", s"[1, $MaxProbeRatio]",
+      s"paper: probes per task of a short task set (integer in [1, $MaxProbeRatio])."),
+    Key("starvationFactor", "5", "number", "> 0",
       "SRPT starvation cap (> 0). paper: a task set may be bypassed for at most this multiple " +
         "of its own estimated task duration. adaptive: once short jobs stop arriving, the long " +
         "share holds only while the short backlog exceeds this multiple of the long work left " +
         "(see deadlineFactor for the adaptive deadline)."),
-    Key("defaultClass", "short", "Class when nothing is known: short or long."),
-    Key("defaultEstimateMs", "1000", "Estimated mean task duration (ms) when nothing is known (> 0)."),
-    Key("history.path", "(none)",
+    Key("defaultClass", "short", "enum", "short, long", "Class when nothing is known: short or long."),
+    Key("defaultEstimateMs", "1000", "integer (ms)", ">= 1",
+      "Estimated mean task duration (ms) when nothing is known (> 0)."),
+    Key("history.path", "(none)", "path", "non-empty",
       "JSON file of past stage runs (mean task duration per stage signature), loaded at " +
         "start-up and saved at stop."),
-    Key("history.maxEntries", "10000",
+    Key("history.maxEntries", "10000", "integer", s"[1, $MaxHistoryEntries]",
       s"Most stage signatures the history keeps (integer in [1, $MaxHistoryEntries]); the least " +
         "recently used is evicted first."),
-    Key("summary.path", "(none)", "Where to write the JSON run summary when the SparkContext stops."),
-    Key("summary.maxTaskSets", "1000",
+    Key("summary.path", "(none)", "path", "non-empty",
+      "Where to write the JSON run summary when the SparkContext stops."),
+    Key("summary.maxTaskSets", "1000", "integer", s"[1, ${Int.MaxValue}]",
       "Most task sets (and Spark jobs) the run summary lists in detail (integer >= 1); older ones " +
         "are dropped first, totals stay exact."),
-    Key("native.path", "(none)", "Load libeagle_jni from this file instead of the bundled one."),
-    Key("fallback", "true",
+    Key("native.path", "(none)", "path", "non-empty", "Load libeagle_jni from this file instead of the bundled one."),
+    Key("fallback", "true", "boolean", "true, false",
       "On a native error, log once and continue with stock TaskSchedulerImpl scheduling; " +
         "false aborts the running jobs instead."),
-    Key("seed", "42", "Seed of the engine's random choices (integer in [0, 2^53))."),
-    Key("debug.failAfterCalls", "-1",
+    Key("seed", "42", "integer", "[0, 2^53)", "Seed of the engine's random choices (integer in [0, 2^53))."),
+    Key("debug.failAfterCalls", "-1", "integer", ">= -1",
       "Test hook: the native side panics on every call after this many (-1 = never)."),
-    Key("debug.holdCallMs", "0",
+    Key("debug.holdCallMs", "0", "integer (ms)", "[0, 60000]",
       "Test hook: every native taskFinished call holds the engine this long (ms, integer in " +
         "[0, 60000]; 0 = off), so that stop() races with a call in flight."),
-    Key("debug.throwInRound", "-1",
+    Key("debug.throwInRound", "-1", "integer", ">= -1",
       "Test hook: the N-th offer round (1-based) whose plan gave out a slot throws inside " +
         "the stock round, after the plan (-1 = never)."),
-    Key("dds.enabled", "true",
+    Key("dds.enabled", "true", "boolean", "true, false",
       "Dynamic Delay Scheduling: adaptive per-stage, per-level locality waits replace Spark's " +
         "fixed spark.locality.wait* for task sets under the plugin (initial intervals: " +
         "spark.locality.wait.process/.node/.rack)."),
-    Key("dds.minWaitMs", "0", "Lower bound of every adaptive locality wait (ms, integer >= 0)."),
-    Key("dds.maxWaitMs", "10000",
+    Key("dds.minWaitMs", "0", "integer (ms)", ">= 0",
+      "Lower bound of every adaptive locality wait (ms, integer >= 0)."),
+    Key("dds.maxWaitMs", "10000", "integer (ms)", ">= dds.minWaitMs",
       "Upper bound of every adaptive locality wait (ms, integer >= dds.minWaitMs); a task set " +
         "that launched nothing for this long may launch at any level."),
-    Key("dds.window", "2",
+    Key("dds.window", "2", "number", ">= 1",
       "Averaging window of the update interval <- interval + (t_netOH - interval) / window " +
         "(a number >= 1; 2 = the paper's rule)."),
-    Key("dds.inherit", "true",
+    Key("dds.inherit", "true", "boolean", "true, false",
       "A new stage starts from the intervals the application has learned so far (every " +
         "finished task updates them by the same rule; the first stage starts from " +
         "spark.locality.wait*), rather than from spark.locality.wait* itself."),
-    Key("placement", "slots",
+    Key("placement", "slots", "enum", "slots, lotes",
       "slots: every executor slot is alike (task cpus only); lotes: LoTES (multi-resource, " +
         "heterogeneous executors) decides which executors serve which task sets from the " +
         "executors' cores, memory and custom resources and the task sets' resource profiles; " +
         "Eagle's order still decides which task set goes first."),
-    Key("eirene.satc", "false",
+    Key("eirene.satc", "false", "boolean", "true, false",
       "Eirene's Scheduler-Aware Task Cloning: a short task set whose tasks have all started " +
         "gets one clone per running task in idle slots, launched as a Spark speculative copy " +
         "(the first copy to finish wins, Spark kills the other)."),
-    Key("eirene.ccdm", "false",
+    Key("eirene.ccdm", "false", "boolean", "true, false",
       "Eirene's Coordinated Cold Data Migration: while a short task set waits for slots, the " +
         "cached input blocks of its not-started tasks are copied into the memory of executors " +
         "where they may run (a probe per executor, eirene.ccdm.mpp tasks each, the fast lane " +
         "on every launch), and a slot prefers a task whose input it holds. Needs " +
         "spark.plugins to include " + CcdmPluginClass + "."),
-    Key("eirene.ccdm.cm", "1",
+    Key("eirene.ccdm.cm", "1", "integer", "[1, 1000]",
       "CCDM: migrations from one executor's queue running at once (Eirene's CM; integer in " +
         "[1, 1000]). Keep CM x input size / copy time under the executor's link rate: Table V's " +
         "10 is sized for a disk, and one copy of a block alone fills a 100 mbit link."),
-    Key("eirene.ccdm.mpp", "2",
+    Key("eirene.ccdm.mpp", "2", "integer", "[0, 1000]",
       "CCDM: migration requests a probe queues on an executor (Eirene's MPP; integer in [0, 1000])."),
-    Key("eirene.ccdm.maxBytes", "128m",
+    Key("eirene.ccdm.maxBytes", "128m", "size", "> 0 bytes",
       "CCDM: memory one executor may hold in migrated inputs (a size such as 128m); the oldest " +
         "migrated input goes first when a new one needs room, and an input larger than this is " +
         "not migrated."),
-    Key("cluster.central", "(none)",
+    Key("cluster.central", "(none)", "host:port", "port in [1, 65535]",
       "Cluster mode: host:port of eagle-central. Set, the application shares the worker hosts " +
         "with other applications at task level: every host's eagle-node grants its slots, short " +
         "task sets probe the hosts, long ones go to the central (see Cluster mode in the README)."),
-    Key("cluster.nodePort", "7101", "Cluster mode: the port of every host's eagle-node (integer in [1, 65535])."),
-    Key("cluster.secretFile", "(none)",
+    Key("cluster.nodePort", "7101", "integer", "[1, 65535]",
+      "Cluster mode: the port of every host's eagle-node (integer in [1, 65535])."),
+    Key("cluster.secretFile", "(none)", "path", "readable, non-empty secret",
       "Cluster mode: file holding the daemons' shared secret (trailing whitespace ignored); " +
         "else cluster.secret, else spark.authenticate.secret."),
-    Key("cluster.secret", "(none)", "Cluster mode: the daemons' shared secret itself (prefer cluster.secretFile)."),
-    Key("cluster.pingMs", "900",
+    Key("cluster.secret", "(none)", "string", "non-empty",
+      "Cluster mode: the daemons' shared secret itself (prefer cluster.secretFile)."),
+    Key("cluster.pingMs", "900", "integer (ms)", "[10, 60000]",
       "Cluster mode: keep-alive period towards every daemon (ms, integer in [10, 60000]); keep it " +
         "under a third of the daemons' --lease-ms (default 3000). Short jobs also probe again, at this " +
         "period, the hosts that rejected them (not under policy=paper)."),
-    Key("cluster.warmGrants", "true",
+    Key("cluster.warmGrants", "true", "boolean", "true, false",
       "Cluster mode, policy=adaptive: a short task set hands back a slot granted on a host where it " +
         "has not warmed an executor yet when its own running tasks' slots would drain its waiting " +
         "tasks sooner than a new executor's warm-up pays for (the warm-executors rule); false takes " +
         "every grant."),
-    Key("cluster.affinity", "true",
+    Key("cluster.affinity", "true", "boolean", "true, false",
       "Cluster mode, policy=adaptive: a short task set's first probes go only to the hosts where " +
         "the application has run the most short tasks (at most probeRatio x its tasks), and to the " +
         "others only if it still has tasks without a slot after what a task costs more there (measured; " +
@@ -435,8 +457,9 @@ private[eagle] object EagleConf {
       cluster = clusterConf(conf, raw, long, bool))
   }
 
-  /** The executor side of CCDM: a SparkPlugin (see EireneCcdmPlugin). */
-  val CcdmPluginClass = "org.apache.spark.scheduler.eagle.EireneCcdmPlugin"
+  /** The executor side of CCDM: a SparkPlugin (see EireneCcdmPlugin). A constant (`final`),
+   *  so that `Keys`, initialised before this line, reads it rather than null. */
+  final val CcdmPluginClass = "org.apache.spark.scheduler.eagle.EireneCcdmPlugin"
 
   /** `eirene.ccdm=true` needs the executor plugin loaded: without it nothing could migrate. */
   private def ccdmOn(conf: SparkConf, on: Boolean): Boolean = {
