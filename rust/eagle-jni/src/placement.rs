@@ -59,11 +59,11 @@ pub fn pending(st: &mut State, job: JobId, pending: u32) {
 mod tests {
     use super::*;
 
+    /// The valid parameters with `placement` (slot 18: 0 slots, 1 lotes).
     fn params(placement: f64) -> Vec<f64> {
-        vec![
-            10_000.0, 0.1, 20.0, 2.0, 5.0, 0.0, 1000.0, 42.0, -1.0, 10_000.0, 0.0, 1.0, 60_000.0, 1.0, 0.5, 30_000.0,
-            0.1, 0.5, placement, 5.0, 0.0,
-        ]
+        let mut p = crate::state::tests::good();
+        p[18] = placement;
+        p
     }
 
     #[test]

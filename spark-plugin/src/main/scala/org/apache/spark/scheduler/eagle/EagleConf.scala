@@ -50,6 +50,8 @@ private[eagle] case class EagleConf(
     reservationBaseFraction: Double = 0.1,
     longShare: Double = 0.5,
     deadlineFactor: Double = 5.0,
+    holdMaxMs: Long = 2000L,
+    holdFraction: Double = 0.25,
     order: String = "srpt",
     placement: String = "slots",
     eireneSatc: Boolean = false,
@@ -97,7 +99,9 @@ private[eagle] case class EagleConf(
     longShare,
     if (lotes) 1.0 else 0.0,
     deadlineFactor,
-    if (order == "fsp") 1.0 else 0.0)
+    if (order == "fsp") 1.0 else 0.0,
+    holdMaxMs.toDouble,
+    holdFraction)
 
   /** For the summary file. */
   def asMap: Seq[(String, Any)] = Seq(
@@ -110,6 +114,8 @@ private[eagle] case class EagleConf(
     "reservation.baseFraction" -> reservationBaseFraction,
     "longShare" -> longShare,
     "deadlineFactor" -> deadlineFactor,
+    "hold.maxMs" -> holdMaxMs,
+    "hold.fraction" -> holdFraction,
     "order" -> order,
     "placement" -> placement,
     "shortPartition" -> shortPartition,
@@ -219,6 +225,13 @@ private[eagle] object EagleConf {
         "this share of the cluster under a stream of short work that alone would fill it, while " +
         "short queries or jobs keep arriving (within reservation.windowMs), then while the short " +
         "backlog exceeds starvationFactor times the long work left; in [0, 1], 0 turns it off."),
+    Key("hold.maxMs", "2000", "integer (ms)", "[0, 3600000]",
+      "adaptive: when a small job ends beside larger waiting work, its slots stay free for the " +
+        "next submission for the 0.9 quantile of the observed end-to-next-submission gaps, at " +
+        "least 200 ms and at most this long (ms); 0 turns the hold off."),
+    Key("hold.fraction", "0.25", "number", "[0, 1]",
+      "adaptive: the hold's budget: held slot-seconds stay at most this fraction of the " +
+        "slot-seconds the other work ran over reservation.windowMs; 0 turns the hold off."),
     Key("deadlineFactor", "5", "number", "> 0",
       "adaptive: a task set whose tasks waited this multiple of its fair time (its waiting work " +
         "shared with the task sets waiting beside it, at least its task estimate and 1 s) goes " +
@@ -421,6 +434,8 @@ private[eagle] object EagleConf {
       reservationBaseFraction = double("reservation.baseFraction", x => x >= 0 && x <= 1, "a number in [0, 1]"),
       longShare = double("longShare", x => x >= 0 && x <= 1, "a number in [0, 1]"),
       deadlineFactor = double("deadlineFactor", _ > 0, "a number > 0"),
+      holdMaxMs = long("hold.maxMs", 0, 3600000L),
+      holdFraction = double("hold.fraction", x => x >= 0 && x <= 1, "a number in [0, 1]"),
       shortPartition = double("shortPartition", x => x >= 0 && x < 1, "a number in [0, 1)"),
       minProbes = long("minProbes", 1, MaxMinProbes).toInt,
       probeRatio = long("probeRatio", 1, MaxProbeRatio).toInt,

@@ -247,7 +247,7 @@ private[eagle] object Native {
     "defaultClass", "defaultEstimateMs", "seed", "failAfterCalls", "historyMaxEntries",
     "debugHoldCallMs", "policy", "reservationWindowMs", "reservationHeadroom",
     "reservationMaxFraction", "reservationIdleMs", "reservationBaseFraction", "longShare",
-    "placement", "deadlineFactor", "order")
+    "placement", "deadlineFactor", "order", "holdMaxMs", "holdFraction")
 
   /** Layout of `enableDelay(params)`; mirrors `DELAY_PARAM_NAMES` in rust/eagle-jni/src/state.rs. */
   val DelayParamNames: Seq[String] = Seq(
