@@ -12,7 +12,7 @@ in arrival order; every job keeps its arrival time). Systems, each on a fresh te
   ``SYSTEM@PARTITION``, e.g. ``eagle-adaptive@slots``, for that one system alone, so that two
   partitions are measured beside the same baselines in one invocation): each host's
   ``eagle-node`` owns ``--cores`` slots; every worker advertises slots x 4 cores, and each
-  application takes one executor of ``slots`` cores on every host (the README's recipe), or, with
+  application takes one executor of ``slots`` cores on every host (the recipe of docs/guide/cluster-mode.md), or, with
   ``SYSTEM/N`` (e.g. ``eagle-adaptive/4``, ``eagle-adaptive@slots/4``), on ``N`` of them: its
   ``spark.cores.max`` is slots x N, the applications start one after another in the order of
   ``APPS``, and the master (most free cores first) spreads them so that each host holds the

@@ -28,7 +28,7 @@ The phases run one after the other, and bench.jobs' helpers label the queries' j
 ``bench.class=short`` and the sort's ``long`` (checks ``check``, setup ``setup``): so the event
 log's locality mix per class is the mix per workload (:data:`PHASE_CLASS`).
 
-Writes ``<out>/dds/results.json`` and ``report.html`` (see README, "Benchmarks"), and runs
+Writes ``<out>/dds/results.json`` and ``report.html`` (see docs/benchmarks.md), and runs
 ``scripts/sim-dds`` (the simulator part) into ``<out>/dds/sim/``.
 """
 from __future__ import annotations

@@ -93,6 +93,17 @@ def parse(path) -> dict:
     }
 
 
+def task_spans(path) -> list:
+    """``[(stage id, launch ms, finish ms)]`` of every task that ended, in log order."""
+    out = []
+    for ev in events(path):
+        if ev.get("Event") == "SparkListenerTaskEnd":
+            info = ev.get("Task Info") or {}
+            if info.get("Launch Time") is not None and info.get("Finish Time") is not None:
+                out.append((ev.get("Stage ID"), info["Launch Time"], info["Finish Time"]))
+    return out
+
+
 def task_anatomy(path, since_ms: float = 0.0, until_ms: float = float("inf")) -> dict:
     """Where a task's slot time goes, over the tasks launched in [``since_ms``, ``until_ms``):
     ``{"tasks", "hold_ms", "run_ms", "deserialize_ms", "deserialize_cpu_ms", "cpu_ms",

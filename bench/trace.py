@@ -2,7 +2,7 @@
 
 Trace format (one job a line, seconds): ``submit_time ntasks mean_duration d1 .. dn``.
 
-How a trace becomes a Spark workload (see README, "Benchmarks"):
+How a trace becomes a Spark workload (see docs/benchmarks.md):
 
 * **Time.** Task durations go from seconds to milliseconds (a 15 s trace task sleeps 15 ms),
   as in the paper's Spark experiment. The trace's per-job mean (third column, also scaled) is

@@ -1,8 +1,8 @@
 """What the tasks of a run cost, per class, from its Spark event log: CPU, GC and cold starts.
 
 On a CPU-bound testbed the schedulers differ less in how long each task waits than in how
-much work they make the executors do (README, "Why the sort target and the p90 target pull
-apart here"). A task set's first task on an executor fetches and deserialises the task
+much work they make the executors do (docs/results.md, the TPC-H
+row). A task set's first task on an executor fetches and deserialises the task
 binary and broadcasts, and compiles generated code; the tasks started there before one has
 ended all pay it (eagle-core's ``warmup`` module uses the same definition). So every run's
 ``result.json`` gets ``"work"``:

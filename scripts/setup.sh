@@ -3,7 +3,7 @@
 #   apt: gradle (4.4.1, runs Scala through JavaExec), junit4, xz-utils, a JDK, gcc, python3-venv
 #   rustup: a stable Rust toolchain when cargo is missing, and its rustfmt component
 #   .venv: pyspark of the default Spark line (4.3.0; sdist only, ~35 s build), pytest,
-#          tpchgen-cli, duckdb, matplotlib, pyarrow
+#          pytest-xdist, tpchgen-cli, duckdb, matplotlib, pyarrow
 #   EAGLE_SPARK_LINES="3.5 4.0": also .venv-spark-3.5, .venv-spark-4.0 (that line's pinned
 #          pyspark and pytest; versions in spark-plugin/spark-lines.properties), for
 #          scripts/build.sh --spark <line> and the smoke tests. Every line runs on JDK 17.
@@ -70,7 +70,12 @@ venv_with() {
 }
 
 default_line=$(eagle_default_line)
-venv_with "$ROOT/.venv" "pyspark==$(eagle_line_field "$default_line" 1)" pytest tpchgen-cli duckdb matplotlib pyarrow
+# The venvs are independent: they install side by side (pip waits mostly on downloads and on
+# pyspark's sdist builds), and any failure fails the set-up.
+pids=()
+venv_with "$ROOT/.venv" "pyspark==$(eagle_line_field "$default_line" 1)" pytest pytest-xdist tpchgen-cli duckdb \
+  matplotlib pyarrow &
+pids+=($!)
 for line in ${EAGLE_SPARK_LINES:-}; do
   [ "$line" = "$default_line" ] && continue
   v=$(eagle_line_field "$line" 1)
@@ -78,7 +83,11 @@ for line in ${EAGLE_SPARK_LINES:-}; do
     log "EAGLE_SPARK_LINES: unknown Spark line '$line' (one of $(eagle_all_lines | tr '\n' ' '))"
     exit 2
   fi
-  venv_with "$(eagle_venv "$line")" "pyspark==$v" pytest
+  venv_with "$(eagle_venv "$line")" "pyspark==$v" pytest &
+  pids+=($!)
+done
+for pid in "${pids[@]}"; do
+  wait "$pid"
 done
 
 if [ "${EAGLE_SETUP_NO_BUILD:-0}" != 1 ]; then

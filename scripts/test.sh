@@ -1,40 +1,97 @@
 #!/usr/bin/env bash
-# THE test command (README, .ci/run): set-up and jar builds, the Rust tests, the Spark
+# THE test command (README, .ci/run): set-up and jar builds, rustfmt, the Rust tests, the Spark
 # integration tests (real executors) on the default Spark line (4.3), then the smoke tests
-# (test_smoke.py and test_cluster_mode.py, -m smoke) on the other lines of EAGLE_SMOKE_LINES (default "3.5 4.0 4.1 4.2"), each with
-# its own venv (.venv-spark-<line>), SPARK_HOME and jar. About 50 minutes on a loaded
-# 2-core machine. EAGLE_SMOKE_LINES="" skips the other lines.
+# (test_smoke.py and test_cluster_mode.py, -m smoke) on the other lines of EAGLE_SMOKE_LINES
+# (default "3.5 4.0 4.1 4.2"), each with its own venv (.venv-spark-<line>), SPARK_HOME and jar.
+# EAGLE_SMOKE_LINES="" skips the other lines; EAGLE_TEST_WORKERS sets the default line's pytest
+# workers (3). Prints the time of each phase.
+#
+#   scripts/test.sh           the default tier (CI's): every test not marked `full`
+#   scripts/test.sh --full    both tiers: also the tests marked `full` (longer variants)
+#
+# docs/design/testing.md maps each feature to its tests and their tier. The Rust tests build in
+# the `ci` cargo profile (Cargo.toml); the daemons the Spark tests start are its binaries.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-start=$(date +%s)
+full=0
+case "${1:-}" in
+  --full) full=1 ;;
+  "") ;;
+  *) echo "scripts/test.sh: unknown argument '$1' (expected --full or nothing)" >&2; exit 2 ;;
+esac
 smoke_lines=${EAGLE_SMOKE_LINES-3.5 4.0 4.1 4.2}
+start=$(date +%s)
+phases=()
+phase_name=""
+phase_start=$start
+# phase <name>: ends the running phase (recording its time) and starts the next one.
+phase() {
+  local now; now=$(date +%s)
+  if [ -n "$phase_name" ]; then
+    phases+=("$(printf '%6d s  %s' $((now - phase_start)) "$phase_name")")
+    echo "== $phase_name: $((now - phase_start)) s"
+  fi
+  phase_name=${1:-}
+  phase_start=$now
+  [ -z "$phase_name" ] || echo "== $phase_name"
+}
 
+phase "set-up (scripts/setup.sh) and the default line's jars"
 # installs what is missing (with a venv per smoke line), builds the default line's jar
 EAGLE_SPARK_LINES="$smoke_lines" bash scripts/setup.sh
 . scripts/env.sh
+export EAGLE_CARGO_PROFILE=ci
+
+phase "cargo fmt --all --check (rustfmt.toml)"
+cargo fmt --all --check
+
+phase "cargo test --workspace --profile ci"
+cargo test --workspace --profile ci
+
 for line in $smoke_lines; do
-  echo "== scripts/build.sh --spark $line"
+  phase "the jar of Spark $line (scripts/build.sh --spark $line)"
   bash scripts/build.sh --spark "$line"
 done
 
-echo "== cargo fmt --all --check (rustfmt.toml)"
-cargo fmt --all --check
-
-echo "== cargo test --workspace --release"
-cargo test --workspace --release
-
-echo "== pytest tests/ (Spark $("$EAGLE_VENV/bin/python" -c 'import pyspark; print(pyspark.__version__)'), SPARK_HOME=$SPARK_HOME)"
-"$EAGLE_VENV/bin/python" -m pytest tests/ -q -p no:cacheprovider
-
+# The Spark tests wait on sleeping tasks and JVM start-ups far more than on the CPU: the default
+# line's tests run in $workers pytest-xdist workers (tests/conftest.py keeps a module's tests
+# together unless they are independent), beside the other lines' smoke tests, one line at a time.
+workers=${EAGLE_TEST_WORKERS:-3}
+tier=(-m "not full")
+[ "$full" = 1 ] && tier=()
+logs="$ROOT/target/test-logs"
+mkdir -p "$logs"
+main_log="$logs/pytest-$EAGLE_SPARK_LINE.log"
+phase "pytest tests/ $([ "$full" = 1 ] && echo "(both tiers)" || echo "-m 'not full'") on Spark $EAGLE_SPARK_LINE ($workers workers, output in ${main_log#"$ROOT"/}), beside the smoke tests of: ${smoke_lines:-no other line}"
+"$EAGLE_VENV/bin/python" -m pytest tests/ -q -p no:cacheprovider -n "$workers" --dist loadgroup \
+  ${tier[@]+"${tier[@]}"} > "$main_log" 2>&1 &
+main_pid=$!
+trap 'kill "$main_pid" 2>/dev/null || true' EXIT
+smoke_failed=""
 for line in $smoke_lines; do
   t0=$(date +%s)
   venv=$(eagle_venv "$line")
   home=$("$venv/bin/python" -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))')
-  echo "== pytest tests/ -m smoke (Spark $("$venv/bin/python" -c 'import pyspark; print(pyspark.__version__)'), SPARK_HOME=$home)"
-  SPARK_HOME="$home" EAGLE_SPARK_LINE="$line" SPARK_SCALA_VERSION="$(eagle_line_field "$line" 2)" \
-    "$venv/bin/python" -m pytest tests/test_smoke.py tests/test_cluster_mode.py -m smoke -q -p no:cacheprovider
-  echo "== smoke tests on Spark $line passed in $(( $(date +%s) - t0 )) s"
+  echo "== pytest -m smoke on Spark $line (SPARK_HOME=$home)"
+  if SPARK_HOME="$home" EAGLE_SPARK_LINE="$line" SPARK_SCALA_VERSION="$(eagle_line_field "$line" 2)" \
+      "$venv/bin/python" -m pytest tests/test_smoke.py tests/test_cluster_mode.py -m smoke -q -p no:cacheprovider; then
+    echo "== smoke tests on Spark $line passed in $(( $(date +%s) - t0 )) s"
+  else
+    smoke_failed="$smoke_failed $line"
+  fi
 done
+main_rc=0
+wait "$main_pid" || main_rc=$?
+trap - EXIT
+echo "== pytest on Spark $EAGLE_SPARK_LINE (${main_log#"$ROOT"/}):"
+cat "$main_log"
+phase ""
+if [ -n "$smoke_failed" ] || [ "$main_rc" != 0 ]; then
+  echo "== FAILED:${smoke_failed:+ smoke tests on Spark$smoke_failed}$([ "$main_rc" != 0 ] && echo " pytest on Spark $EAGLE_SPARK_LINE (exit $main_rc)")" >&2
+  exit 1
+fi
 
+echo "== phases:"
+printf '%s\n' "${phases[@]}"
 echo "== all tests passed in $(( $(date +%s) - start )) s"

@@ -9,10 +9,12 @@ executor JVMs. One PySpark process keeps one JVM, so the plugin jar of this Spar
 first session; later sessions (stock or eagle) reuse that JVM.
 """
 import contextlib
+import functools
 import glob
 import json
 import os
 import re
+import subprocess
 import sys
 import time
 
@@ -64,9 +66,26 @@ def plugin_jar():
     return jars[-1]
 
 
+# Modules whose tests are independent and long: under pytest-xdist (scripts/test.sh) their tests
+# go to any worker. Every other module's tests stay on one worker together (they share
+# module-scoped applications, and the testbed's namespaces are one set per machine).
+SPREAD = {"test_cluster_mode", "test_adaptive", "test_small_clusters"}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        module = item.module.__name__.rsplit(".", 1)[-1]
+        if module not in SPREAD and item.get_closest_marker("xdist_group") is None:
+            group = "bench" if item.path.parent.name == "bench" else module
+            item.add_marker(pytest.mark.xdist_group(group))
+
+
 def pytest_configure(config):
     config.addinivalue_line(
         "markers", "smoke: the integration tests also run on the other Spark lines (scripts/test.sh)")
+    config.addinivalue_line(
+        "markers", "full: the second tier, run by scripts/test.sh --full only (docs/design/testing.md)")
 
 
 JAR = plugin_jar()
@@ -120,6 +139,18 @@ def spark(master, conf=None, summary_path=None, app="eagle-test"):
                 time.sleep(0.1)
             with open(summary_path) as f:
                 result["summary"] = json.load(f)
+
+
+@functools.lru_cache(maxsize=None)
+def daemon_bin_dir():
+    """The directory of eagle-node and eagle-central, built first (a no-op when up to date) in
+    the cargo profile EAGLE_CARGO_PROFILE (scripts/test.sh sets `ci`, whose binaries its Rust
+    tests already built), else the debug profile."""
+    profile = os.environ.get("EAGLE_CARGO_PROFILE", "dev")
+    subprocess.run(["cargo", "build", "-q", "--profile", profile, "-p", "eagle-node", "-p", "eagle-central"],
+                   cwd=ROOT, check=True)
+    target = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
+    return os.path.join(target, "debug" if profile == "dev" else profile)
 
 
 def assert_each_end_recorded_once(summary):

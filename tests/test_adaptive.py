@@ -1,4 +1,4 @@
-"""Short-behind-long with default keys (issue 10): policy=adaptive, no cutoffMs.
+"""Short-behind-long with default keys: policy=adaptive, no cutoffMs.
 
 A job of many multi-second tasks (four waves on every master) starts first; one second
 later small jobs arrive, one a second, each from its own thread. Each case runs FIFO
@@ -19,21 +19,14 @@ import time
 import pytest
 
 from conftest import sleep_task, spark
+from interactive import wait_for_slots
 
 BIG_S, SMALL_S, SMALL_TASKS, SMALL_JOBS = 2.0, 0.1, 2, 5
 CASES = [("local-cluster[2,2,1024]", 4), ("local-cluster[3,2,1024]", 6), ("local[4]", 4)]
-
-
-def wait_for_slots(sc, master, slots, timeout=120):
-    if master.startswith("local-cluster"):
-        want = int(master.split("[")[1].split(",")[0])
-        deadline = time.time() + timeout
-        while time.time() < deadline:
-            if len(sc._jsc.sc().statusTracker().getExecutorInfos()) - 1 >= want:
-                break
-            time.sleep(0.5)
-    # Start the Python workers everywhere before timing anything.
-    sc.parallelize(range(slots), slots).map(sleep_task(0.3)).count()
+# The default tier runs the first master; the others, and the history variant (which
+# tests/test_small_clusters.py runs in the default tier), are in the second tier.
+HINT_CASES = [CASES[0]] + [pytest.param(*c, marks=pytest.mark.full) for c in CASES[1:]]
+HISTORY_CASES = [pytest.param(*c, marks=pytest.mark.full) for c in CASES]
 
 
 def big_job(sc, slots, hints):
@@ -97,7 +90,7 @@ def check(label, fifo, eagle):
     assert eb <= 1.3 * fb, f"{label}: big job {eb:.1f}s under eagle vs {fb:.1f}s under FIFO"
 
 
-@pytest.mark.parametrize("master,slots", CASES)
+@pytest.mark.parametrize("master,slots", HINT_CASES)
 def test_estimate_hints_only(master, slots, tmp_path):
     fifo = run(master, slots, hints=True)
     eagle = run(master, slots, conf={}, hints=True, summary=tmp_path / "s.json")
@@ -113,7 +106,7 @@ def test_estimate_hints_only(master, slots, tmp_path):
     assert all(SMALL_S * 1000 < c < BIG_S * 1000 for c in learned), history
 
 
-@pytest.mark.parametrize("master,slots", CASES)
+@pytest.mark.parametrize("master,slots", HISTORY_CASES)
 def test_no_hints_second_run_with_history(master, slots, tmp_path):
     hist = str(tmp_path / "history.json")
     conf = {"spark.scheduler.eagle.history.path": hist}
@@ -128,7 +121,7 @@ def test_no_hints_second_run_with_history(master, slots, tmp_path):
 
 
 def test_fair_sojourn_order_keeps_the_guarantees(tmp_path):
-    # order=fsp (the Fair Sojourn Protocol, README "Policies"): the same short-behind-long
+    # order=fsp (the Fair Sojourn Protocol, docs/policies/adaptive.md): the same short-behind-long
     # case on real executors, with the same margins as the default SRPT order.
     master, slots = CASES[0]
     fifo = run(master, slots, hints=True)

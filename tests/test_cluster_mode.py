@@ -1,7 +1,7 @@
 """Cluster mode on real Spark (issue 13): applications, each a spark-submit of
 tests/cluster_app.py in a JVM of its own, share two worker hosts (127.0.0.2 and 127.0.0.3) at
 task level through each host's eagle-node (2 slots, one port on both) and an eagle-central that
-keeps one host of two for short work (--short-fraction 0.5), as the README's standalone recipe
+keeps one host of two for short work (--short-fraction 0.5), as the standalone recipe of docs/guide/cluster-mode.md
 says: every worker advertises slots x 2 applications = 4 cores, and each application takes one
 executor of 2 cores on every host (spark.executor.cores = the host's slots, spark.cores.max =
 slots x hosts).
@@ -49,7 +49,7 @@ slots x hosts).
   to stock scheduling, naming the key and the refusal in its summary, and the job still runs,
   where the driver used to wait forever on links that never came.
 
-The daemons are the workspace's debug binaries (cargo build). Waits are bounded generously;
+The daemons are the workspace's binaries (conftest.daemon_bin_dir). Waits are bounded generously;
 no timing is asserted. The two tests marked `smoke` (two applications sharing the hosts, and
 failed attempts run again) also run on the other Spark lines (scripts/test.sh): the hooks
 cluster mode uses (offer rounds, `reviveOffers`, task ends and retries) move between lines.
@@ -66,7 +66,7 @@ import time
 import pytest
 
 from bench import eventlog
-from conftest import JAR, ROOT
+from conftest import JAR, ROOT, daemon_bin_dir
 from test_config import start_fails
 from standalone import free_port, standalone
 
@@ -75,15 +75,14 @@ SLOTS = 2
 
 
 def _cargo_bin(name):
-    return os.path.join(os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target")), "debug", name)
+    return os.path.join(daemon_bin_dir(), name)
 
 
 @contextlib.contextmanager
 def cluster_daemons(tmp, hosts, central_flags):
     """An eagle-node of SLOTS slots on each of `hosts` (one port on all) and an eagle-central
-    over them run with `central_flags`, the workspace's debug binaries, logging under `tmp`;
+    over them run with `central_flags`, the workspace's binaries, logging under `tmp`;
     yields what the helpers below take as `d` (`d["nodes"]`: each host's node address)."""
-    subprocess.run(["cargo", "build", "-q", "-p", "eagle-node", "-p", "eagle-central"], cwd=ROOT, check=True)
     secret = tmp / "secret"
     secret.write_text(os.urandom(16).hex() + "\n")
     node_port, central_port = _port_free_on_every_host(hosts), free_port()
@@ -305,6 +304,7 @@ def test_two_applications_share_the_hosts_slots_at_task_level(daemons, shared_ho
         assert ev["cluster.runningLeases"] == 0 and ev["cluster.hostsUp"] == len(HOSTS), ev
 
 
+@pytest.mark.full
 def test_a_wide_task_holds_as_many_slots_as_its_cores(daemons, shared_hosts, tmp_path):
     go, go_narrow = tmp_path / "go", tmp_path / "go-narrow"
     wide, wide_out = launch(daemons, shared_hosts, tmp_path, "wide",
@@ -532,6 +532,7 @@ def test_a_long_task_excluded_from_its_host_runs_on_another(daemons, shared_host
             assert failed_on and i["Host"] not in failed_on, (i, failed_on)
 
 
+@pytest.mark.full
 def test_dynamic_allocation_adds_and_removes_executors_and_their_hosts(daemons, shared_hosts, tmp_path):
     # Under dynamic allocation the application starts with no executor, gets them for a
     # backlog, loses them when idle (its node links go with them) and gets them again for
@@ -566,6 +567,7 @@ def test_a_shuffle_runs_both_stages_under_grants(daemons, shared_hosts, tmp_path
     assert len(starts) == 28
 
 
+@pytest.mark.full
 def test_a_streaming_query_runs_its_micro_batches_under_grants(daemons, shared_hosts, tmp_path):
     # A Structured Streaming query, with no class or estimate hint, runs a new SQL execution
     # of two stages at every trigger: each micro-batch's tasks must launch under grants and
@@ -635,7 +637,7 @@ def test_cached_partitions_run_where_their_blocks_are(daemons, shared_hosts, tmp
     assert len(starts) == 48
 
 
-@pytest.mark.parametrize("dds", ["true", "false"])
+@pytest.mark.parametrize("dds", [pytest.param("true", marks=pytest.mark.full), "false"])
 def test_a_long_stage_whose_blocks_are_on_the_short_only_host_does_not_wait_for_them(daemons, shared_hosts, tmp_path,
                                                                                       dds):
     # A short job caches 8 partitions on both hosts; a long job then reads them. The central
@@ -687,7 +689,7 @@ def _arg(args, flag):
     return args[args.index(flag) + 1] if flag in args[:-1] else None
 
 
-@pytest.mark.parametrize("cls", ["short", "long"])
+@pytest.mark.parametrize("cls", ["short", pytest.param("long", marks=pytest.mark.full)])
 def test_a_lost_executor_is_replaced_and_its_successor_runs_tasks_under_grants(daemons, shared_hosts, tmp_path, cls):
     go = tmp_path / "go"
     tasks = 40 if cls == "short" else 16
@@ -733,7 +735,7 @@ def test_a_lost_executor_is_replaced_and_its_successor_runs_tasks_under_grants(d
     assert c["launched"] == c["taskEnds"] >= tasks, c
 
 
-@pytest.mark.parametrize("cls", ["short", "long"])
+@pytest.mark.parametrize("cls", ["short", pytest.param("long", marks=pytest.mark.full)])
 def test_lost_map_output_is_computed_again_under_grants(daemons, shared_hosts, tmp_path, cls):
     # A shuffle whose reduce tasks hold their slots (waiting on a gate) when the executor of a
     # host that ran map tasks is killed: its reduce tasks fail with it, and their next attempts

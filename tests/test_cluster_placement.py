@@ -2,7 +2,7 @@
 (127.0.0.2-4), each with an eagle-node of 2 slots, and an eagle-central that keeps no host
 for short work and runs `--long-headroom 0.5` (one long task set on at most 3 - ceil(1.5) = 1
 host), as `scripts/eagle-cluster.sh` starts it; every application takes one executor of 2
-cores on each host (the README's standalone recipe). `tests/test_cluster_mode.py` runs the
+cores on each host (the standalone recipe of docs/guide/cluster-mode.md). `tests/test_cluster_mode.py` runs the
 rest of cluster mode on two hosts, where the headroom and the input have no room to act.
 
 - The headroom: a batch application's long job of many tasks runs on one host, and a second

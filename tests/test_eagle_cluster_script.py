@@ -11,20 +11,15 @@ import subprocess
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, daemon_bin_dir
 from standalone import free_port
 
 SCRIPT = os.path.join(ROOT, "scripts", "eagle-cluster.sh")
 
 
-def _bin_dir():
-    return os.path.join(os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target")), "debug")
-
-
 @pytest.fixture(scope="module")
 def binaries():
-    subprocess.run(["cargo", "build", "-q", "-p", "eagle-node", "-p", "eagle-central"], cwd=ROOT, check=True)
-    return _bin_dir()
+    return daemon_bin_dir()
 
 
 def _script(action, state, bin_dir, node_port, central_port, *extra):

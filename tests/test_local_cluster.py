@@ -126,8 +126,9 @@ def test_short_jobs_finish_while_long_job_runs_under_eagle(eagle_cluster):
             # the short-only executor runs every short job well before the long job ends
             assert short["endMs"] < long_job["endMs"] - 1000, (short, long_job)
         elif i == 0:
-            # adaptive holds no idle slot for demand this small (see README): a short job
-            # waits for at most one running task. The first one arrives during the long job's
+            # the reservation holds no idle slot for demand this small, and the hold follows
+            # a short job's end (docs/policies/adaptive.md): the first short job waits for at
+            # most one running task. The first one arrives during the long job's
             # first wave, so it runs when that wave ends, while the second wave (LONG_S of
             # sleep after that) still has to run: it ends well before the long job.
             assert short["endMs"] < long_job["endMs"] - 500, (short, long_job)

@@ -6,7 +6,7 @@
 //! queues on every general host, and a small long job that comes after it can start only
 //! as those tasks end. Node SRPT (§3.3) puts the small job first in each queue, but a slot
 //! frees only when a task of the big one ends, so the small jobs wait in waves
-//! (docs/MEASUREMENTS.md). Stock Spark's static split avoids that only by leaving each
+//! (docs/results.md). Stock Spark's static split avoids that only by leaving each
 //! application its own cores.
 //!
 //! With a headroom `F > 0`, one long job's tasks go to at most the general hosts it may use

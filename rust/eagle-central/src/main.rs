@@ -1,5 +1,5 @@
-//! `eagle-central`: the long-job scheduler of cluster mode. See README
-//! "Cluster mode (preview)".
+//! `eagle-central`: the long-job scheduler of cluster mode. See
+//! docs/guide/cluster-mode.md.
 
 use clap::Parser;
 use eagle_central::{parse_nodes, spawn, Options};

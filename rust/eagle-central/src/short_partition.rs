@@ -18,7 +18,7 @@
 //! `slots` keeps the same demand as slots on every host instead of whole hosts: one slot of
 //! each host in turn, then a second, and so on ([`short_slots_per_host`]); each node is told
 //! its count (`ShortSlots`), holds long work in its other slots, and queues short probes
-//! whatever long work it holds (docs/MEASUREMENTS.md, "The adaptive short partition,
+//! whatever long work it holds (docs/results.md, "The adaptive short partition,
 //! measured"). A host whose every slot is kept takes no long placement.
 //!
 //! When the drivers' hosts (`Executors`) differ, the hosts are taken in [`cover_order`], and
@@ -76,7 +76,7 @@ impl ShortPartition {
 /// work waits, else its share of both, rounded up. The fixed share stays the floor (the
 /// caller's). Why: with a flat cap of half the slots, short work that queues took half the
 /// hosts while long work queued on the rest, though on a machine short of CPU those hosts
-/// bought short work little (docs/MEASUREMENTS.md).
+/// bought short work little (docs/results.md).
 pub fn share_of_demand(total_slots: u64, short: u32, long: u64) -> u32 {
     if long == 0 || short == 0 {
         return short;
@@ -120,7 +120,7 @@ pub enum Measure {
     /// short work holds grow with its load without a queue term. A queue is not slots of
     /// need either: a job of 400 short tasks waiting is one wave after another, and counting
     /// it would hold the demand at its cap (half the slots) through every burst
-    /// (docs/MEASUREMENTS.md, "short slots kept on every host"), leaving long work half the
+    /// (docs/results.md, "short slots kept on every host"), leaving long work half the
     /// cluster.
     Held,
 }
@@ -271,7 +271,7 @@ pub fn cover_len(order: &[&str], drivers: &[&BTreeSet<String>]) -> usize {
 /// central would answer `Unplaced` to every ask and the driver fall back to its own
 /// placement, on the short-only hosts, after ten asks. Left one host of its four, such an
 /// application's long jobs took twice as long as under the fixed layout's two
-/// (docs/MEASUREMENTS.md).
+/// (docs/results.md).
 pub fn long_bound(order: &[&str], drivers: &[&BTreeSet<String>]) -> usize {
     drivers
         .iter()

@@ -529,7 +529,7 @@ impl CentralState {
     /// last. A big job (more tasks than the hosts no other big job holds could start at
     /// once) keeps those hosts: it queues anyway, and queueing behind the big jobs already
     /// placed it leaves free the host they left, where two big jobs that each left a
-    /// different host would together cover every host (docs/MEASUREMENTS.md). Small long
+    /// different host would together cover every host (docs/results.md). Small long
     /// jobs still go there first.
     fn spread_of(
         &self,

@@ -105,7 +105,7 @@ impl Driver {
             task_ms,
             last_ping: Instant::now(),
         };
-        // The README's rule for drivers: a link is usable once a Ping is answered (the
+        // The rule for drivers (docs/guide/cluster-mode.md): a link is usable once a Ping is answered (the
         // handshake ends before the node's state thread knows the connection, so a Place
         // the central sends at once could find the application unknown).
         let mut waiting: std::collections::BTreeSet<usize> = (0..d.nodes.len()).collect();

@@ -6,7 +6,7 @@
 //! The adaptive policy holds short work to its cap under the long share only while short
 //! units keep arriving (or the share lets the long work end first): a burst that stopped
 //! arriving a window ago is a finite backlog, and long work's wait behind it is bounded
-//! by that backlog (README, "Long work keeps a share").
+//! by that backlog (docs/policies/adaptive.md, "Long work keeps a share").
 
 use crate::types::Time;
 use std::collections::HashMap;

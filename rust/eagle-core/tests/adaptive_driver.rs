@@ -313,8 +313,8 @@ fn a_short_burst_still_takes_every_slot_while_long_work_waits() {
 }
 
 /// A `job.class` hint names the class, not the duration: with no estimate hint and no
-/// history, the estimate still follows the task set's running mean (README, "Per-job
-/// hints": hint, history, running mean, default), so SRPT ranks hinted task sets by their
+/// history, the estimate still follows the task set's running mean (docs/guide/hints.md:
+/// hint, history, running mean, default), so SRPT ranks hinted task sets by their
 /// real work. It used to freeze at `defaultEstimateMs`, ranking them by task count alone.
 #[test]
 fn a_class_hint_alone_leaves_the_estimate_to_the_running_mean() {

@@ -21,7 +21,7 @@
 //!   Java `org.apache.spark.scheduler.eagle.EagleNativeException`; nothing ever
 //!   unwinds into the JVM, and native code never calls back into Java.
 //!
-//! Ownership across the boundary is described in `docs/ffi.md`.
+//! Ownership across the boundary is described in `docs/design/ffi.md`.
 #![deny(unsafe_code)]
 
 pub mod cluster;

@@ -1,5 +1,5 @@
-//! `eagle-node`: the per-host daemon. See the crate documentation and README
-//! "Cluster mode (preview)".
+//! `eagle-node`: the per-host daemon. See the crate documentation and
+//! docs/guide/cluster-mode.md.
 
 use clap::Parser;
 use eagle_node::{spawn, Options, Policy, Settings};

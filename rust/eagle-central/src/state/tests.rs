@@ -696,7 +696,7 @@ fn a_grown_partition_leaves_each_application_with_long_work_a_general_host() {
 /// The bound leaves each application with long work half its hosts, rounded up, as general
 /// hosts, as the fixed layout does at the bench's placement: a batch application on the four
 /// hosts of two busy interactive ones would otherwise keep only one of them, and its long
-/// jobs take twice as long as under the fixed layout (docs/MEASUREMENTS.md).
+/// jobs take twice as long as under the fixed layout (docs/results.md).
 #[test]
 fn a_grown_partition_leaves_each_application_with_long_work_half_its_hosts() {
     let mut s = eight_up(ShortPartition::Adaptive);
@@ -719,7 +719,7 @@ fn a_grown_partition_leaves_each_application_with_long_work_half_its_hosts() {
 
 /// `share` caps the grown partition at the short class's part of all the tasks running and
 /// waiting: with every application on every host and both classes queueing, `adaptive`
-/// gives short work half the hosts (docs/MEASUREMENTS.md: long p50 2.6x the fixed
+/// gives short work half the hosts (docs/results.md: long p50 2.6x the fixed
 /// layout's); `share` gives it its part, and the whole demand again once long work
 /// is over.
 #[test]

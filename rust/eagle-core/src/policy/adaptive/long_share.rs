@@ -1,4 +1,4 @@
-//! The long share of the adaptive policy (README, "Long work keeps a share"): when long
+//! The long share of the adaptive policy (docs/policies/adaptive.md, "Long work keeps a share"): when long
 //! tasks may start beside the short reservation, and when short work is held to its cap
 //! while long work waits. Eagle's general partition guarantees long work a part of the
 //! cluster (SoCC'16 §3.1); this is that guarantee for a floating reservation.

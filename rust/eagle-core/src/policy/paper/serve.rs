@@ -18,7 +18,7 @@ const CLONE_ONLY: f64 = 1e300;
 /// its own estimate, a clone-only probe bypassed often enough would stop every entry
 /// behind it from overtaking it (the starvation cap), and SRPT would turn to FIFO there:
 /// that raised short P50 by 10-15% on GOOG_subtrace at 4400 nodes, where SATC never
-/// gets an idle slot (README, "Eirene (simulator)").
+/// gets an idle slot (docs/policies/eirene.md).
 fn view(entry: &Entry, remaining: f64, clone_only: bool) -> View<'_> {
     if clone_only {
         View { entry, remaining: CLONE_ONLY, est: entry.est, acc_delay: f64::NEG_INFINITY }

@@ -323,7 +323,7 @@ private[eagle] object EagleConf {
     Key("cluster.central", "(none)", "host:port", "port in [1, 65535]",
       "Cluster mode: host:port of eagle-central. Set, the application shares the worker hosts " +
         "with other applications at task level: every host's eagle-node grants its slots, short " +
-        "task sets probe the hosts, long ones go to the central (see Cluster mode in the README)."),
+        "task sets probe the hosts, long ones go to the central (see docs/guide/cluster-mode.md)."),
     Key("cluster.nodePort", "7101", "integer", "[1, 65535]",
       "Cluster mode: the port of every host's eagle-node (integer in [1, 65535])."),
     Key("cluster.secretFile", "(none)", "path", "readable, non-empty secret",

@@ -22,7 +22,7 @@ import org.apache.spark.scheduler.{DirectTaskResult, ExecutorCacheTaskLocation, 
  * mode a barrier task set is planned all at once, under a grant for each task, and vetoed
  * like any other.
  *
- * Dynamic Delay Scheduling (`spark.scheduler.eagle.dds.enabled`, see README): while the
+ * Dynamic Delay Scheduling (`spark.scheduler.eagle.dds.enabled`, see docs/policies/dds.md): while the
  * engine is healthy, Spark's own locality waits of this task set are zeroed
  * (`localityWaits`, which Spark computes from `spark.locality.wait*` at construction and in
  * `recomputeLocality`) and every offer is capped at `min(maxLocality, engine's allowed

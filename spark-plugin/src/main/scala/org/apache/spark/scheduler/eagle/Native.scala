@@ -6,7 +6,7 @@ package org.apache.spark.scheduler.eagle
 /**
  * The JNI surface of `libeagle_jni` (Rust: `rust/eagle-jni/src/jni_api.rs`).
  *
- * Ownership (see docs/ffi.md):
+ * Ownership (see docs/design/ffi.md):
  *  - `create` returns a handle: a pointer to Rust-owned engine state. The caller owns the
  *    handle and must call `destroy` exactly once, after its last use. Nothing else frees it.
  *  - Every other argument is a primitive or a primitive array. Arrays are copied on the
