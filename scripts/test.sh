@@ -41,56 +41,85 @@ phase "set-up (scripts/setup.sh) and the default line's jars"
 # installs what is missing (with a venv per smoke line), builds the default line's jar
 EAGLE_SPARK_LINES="$smoke_lines" bash scripts/setup.sh
 . scripts/env.sh
-export EAGLE_CARGO_PROFILE=ci
 
 phase "cargo fmt --all --check (rustfmt.toml)"
 cargo fmt --all --check
 
-phase "cargo test --workspace --profile ci"
-cargo test --workspace --profile ci
+phase "cargo build --profile ci -p eagle-node -p eagle-central (the daemons of the Spark tests)"
+cargo build --profile ci -q -p eagle-node -p eagle-central
+export EAGLE_DAEMON_BIN="${CARGO_TARGET_DIR:-$ROOT/target}/ci"
 
-for line in $smoke_lines; do
-  phase "the jar of Spark $line (scripts/build.sh --spark $line)"
-  bash scripts/build.sh --spark "$line"
-done
-
-# The Spark tests wait on sleeping tasks and JVM start-ups far more than on the CPU: the default
-# line's tests run in $workers pytest-xdist workers (tests/conftest.py keeps a module's tests
-# together unless they are independent), beside the other lines' smoke tests, one line at a time.
+# The Spark tests wait on sleeping tasks and JVM start-ups far more than on the CPU. So the
+# default line's tests run in $workers pytest-xdist workers (tests/conftest.py keeps a module's
+# tests together unless they are independent), beside the Rust tests, the other lines' jars and
+# their smoke tests (two lines at a time); the tests marked `alone` run last, by themselves.
 workers=${EAGLE_TEST_WORKERS:-3}
-tier=(-m "not full")
-[ "$full" = 1 ] && tier=()
+tier="not full"
+[ "$full" = 1 ] && tier=""
 logs="$ROOT/target/test-logs"
 mkdir -p "$logs"
 main_log="$logs/pytest-$EAGLE_SPARK_LINE.log"
-phase "pytest tests/ $([ "$full" = 1 ] && echo "(both tiers)" || echo "-m 'not full'") on Spark $EAGLE_SPARK_LINE ($workers workers, output in ${main_log#"$ROOT"/}), beside the smoke tests of: ${smoke_lines:-no other line}"
+pids=()
+trap 'kill "${pids[@]}" 2>/dev/null || true' EXIT
+phase "pytest tests/ -m '${tier:+$tier and }not alone' on Spark $EAGLE_SPARK_LINE ($workers workers; ${main_log#"$ROOT"/}) beside the Rust tests and the other lines"
 "$EAGLE_VENV/bin/python" -m pytest tests/ -q -p no:cacheprovider -n "$workers" --dist loadgroup \
-  ${tier[@]+"${tier[@]}"} > "$main_log" 2>&1 &
+  -m "${tier:+$tier and }not alone" > "$main_log" 2>&1 &
 main_pid=$!
-trap 'kill "$main_pid" 2>/dev/null || true' EXIT
-smoke_failed=""
+pids+=("$main_pid")
+
+echo "== cargo test --workspace --profile ci"
+t0=$(date +%s)
+cargo test --workspace --profile ci
+echo "== cargo test: $(( $(date +%s) - t0 )) s"
 for line in $smoke_lines; do
+  echo "== the jar of Spark $line (scripts/build.sh --spark $line)"
+  bash scripts/build.sh --spark "$line"
+done
+
+# smoke <line>: the smoke tests on that line, logged to target/test-logs/smoke-<line>.log.
+smoke() {
+  local line=$1 venv home t0
   t0=$(date +%s)
   venv=$(eagle_venv "$line")
   home=$("$venv/bin/python" -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))')
   echo "== pytest -m smoke on Spark $line (SPARK_HOME=$home)"
-  if SPARK_HOME="$home" EAGLE_SPARK_LINE="$line" SPARK_SCALA_VERSION="$(eagle_line_field "$line" 2)" \
-      "$venv/bin/python" -m pytest tests/test_smoke.py tests/test_cluster_mode.py -m smoke -q -p no:cacheprovider; then
-    echo "== smoke tests on Spark $line passed in $(( $(date +%s) - t0 )) s"
-  else
-    smoke_failed="$smoke_failed $line"
-  fi
+  SPARK_HOME="$home" EAGLE_SPARK_LINE="$line" SPARK_SCALA_VERSION="$(eagle_line_field "$line" 2)" \
+    "$venv/bin/python" -m pytest tests/test_smoke.py tests/test_cluster_mode.py -m smoke -q -p no:cacheprovider
+  echo "== smoke tests on Spark $line: $(( $(date +%s) - t0 )) s"
+}
+# Two streams of lines, each line after the other in its stream.
+streams=("" "")
+i=0
+for line in $smoke_lines; do
+  streams[$((i % 2))]="${streams[$((i % 2))]} $line"
+  i=$((i + 1))
 done
-main_rc=0
-wait "$main_pid" || main_rc=$?
-trap - EXIT
+smoke_pids=()
+for k in 0 1; do
+  [ -n "${streams[$k]// /}" ] || continue
+  ( for line in ${streams[$k]}; do smoke "$line" > "$logs/smoke-$line.log" 2>&1 || exit 1; done ) &
+  smoke_pids+=($!)
+  pids+=($!)
+done
+failed=""
+for pid in "${smoke_pids[@]}"; do
+  wait "$pid" || failed="$failed smoke"
+done
+for line in $smoke_lines; do
+  [ -f "$logs/smoke-$line.log" ] && cat "$logs/smoke-$line.log"
+done
+wait "$main_pid" || failed="$failed pytest"
 echo "== pytest on Spark $EAGLE_SPARK_LINE (${main_log#"$ROOT"/}):"
 cat "$main_log"
-phase ""
-if [ -n "$smoke_failed" ] || [ "$main_rc" != 0 ]; then
-  echo "== FAILED:${smoke_failed:+ smoke tests on Spark$smoke_failed}$([ "$main_rc" != 0 ] && echo " pytest on Spark $EAGLE_SPARK_LINE (exit $main_rc)")" >&2
+if [ -n "$failed" ]; then
+  echo "== FAILED:$failed (logs in ${logs#"$ROOT"/})" >&2
   exit 1
 fi
+
+phase "pytest tests/ -m '${tier:+$tier and }alone' on Spark $EAGLE_SPARK_LINE, by themselves"
+"$EAGLE_VENV/bin/python" -m pytest tests/ -q -p no:cacheprovider -m "${tier:+$tier and }alone"
+trap - EXIT
+phase ""
 
 echo "== phases:"
 printf '%s\n' "${phases[@]}"

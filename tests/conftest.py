@@ -86,6 +86,8 @@ def pytest_configure(config):
         "markers", "smoke: the integration tests also run on the other Spark lines (scripts/test.sh)")
     config.addinivalue_line(
         "markers", "full: the second tier, run by scripts/test.sh --full only (docs/design/testing.md)")
+    config.addinivalue_line(
+        "markers", "alone: run by scripts/test.sh with no other Spark test beside them (timing-sensitive)")
 
 
 JAR = plugin_jar()
@@ -143,9 +145,11 @@ def spark(master, conf=None, summary_path=None, app="eagle-test"):
 
 @functools.lru_cache(maxsize=None)
 def daemon_bin_dir():
-    """The directory of eagle-node and eagle-central, built first (a no-op when up to date) in
-    the cargo profile EAGLE_CARGO_PROFILE (scripts/test.sh sets `ci`, whose binaries its Rust
-    tests already built), else the debug profile."""
+    """The directory of eagle-node and eagle-central: EAGLE_DAEMON_BIN when set (scripts/test.sh
+    builds them there before any test starts), else built first (a no-op when up to date) in
+    the cargo profile EAGLE_CARGO_PROFILE, else in the debug profile."""
+    if os.environ.get("EAGLE_DAEMON_BIN"):
+        return os.environ["EAGLE_DAEMON_BIN"]
     profile = os.environ.get("EAGLE_CARGO_PROFILE", "dev")
     subprocess.run(["cargo", "build", "-q", "--profile", profile, "-p", "eagle-node", "-p", "eagle-central"],
                    cwd=ROOT, check=True)

@@ -15,10 +15,11 @@
 //!   their [`QUANTILE`] quantile, at least [`MIN_WINDOW`] and at most `hold_max` seconds (the
 //!   cap before any gap is seen). The next submission ends it (SRPT then places the new job); so does the window
 //!   passing: the slots go back to the waiting work.
-//! - **Budget.** Over the reservation window, held slot-seconds (idle: the first arrival ends
-//!   a hold) stay at most `hold_fraction` of the slot-seconds the other work ran. A hold opens
-//!   only as large as the budget left pays for over its whole window, and not below one slot,
-//!   so the waiting work loses at most that fraction of its throughput, on any cluster size.
+//! - **Budget.** Over any reservation window, held slot-seconds (idle: the first arrival ends
+//!   a hold) stay at most `hold_fraction` of the cluster's slot-seconds in that window. A hold
+//!   opens only as large as the budget left pays for over its whole window, and not below one
+//!   slot, so holds take at most that share of the cluster from the waiting work, on any
+//!   cluster size (as the reservation's base takes at most `base_fraction` of the slots).
 //!
 //! Invariants: a hold never exceeds the reservation's cap; held slot-seconds never exceed the
 //! budget; `hold_max = 0` or `hold_fraction = 0` turns the hold off.
@@ -88,9 +89,7 @@ pub struct Hold {
     /// The newest gap came from the latest arrival (see [`Hold::not_a_new_unit`]).
     last_gap: bool,
     held: Windowed,
-    busy: Windowed,
-    running: u64,
-    since: Time,
+    window: f64,
     /// Holds opened, and those that ended at a submission (not by their window).
     pub opened: u64,
     pub used: u64,
@@ -98,7 +97,7 @@ pub struct Hold {
 
 impl Hold {
     /// `max`: the cap of a hold's window (seconds); `fraction`: the budget, held slot-seconds
-    /// over the slot-seconds of the other work; `window`: the sliding window of the budget (seconds).
+    /// over the cluster's slot-seconds; `window`: the sliding window of the budget (seconds).
     pub fn new(max: f64, fraction: f64, window: f64) -> Hold {
         Hold {
             max,
@@ -108,9 +107,7 @@ impl Hold {
             open: None,
             last_gap: false,
             held: Windowed::new(window),
-            busy: Windowed::new(window),
-            running: 0,
-            since: 0.0,
+            window,
             opened: 0,
             used: 0,
         }
@@ -118,13 +115,6 @@ impl Hold {
 
     fn on(&self) -> bool {
         self.max > 0.0 && self.fraction > 0.0
-    }
-
-    /// The tasks running are now `running` (integrates the slot-seconds of the budget).
-    pub fn running(&mut self, now: Time, running: u64) {
-        self.busy.add(now, self.running as f64 * (now - self.since).max(0.0));
-        self.running = running;
-        self.since = now;
     }
 
     /// A job was submitted: learns the gap since a small job ended and ends the hold.
@@ -163,10 +153,10 @@ impl Hold {
         g[i].max(MIN_WINDOW).min(self.max)
     }
 
-    /// A small job of `tasks` tasks ended at `now` beside larger waiting work. Opens a hold
-    /// of at most `cap` slots, as the budget allows, unless the `reserved` slots already
-    /// cover it.
-    pub fn small_ended(&mut self, now: Time, tasks: u32, cap: u32, reserved: u32) {
+    /// A small job of `tasks` tasks ended at `now` beside larger waiting work, on a cluster of
+    /// `slots`. Opens a hold of at most `cap` slots, as the budget allows, unless the
+    /// `reserved` slots already cover it.
+    pub fn small_ended(&mut self, now: Time, tasks: u32, slots: u64, cap: u32, reserved: u32) {
         self.ended = Some(now);
         self.last_gap = false;
         let want = tasks.min(cap);
@@ -177,8 +167,7 @@ impl Hold {
         if w <= 0.0 {
             return;
         }
-        self.running(now, self.running);
-        let left = self.fraction * self.busy.total(now) - self.held.total(now);
+        let left = self.fraction * slots as f64 * self.window - self.held.total(now);
         let slots = want.min((left / w).max(0.0).floor() as u32);
         if slots >= 1 {
             self.open = Some(Open { slots, from: now, until: now + w });
@@ -221,29 +210,27 @@ mod tests {
     use super::*;
 
     fn hold() -> Hold {
-        let mut h = Hold::new(2.0, 0.25, 60.0);
-        h.running(0.0, 4);
-        h
+        Hold::new(2.0, 0.05, 60.0)
     }
 
     #[test]
     fn holds_the_jobs_slots_until_the_next_arrival_or_the_window() {
         let mut h = hold();
-        h.small_ended(10.0, 2, 2, 0);
+        h.small_ended(10.0, 2, 4, 2, 0);
         assert_eq!(h.held(10.0), 2, "the job's slots, before any gap is seen");
         assert_eq!(h.held(11.9), 2, "the cap is the window");
         h.arrived(10.3);
         assert_eq!(h.held(10.3), 0, "an arrival ends it");
         assert!((h.window() - 0.3).abs() < 1e-9, "and its gap is learned");
-        h.small_ended(11.0, 1, 2, 0);
+        h.small_ended(11.0, 1, 4, 2, 0);
         assert_eq!(h.held(11.2), 1, "one task, one slot");
         assert_eq!(h.held(11.3), 0, "the learned window has passed");
         let mut z = hold();
-        z.small_ended(12.0, 1, 2, 0);
+        z.small_ended(12.0, 1, 4, 2, 0);
         z.arrived(12.0);
         assert_eq!(z.window(), MIN_WINDOW, "a submission at the end itself: the hold still lasts a round");
         assert_eq!((h.opened, h.used), (2, 1));
-        h.small_ended(20.0, 8, 2, 0);
+        h.small_ended(20.0, 8, 4, 2, 0);
         assert_eq!(h.held(20.0), 2, "at most the cap");
     }
 
@@ -252,12 +239,12 @@ mod tests {
         let mut h = hold();
         for (i, gap) in [0.1, 0.2, 0.1, 0.3, 0.1, 0.1, 0.2, 0.1, 0.1, 1.5].iter().enumerate() {
             let t = 10.0 * i as f64;
-            h.small_ended(t, 0, 2, 0);
+            h.small_ended(t, 0, 4, 2, 0);
             h.arrived(t + gap);
         }
         assert!((h.window() - 0.3).abs() < 1e-9, "the ninth smallest of ten gaps: one long gap does not count");
         for t in [200.0, 300.0] {
-            h.small_ended(t, 0, 2, 0);
+            h.small_ended(t, 0, 4, 2, 0);
             h.arrived(t + 5.0);
         }
         assert_eq!(h.window(), 2.0, "two long gaps of twelve do, capped at the maximum");
@@ -265,47 +252,47 @@ mod tests {
 
     #[test]
     fn the_budget_bounds_the_held_slot_seconds() {
-        // 4 slots busy for 10 s: 40 slot-seconds, a budget of 10 at fraction 0.25.
+        // 4 slots over a 60 s window: 240 slot-seconds, a budget of 12 at fraction 0.05.
+        // A user who thinks 1.9 s between small jobs would have 2 slots held 95 % of the time.
         let mut h = hold();
-        let mut held = 0.0;
-        let mut smaller = 0;
+        let mut held = Vec::new();
         let mut t = 10.0;
-        for _ in 0..20 {
-            h.small_ended(t, 2, 2, 0);
-            smaller += (h.held(t) < 2) as u32;
-            held += h.held(t) as f64 * 1.9;
+        for _ in 0..60 {
+            h.small_ended(t, 2, 4, 2, 0);
+            held.push((t, h.held(t) as f64 * 1.9));
             h.arrived(t + 1.9);
             t += 2.0;
         }
-        h.running(t, 4);
-        let busy = 4.0 * t.min(60.0);
-        assert!(held <= 0.25 * busy + 1e-9, "held {held} slot-seconds against {busy} of other work");
-        assert!(held > 0.0);
-        assert!(smaller > 0, "the budget shrinks some holds");
+        for &(at, _) in &held {
+            let window: f64 = held.iter().filter(|(t, _)| *t > at - 60.0 && *t <= at).map(|(_, c)| c).sum();
+            assert!(window <= 0.05 * 4.0 * 60.0 + 1e-9, "held {window} slot-seconds in the 60 s to {at}");
+        }
+        let total: f64 = held.iter().map(|(_, c)| c).sum();
+        assert!(total > 12.0, "the budget renews as the window slides: {total}");
+        assert!(held.iter().any(|(_, c)| *c == 0.0), "and stops others");
     }
 
     #[test]
     fn nothing_is_held_when_off_without_work_or_when_reserved() {
-        let mut off = Hold::new(0.0, 0.25, 60.0);
-        off.running(0.0, 4);
-        off.small_ended(10.0, 2, 2, 0);
+        let mut off = Hold::new(0.0, 0.05, 60.0);
+        off.small_ended(10.0, 2, 4, 2, 0);
         assert_eq!(off.held(10.0), 0);
-        let mut idle = Hold::new(2.0, 0.25, 60.0);
-        idle.small_ended(10.0, 2, 2, 0);
-        assert_eq!(idle.held(10.0), 0, "no other work ran: no budget");
+        let mut none = Hold::new(2.0, 0.0, 60.0);
+        none.small_ended(10.0, 2, 4, 2, 0);
+        assert_eq!(none.held(10.0), 0, "no budget");
         let mut h = hold();
-        h.small_ended(10.0, 2, 2, 2);
+        h.small_ended(10.0, 2, 4, 2, 2);
         assert_eq!(h.held(10.0), 0, "the reservation already keeps the job's slots");
     }
 
     #[test]
     fn a_next_stage_teaches_no_gap() {
         let mut h = hold();
-        h.small_ended(10.0, 1, 2, 0);
+        h.small_ended(10.0, 1, 4, 2, 0);
         h.arrived(10.01);
         h.not_a_new_unit();
         assert_eq!(h.window(), 2.0, "no gap learned: the cap");
-        h.small_ended(11.0, 1, 2, 0);
+        h.small_ended(11.0, 1, 4, 2, 0);
         h.arrived(11.4);
         assert!((h.window() - 0.4).abs() < 1e-9);
     }

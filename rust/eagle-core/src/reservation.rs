@@ -77,7 +77,7 @@ pub struct AdaptiveParams {
     /// hold off).
     #[serde(default = "default_hold_max")]
     pub hold_max: f64,
-    /// The short hold's budget: held slot-seconds at most this fraction of the long work's
+    /// The hold's budget: held slot-seconds at most this fraction of the cluster's
     /// slot-seconds over `window` (0 turns the hold off).
     #[serde(default = "default_hold_fraction")]
     pub hold_fraction: f64,
@@ -88,7 +88,7 @@ fn default_hold_max() -> f64 {
 }
 
 fn default_hold_fraction() -> f64 {
-    0.25
+    0.05
 }
 
 impl Default for AdaptiveParams {

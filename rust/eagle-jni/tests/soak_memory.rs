@@ -27,7 +27,7 @@ fn soak(order: f64) {
     // and adaptive history must stay bounded too.
     let params = [
         0.0, 0.1, 20.0, 2.0, 5.0, 0.0, 1000.0, 42.0, -1.0, 1000.0, 0.0, 1.0, 60_000.0, 1.0, 0.5, 30_000.0, 0.1, 0.5,
-        0.0, 5.0, order, 2000.0, 0.25,
+        0.0, 5.0, order, 2000.0, 0.05,
     ];
     let mut st = State::new(&params).unwrap();
     st.driver.enable_delay(decode_delay_params(&[3000.0, 3000.0, 3000.0, 0.0, 10_000.0, 2.0, 1.0]).unwrap()).unwrap();

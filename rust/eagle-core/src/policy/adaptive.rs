@@ -387,7 +387,6 @@ impl Adaptive {
         }
         n.running.push(Running { job, long, reservation: false, marks_long: false, est });
         self.c.busy += 1;
-        self.hold_books(now);
         self.c.counters.decisions += 1;
     }
 
@@ -413,7 +412,6 @@ impl Adaptive {
             self.short_running -= 1;
             self.reservation.short_running(now, -1);
         }
-        self.hold_books(now);
         self.free_nodes.insert(ni as u32);
         if let Some(j) = self.c.jobs.get_mut(job.0 as usize) {
             j.running = j.running.saturating_sub(1);
@@ -531,7 +529,6 @@ impl Policy for Adaptive {
             }
             self.c.maybe_free_job(r.job);
         }
-        self.hold_books(now);
         self.fill(now, out);
     }
 

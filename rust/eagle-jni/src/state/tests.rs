@@ -6,7 +6,7 @@ use super::*;
 pub(crate) fn good() -> Vec<f64> {
     vec![
         10_000.0, 0.1, 20.0, 2.0, 5.0, 0.0, 1000.0, 42.0, -1.0, 10_000.0, 0.0, 1.0, 60_000.0, 1.0, 0.5, 30_000.0, 0.1,
-        0.5, 0.0, 5.0, 0.0, 2000.0, 0.25,
+        0.5, 0.0, 5.0, 0.0, 2000.0, 0.05,
     ]
 }
 
@@ -17,7 +17,7 @@ fn decodes_the_documented_layout() {
     assert_eq!(p.config.policy, PolicyKind::Adaptive);
     assert_eq!(p.config.adaptive.window, 60.0);
     assert_eq!(p.config.adaptive.idle, 30.0);
-    assert_eq!((p.config.adaptive.hold_max, p.config.adaptive.hold_fraction), (2.0, 0.25));
+    assert_eq!((p.config.adaptive.hold_max, p.config.adaptive.hold_fraction), (2.0, 0.05));
     let mut q = good();
     q[0] = 0.0;
     q[11] = 0.0;

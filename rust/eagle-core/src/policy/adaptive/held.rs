@@ -5,11 +5,6 @@ use super::Adaptive;
 use crate::types::Time;
 
 impl Adaptive {
-    /// The busy slots changed: the hold integrates the slot-seconds of its budget.
-    pub(super) fn hold_books(&mut self, now: Time) {
-        self.hold.running(now, self.c.busy);
-    }
-
     /// After a task of `job` ended: a job with nothing left to run, smaller in all than the
     /// remaining work of every job still waiting, opens a hold of its slots.
     pub(super) fn maybe_small_ended(&mut self, now: Time, job: u32) {
@@ -26,7 +21,7 @@ impl Adaptive {
         let cap = (p.max_fraction * self.c.total as f64 + 1e-9).floor() as u32;
         // The short reservation keeps slots from long work only, at its size now.
         let reserved = if self.ready_short.is_empty() { self.long_allowed(now).1 as u32 } else { 0 };
-        self.hold.small_ended(now, tasks, cap, reserved);
+        self.hold.small_ended(now, tasks, self.c.total, cap, reserved);
     }
 
     /// Whether the hold keeps every free slot now.

@@ -51,7 +51,7 @@ private[eagle] case class EagleConf(
     longShare: Double = 0.5,
     deadlineFactor: Double = 5.0,
     holdMaxMs: Long = 2000L,
-    holdFraction: Double = 0.25,
+    holdFraction: Double = 0.05,
     order: String = "srpt",
     placement: String = "slots",
     eireneSatc: Boolean = false,
@@ -229,9 +229,9 @@ private[eagle] object EagleConf {
       "adaptive: when a small job ends beside larger waiting work, its slots stay free for the " +
         "next submission for the 0.9 quantile of the observed end-to-next-submission gaps, at " +
         "least 200 ms and at most this long (ms); 0 turns the hold off."),
-    Key("hold.fraction", "0.25", "number", "[0, 1]",
-      "adaptive: the hold's budget: held slot-seconds stay at most this fraction of the " +
-        "slot-seconds the other work ran over reservation.windowMs; 0 turns the hold off."),
+    Key("hold.fraction", "0.05", "number", "[0, 1]",
+      "adaptive: the hold's budget: over any reservation.windowMs, held slot-seconds stay at " +
+        "most this fraction of the cluster's slot-seconds; 0 turns the hold off."),
     Key("deadlineFactor", "5", "number", "> 0",
       "adaptive: a task set whose tasks waited this multiple of its fair time (its waiting work " +
         "shared with the task sets waiting beside it, at least its task estimate and 1 s) goes " +
