@@ -23,9 +23,9 @@ from interactive import wait_for_slots
 
 BIG_S, SMALL_S, SMALL_TASKS, SMALL_JOBS = 2.0, 0.1, 2, 5
 CASES = [("local-cluster[2,2,1024]", 4), ("local-cluster[3,2,1024]", 6), ("local[4]", 4)]
-# The default tier runs the first master; the others, and the history variant (which
-# tests/test_small_clusters.py runs in the default tier), are in the second tier.
-HINT_CASES = [CASES[0]] + [pytest.param(*c, marks=pytest.mark.full) for c in CASES[1:]]
+# The default tier runs the FSP case; tests/test_small_clusters.py covers hints and history
+# on every master there, and these variants are in the second tier.
+HINT_CASES = [pytest.param(*c, marks=pytest.mark.full) for c in CASES]
 HISTORY_CASES = [pytest.param(*c, marks=pytest.mark.full) for c in CASES]
 
 

@@ -358,7 +358,7 @@ def test_a_killed_driver_frees_its_slots_for_the_other_application(daemons, shar
     assert sorted(r[0] for r in o["jobs"][0]["rows"]) == [0, 1, 2, 3]
     _until("no lease left on the nodes", lambda: set(leased(daemons).values()) == {"0"}, 120)
 
-
+@pytest.mark.full
 def test_a_barrier_stage_launches_whole_under_a_grant_for_each_task(daemons, shared_hosts, tmp_path):
     go, gang_go = tmp_path / "go", tmp_path / "gang-go"
     slots = SLOTS * len(HOSTS)
@@ -479,7 +479,7 @@ def test_failed_tasks_run_again_under_fresh_grants(daemons, shared_hosts, tmp_pa
     assert sorted(sorted(v) for v in by_stage.values()) == [list(range(4)), list(range(6))], by_stage
     assert len(starts) == 20
 
-
+@pytest.mark.full
 def test_a_speculative_copy_runs_under_a_grant_on_the_other_host(daemons, shared_hosts, tmp_path):
     # The first attempt of partition 0 sleeps 10 minutes; Spark marks it speculatable and the
     # plugin asks a slot for the copy, which Spark runs only on another host than the
@@ -514,7 +514,7 @@ def test_a_cancelled_job_gives_its_slots_back_and_the_next_job_runs(daemons, sha
     killed = {e["Stage ID"] for e in ends if e["Task End Reason"]["Reason"] == "TaskKilled"}
     assert killed == {0, 1}, "both cancelled jobs had tasks running, and they were killed"
 
-
+@pytest.mark.full
 def test_a_long_task_excluded_from_its_host_runs_on_another(daemons, shared_hosts, tmp_path):
     # With Spark's exclusion on failure, a task that failed on a host may not run there again.
     # The central places long tasks on the general host only (the other is short-only), so
@@ -555,7 +555,7 @@ def test_dynamic_allocation_adds_and_removes_executors_and_their_hosts(daemons, 
     assert len(added) >= 3 and len(removed) >= 2, (len(added), len(removed))
     assert len(starts) == 16
 
-
+@pytest.mark.full
 def test_a_shuffle_runs_both_stages_under_grants(daemons, shared_hosts, tmp_path):
     # Two stages, short and long: the reduce tasks prefer the hosts holding their map
     # output (Spark's reduce locality), so they wait for a grant of the right host under
@@ -581,7 +581,7 @@ def test_a_streaming_query_runs_its_micro_batches_under_grants(daemons, shared_h
     assert {e["Task End Reason"]["Reason"] for e in ends} <= {"Success", "TaskKilled"}, \
         [e["Task End Reason"] for e in ends if e["Task End Reason"]["Reason"] != "Success"]
 
-
+@pytest.mark.full
 def test_a_stage_far_longer_than_its_estimate_widens_to_the_other_host(daemons, shared_hosts, tmp_path):
     # The warm-executors rule hands back a grant of a host where the stage is cold while its
     # own slots, by the estimate, drain it sooner; the hand-back drops the stage's probe there.
@@ -606,7 +606,7 @@ def test_a_stage_far_longer_than_its_estimate_widens_to_the_other_host(daemons, 
     assert len({r[3] for r in rows}) == 2, (rows, w, c)
     assert len(starts) == 36
 
-
+@pytest.mark.full
 def test_cached_partitions_run_where_their_blocks_are(daemons, shared_hosts, tmp_path):
     # Each cached job first caches its partitions (a job of its own), then reads them: a
     # task over a cached block prefers the executor holding it (PROCESS_LOCAL), and Spark's
@@ -637,7 +637,8 @@ def test_cached_partitions_run_where_their_blocks_are(daemons, shared_hosts, tmp
     assert len(starts) == 48
 
 
-@pytest.mark.parametrize("dds", [pytest.param("true", marks=pytest.mark.full), "false"])
+@pytest.mark.full
+@pytest.mark.parametrize("dds", ["true", "false"])
 def test_a_long_stage_whose_blocks_are_on_the_short_only_host_does_not_wait_for_them(daemons, shared_hosts, tmp_path,
                                                                                       dds):
     # A short job caches 8 partitions on both hosts; a long job then reads them. The central
@@ -735,7 +736,8 @@ def test_a_lost_executor_is_replaced_and_its_successor_runs_tasks_under_grants(d
     assert c["launched"] == c["taskEnds"] >= tasks, c
 
 
-@pytest.mark.parametrize("cls", ["short", pytest.param("long", marks=pytest.mark.full)])
+@pytest.mark.full
+@pytest.mark.parametrize("cls", ["short", "long"])
 def test_lost_map_output_is_computed_again_under_grants(daemons, shared_hosts, tmp_path, cls):
     # A shuffle whose reduce tasks hold their slots (waiting on a gate) when the executor of a
     # host that ran map tasks is killed: its reduce tasks fail with it, and their next attempts

@@ -40,7 +40,7 @@ def hosts3():
     with standalone({h: SLOTS * 2 for h in HOSTS}, "placement", memory="1500m") as url:
         yield url
 
-
+@pytest.mark.full
 def test_a_big_long_job_leaves_a_host_to_another_applications_small_one(daemons, hosts3, tmp_path):
     batch_go, small_go = tmp_path / "batch-go", tmp_path / "small-go"
     batch, batch_out = launch(daemons, hosts3, tmp_path, "batch", [{"class": "long", "ms": 2000, "tasks": 8}],

@@ -51,7 +51,7 @@ def straggler_job(sc):
     return sc.parallelize(range(8), 8).map(f).sum()
 
 
-@pytest.mark.parametrize("eagle", [True, False], ids=["eagle", "stock"])
+@pytest.mark.parametrize("eagle", [True, pytest.param(False, marks=pytest.mark.full)], ids=["eagle", "stock"])
 def test_speculative_copy_finishes_the_job(cluster, eagle, tmp_path):
     master = ("spark-eagle:" if eagle else "") + cluster
     with spark(master, SPECULATION, summary_path=(tmp_path / "s.json") if eagle else None) as (s, r):
@@ -94,7 +94,7 @@ def wait_count(sc, pred, timeout):
     return False
 
 
-@pytest.mark.parametrize("eagle", [True, False], ids=["eagle", "stock"])
+@pytest.mark.parametrize("eagle", [True, pytest.param(False, marks=pytest.mark.full)], ids=["eagle", "stock"])
 def test_dynamic_allocation_adds_and_removes_executors(cluster, eagle, tmp_path):
     master = ("spark-eagle:" if eagle else "") + cluster
     with spark(master, DYNAMIC, summary_path=(tmp_path / "s.json") if eagle else None) as (s, r):
