@@ -72,8 +72,12 @@ venv_with() {
 default_line=$(eagle_default_line)
 # The venvs are independent: they install side by side (pip waits mostly on downloads and on
 # pyspark's sdist builds), and any failure fails the set-up.
+# pytest is pinned below 9: pytest 9's node ids ignore the group pytest-xdist 3.8 appends
+# under --dist loadgroup, so tests that share a testbed or an application would split across
+# workers (tests/conftest.py stops with that message).
+PYTEST=(pytest==8.4.2)
 pids=()
-venv_with "$ROOT/.venv" "pyspark==$(eagle_line_field "$default_line" 1)" pytest pytest-xdist tpchgen-cli duckdb \
+venv_with "$ROOT/.venv" "pyspark==$(eagle_line_field "$default_line" 1)" "${PYTEST[@]}" pytest-xdist==3.8.0 tpchgen-cli duckdb \
   matplotlib pyarrow &
 pids+=($!)
 for line in ${EAGLE_SPARK_LINES:-}; do
@@ -83,7 +87,7 @@ for line in ${EAGLE_SPARK_LINES:-}; do
     log "EAGLE_SPARK_LINES: unknown Spark line '$line' (one of $(eagle_all_lines | tr '\n' ' '))"
     exit 2
   fi
-  venv_with "$(eagle_venv "$line")" "pyspark==$v" pytest &
+  venv_with "$(eagle_venv "$line")" "pyspark==$v" "${PYTEST[@]}" &
   pids+=($!)
 done
 for pid in "${pids[@]}"; do

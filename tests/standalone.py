@@ -3,8 +3,10 @@ one worker per loopback address (127.0.0.2, 127.0.0.3, ...), each with its own c
 with spark-daemon.sh and stopped (every process of it, SIGKILL after 60 s) on exit.
 """
 import contextlib
+import glob
 import json
 import os
+import re
 import socket
 import shutil
 import signal
@@ -73,28 +75,47 @@ def _wait_for_workers(ui_port, n, timeout=180):
     raise RuntimeError(f"the test cluster's master counts {seen} of {n} workers alive after {timeout} s")
 
 
+def _master_addresses(logdir, timeout=120):
+    """(master URL, web UI port) as the master logged them once bound. It binds ports it picks
+    itself (port 0): a port chosen here and passed in could be taken by another test's process
+    in between, and Spark then binds the next port up, leaving this URL pointing elsewhere."""
+    deadline = time.time() + timeout
+    url = ui = None
+    while time.time() < deadline:
+        for out in glob.glob(f"{logdir}/*.out"):
+            with open(out, errors="replace") as f:
+                text = f.read()
+            m = re.search(r"Starting Spark master at (spark://\S+)", text)
+            w = re.search(r"MasterWebUI.*started at http://[^:\s]+:(\d+)", text)
+            url, ui = m and m.group(1), w and int(w.group(1))
+        if url and ui:
+            return url, ui
+        time.sleep(0.5)
+    raise RuntimeError(f"the test cluster's master logged no address in {timeout} s (url {url}, web UI {ui}): "
+                       f"see {logdir}")
+
+
 @contextlib.contextmanager
 def standalone(workers, prefix, memory="1200m"):
     """workers: {host: cores}. Yields the master URL."""
     tmp = tempfile.mkdtemp(prefix=f"eagle-{prefix}-")
-    port, ui = free_port(), free_port()
     base = dict(os.environ, SPARK_HOME=SPARK_HOME, SPARK_PID_DIR=f"{tmp}/pid", SPARK_CONF_DIR=f"{tmp}/conf")
     base.pop("SPARK_NO_DAEMONIZE", None)
     os.makedirs(f"{tmp}/conf")
     envs = []
     menv = dict(base, SPARK_LOCAL_IP="127.0.0.1", SPARK_MASTER_HOST="127.0.0.1",
                 SPARK_LOG_DIR=f"{tmp}/log-master", SPARK_IDENT_STRING=f"eagle-{prefix}-master")
-    url = f"spark://127.0.0.1:{port}"
     try:
         envs.append(("master", menv))
-        subprocess.run([DAEMON, "start", MASTER_CLASS, "1", "--host", "127.0.0.1", "--port", str(port),
-                        "--webui-port", str(ui)], env=menv, check=True, capture_output=True)
+        subprocess.run([DAEMON, "start", MASTER_CLASS, "1", "--host", "127.0.0.1", "--port", "0",
+                        "--webui-port", "0"], env=menv, check=True, capture_output=True)
+        url, ui = _master_addresses(menv["SPARK_LOG_DIR"])
         for i, (h, cores) in enumerate(workers.items()):
             wenv = dict(base, SPARK_LOCAL_IP=h, SPARK_WORKER_DIR=f"{tmp}/work-{i}",
                         SPARK_LOG_DIR=f"{tmp}/log-w{i}", SPARK_IDENT_STRING=f"eagle-{prefix}-w{i}")
             envs.append((f"worker{i}", wenv))
             subprocess.run([DAEMON, "start", WORKER_CLASS, "1", url, "--host", h, "--cores", str(cores),
-                            "--memory", memory, "--webui-port", str(free_port())],
+                            "--memory", memory, "--webui-port", "0"],
                            env=wenv, check=True, capture_output=True)
         _wait_for_workers(ui, len(workers))
         yield url
