@@ -72,7 +72,7 @@ logs="$ROOT/target/test-logs"
 mkdir -p "$logs"
 main_log="$logs/pytest-$EAGLE_SPARK_LINE.log"
 phase "pytest tests/ -m '${tier:+$tier and }not alone' on Spark $EAGLE_SPARK_LINE ($workers workers; ${main_log#"$ROOT"/}), beside the smoke tests of: ${smoke_lines:-no other line}"
-"$EAGLE_VENV/bin/python" -m pytest tests/ -q -rfE -p no:cacheprovider -n "$workers" --dist loadgroup \
+"$EAGLE_VENV/bin/python" -m pytest tests/ -q -rfE -p no:cacheprovider -n "$workers" --dist loadgroup --durations=25 \
   -m "${tier:+$tier and }not alone" > "$main_log" 2>&1 &
 main_pid=$!
 trap 'kill "$main_pid" 2>/dev/null || true' EXIT

@@ -93,6 +93,8 @@ def pytest_collection_finish(session):
 
 
 def pytest_configure(config):
+    # (pytest-xdist registers it; the other lines' venvs run without xdist)
+    config.addinivalue_line("markers", "xdist_group(name): run on one pytest-xdist worker with its group")
     config.addinivalue_line(
         "markers", "smoke: the integration tests also run on the other Spark lines (scripts/test.sh)")
     config.addinivalue_line(

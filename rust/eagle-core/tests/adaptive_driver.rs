@@ -425,10 +425,6 @@ struct Spark {
 }
 
 impl Spark {
-    fn new(executors: usize, slots: u32) -> Spark {
-        Spark::with(executors, slots, DriverConfig::default())
-    }
-
     fn with(executors: usize, slots: u32, cfg: DriverConfig) -> Spark {
         let mut d = Driver::new(cfg, 1).unwrap();
         let nodes = (0..executors).map(|_| (d.add_node(0.0, slots), slots)).collect();

@@ -43,6 +43,7 @@ use eagle_wire::{Bitvector, FromNode, NodeStatus, Peer, QueuedByApp, Role, Stole
 use std::collections::{BTreeMap, HashMap};
 
 mod admission;
+mod held;
 mod status;
 mod steal;
 
@@ -147,6 +148,8 @@ struct Job {
     since: Ms,
     /// The time its last task here held the slot, grant to end (ms; 0 before one ended).
     took: f64,
+    /// The most slots its leases held here at once (the size of a hold when it ends).
+    peak: u32,
 }
 
 #[derive(Clone, Debug)]
@@ -190,6 +193,12 @@ pub struct NodeState {
     short_slots: u32,
     /// When a short probe last arrived here or was granted a slot.
     last_short: Option<Ms>,
+    /// eagle-adaptive: slots kept free for the next short job ([`held`]); `None` otherwise.
+    hold: Option<eagle_core::hold::Hold>,
+    /// The most of the host's slots one hold takes (the driver reservation's `max_fraction`).
+    hold_cap: u32,
+    /// The short job whose end opened the hold, until the next short probe arrives.
+    hold_ended: Option<(ConnId, u64)>,
 }
 
 /// Kept short slots are lent to long work once short work has been away from the host this
@@ -200,6 +209,8 @@ pub const LEND_AFTER_MS: Ms = 1000;
 impl NodeState {
     pub fn new(settings: Settings) -> NodeState {
         let cfg = Config::for_system(settings.policy.system());
+        let hold = held::hold_for(&settings, &cfg);
+        let hold_cap = ((cfg.adaptive.max_fraction * settings.slots as f64).floor() as u32).max(1);
         NodeState {
             srpt: cfg.srpt,
             sbp: cfg.sbp,
@@ -225,6 +236,9 @@ impl NodeState {
             bitvector: None,
             short_slots: 0,
             last_short: None,
+            hold,
+            hold_cap,
+            hold_ended: None,
         }
     }
 
@@ -287,13 +301,15 @@ impl NodeState {
                 }
                 // Wider than the host (it could never run here), or SSS: the node holds long
                 // work (eagle-adaptive: and the probe cannot start at once).
-                // (Not where the central keeps short slots: they are short work's whatever
-                // long work the host holds.)
+                // (Not where the central keeps short slots, or a hold keeps slots free: they
+                // are short work's whatever long work the host holds.)
                 let sss_rejects = self.sss
                     && self.node.holds_long()
                     && !self.admits_at_once(cpus)
+                    && !self.admits_held(now, cpus)
                     && !self.admits_soon(now, cpus)
                     && self.short_slots < cpus;
+                self.short_arrived(now, conn, job);
                 if cpus > self.settings.slots || sss_rejects {
                     out.push(Action::Send { conn, msg: FromNode::Rejected { job, bitvector: self.bitvector.clone() } });
                     return;
@@ -369,6 +385,9 @@ impl NodeState {
                     }
                     self.drop_dead(out);
                 }
+                if !l.long {
+                    self.maybe_hold(now, l.job);
+                }
                 self.maybe_free_job(l.job);
             }
             ToNode::Steal { limit, apps } => {
@@ -428,7 +447,7 @@ impl NodeState {
         if let Some(&i) = self.by_key.get(&(conn, id)) {
             return i;
         }
-        let job = Job { conn, id, tasks: 0, est, cpus, queued: 0, leases: 0, since: 0, took: 0.0 };
+        let job = Job { conn, id, tasks: 0, est, cpus, queued: 0, leases: 0, since: 0, took: 0.0, peak: 0 };
         let i = match self.free_ids.pop() {
             Some(i) => {
                 self.jobs[i as usize] = Some(job);
@@ -593,7 +612,8 @@ impl NodeState {
         while self.node.free > 0 && !self.node.queue.is_empty() {
             self.drop_dead(out);
             let len = self.node.queue.len();
-            let pos = match self.long_room(now) {
+            let held = self.held(now);
+            let pos = match self.long_room(now, held) {
                 None => self.pick(now, 0..len),
                 // Long entries wider than the room the short slots leave sit this pick out.
                 Some(room) => {
@@ -679,6 +699,7 @@ impl NodeState {
         let cpus = j.cpus;
         self.node.free -= cpus;
         j.leases += 1;
+        j.peak = j.peak.max(j.leases * cpus);
         let (conn, id) = (j.conn, j.id);
         let keep = if e.long {
             self.node.queued_long -= 1;

@@ -84,15 +84,23 @@ impl NodeState {
         false
     }
 
-    /// The slots long work may still take here while the central keeps short slots
-    /// (`ShortSlots`); `None` when it keeps none, or lends them (short work away for
+    /// The slots long work may still take here: while the central keeps short slots
+    /// (`ShortSlots`), the host's slots less those and the long leases; while a hold keeps
+    /// `held` slots free ([`super::held`]), the free slots less those; `None` when neither
+    /// applies (the central's kept slots are lent once short work has been away for
     /// [`LEND_AFTER_MS`]).
-    pub(super) fn long_room(&self, now: Ms) -> Option<u32> {
+    pub(super) fn long_room(&self, now: Ms, held: u32) -> Option<u32> {
         let away = self.last_short.is_none_or(|t| now.saturating_sub(t) >= LEND_AFTER_MS);
-        if self.short_slots == 0 || (away && self.node.queue.iter().all(|e| e.long)) {
-            return None;
+        let kept = if self.short_slots == 0 || (away && self.node.queue.iter().all(|e| e.long)) {
+            None
+        } else {
+            let long: u32 = self.leases.values().filter(|l| l.long).map(|l| l.cpus).sum();
+            Some(self.settings.slots.saturating_sub(self.short_slots + long))
+        };
+        if held == 0 {
+            return kept;
         }
-        let long: u32 = self.leases.values().filter(|l| l.long).map(|l| l.cpus).sum();
-        Some(self.settings.slots.saturating_sub(self.short_slots + long))
+        let room = self.node.free.saturating_sub(held);
+        Some(kept.map_or(room, |k| k.min(room)))
     }
 }

@@ -1,0 +1,80 @@
+//! eagle-adaptive's hold on a node: the rule the driver engine applies to its own slots
+//! ([`eagle_core::hold`]), applied to the host's. On a small cluster every slot of a host
+//! can hold long work; the moment a short job's last task here ends, the slot would go to
+//! the long work queued here, and the same application's next short job (an interactive
+//! user's next query, whose probes go first to the hosts that ran its last one) waits for a
+//! long task to end.
+//!
+//! - **When.** A short job's last lease here ends (nothing of it queued or leased here)
+//!   while long work is queued here.
+//! - **Size.** The most slots the job held here at once, at most `max_fraction` of the
+//!   host's slots (at least one), and only beyond the slots the central keeps for short
+//!   work (`ShortSlots`).
+//! - **Window and budget.** eagle-core's: the 0.9 quantile of the gaps seen here between
+//!   such an end and the next short probe (a probe of the same job again teaches none),
+//!   from 0.2 s to `hold_max`; held slot-seconds at most `hold_fraction` of the host's
+//!   slot-seconds over the reservation window.
+//! - **Effect.** Long work may take only the free slots beyond those held
+//!   ([`NodeState::long_room`]); a short probe that finds a held slot is queued instead of
+//!   rejected (Succinct State Sharing spares it), and the first short probe ends the hold.
+//!   When the window passes with no probe, the next tick gives the slots to the long work.
+//!
+//! Invariants: a hold never keeps a slot from short work, nor more than the cap from long
+//! work; nothing is held under the other policies or with `hold_max` or `hold_fraction` 0.
+
+use super::{ConnId, Ms, NodeState, Policy, Settings};
+use eagle_core::hold::Hold;
+use eagle_core::types::JobId;
+use eagle_core::Config;
+
+fn secs(now: Ms) -> f64 {
+    now as f64 / 1000.0
+}
+
+/// The hold of a node running `settings`' policy under `cfg` (eagle-adaptive only).
+pub(super) fn hold_for(settings: &Settings, cfg: &Config) -> Option<Hold> {
+    let a = &cfg.adaptive;
+    (settings.policy == Policy::EagleAdaptive && a.hold_max > 0.0 && a.hold_fraction > 0.0)
+        .then(|| Hold::new(a.hold_max, a.hold_fraction, a.window))
+}
+
+impl NodeState {
+    /// Slots held free for short work at `now` (0 once the window has passed).
+    pub(super) fn held(&mut self, now: Ms) -> u32 {
+        self.hold.as_mut().map_or(0, |h| h.held(secs(now)))
+    }
+
+    /// A short probe of `cpus`-slot tasks finds enough held slots free.
+    pub(super) fn admits_held(&mut self, now: Ms, cpus: u32) -> bool {
+        self.held(now) >= cpus && self.node.free >= cpus
+    }
+
+    /// A short probe of `conn`'s `job` arrived: the hold ends, and the gap since the short job
+    /// that opened it ended is learned, unless this is that job again.
+    pub(super) fn short_arrived(&mut self, now: Ms, conn: ConnId, job: u64) {
+        let Some(hold) = self.hold.as_mut() else { return };
+        hold.arrived(secs(now));
+        if self.hold_ended.take() == Some((conn, job)) {
+            hold.not_a_new_unit();
+        }
+    }
+
+    /// A short lease of `job` ended: if nothing of the job is left here and long work is
+    /// queued here, its slots are held for the next short probe.
+    pub(super) fn maybe_hold(&mut self, now: Ms, job: JobId) {
+        let Some(j) = self.jobs[job.0 as usize].as_ref() else { return };
+        if j.queued > 0 || j.leases > 0 || self.node.queued_long == 0 {
+            return;
+        }
+        let (peak, key) = (j.peak, (j.conn, j.id));
+        let (slots, cap, kept) = (self.settings.slots, self.hold_cap, self.short_slots);
+        let Some(hold) = self.hold.as_mut() else { return };
+        hold.small_ended(secs(now), peak, slots as u64, cap, kept);
+        self.hold_ended = Some(key);
+    }
+
+    /// Holds opened here, and those a short probe used before their window passed.
+    pub fn holds(&self) -> (u64, u64) {
+        self.hold.as_ref().map_or((0, 0), |h| (h.opened, h.used))
+    }
+}

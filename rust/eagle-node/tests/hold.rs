@@ -1,0 +1,90 @@
+//! eagle-adaptive's hold on a node (src/state/held.rs): a short job's slot waits for the
+//! next short job for the window the node has learned, then goes to the long work queued.
+
+mod common;
+
+use common::*;
+use eagle_node::{Event, NodeState, Policy};
+use eagle_wire::{Bitvector, Role, ToNode};
+
+const BATCH: u64 = 1;
+const INTERACTIVE: u64 = 2;
+const CENTRAL: u64 = 9;
+
+/// A 2-slot node: a short job of one 100 ms task granted at 0 on one slot, and three long
+/// tasks of 5 s placed at 0 (one runs on the other slot, two queue). Returns the node and
+/// the short job's lease.
+fn short_beside_long(policy: Policy) -> (NodeState, u64) {
+    let mut s = node(policy, 2);
+    join(&mut s, BATCH, Role::Driver, "batch");
+    join(&mut s, INTERACTIVE, Role::Driver, "interactive");
+    join(&mut s, CENTRAL, Role::Central, "central");
+    let (_, short, _, long) = one_grant(&send(&mut s, 0, INTERACTIVE, probe(1)));
+    assert!(!long);
+    let bitvector = Bitvector { stamp: 1, words: vec![0b1] };
+    let mut leases = Vec::new();
+    for _ in 0..3 {
+        let place =
+            ToNode::Place { app: "batch".into(), job: 5, est_ms: 5000.0, bitvector: bitvector.clone(), cpus: 1 };
+        leases.extend(grants(&send(&mut s, 0, CENTRAL, place)));
+    }
+    assert_eq!(leases.len(), 1, "one long task runs, two queue: {leases:?}");
+    assert!(send(&mut s, 0, BATCH, ToNode::Launched { lease: leases[0].1 }).is_empty());
+    (s, short)
+}
+
+fn probe(job: u64) -> ToNode {
+    ToNode::Probe { job, tasks: 1, est_ms: 100.0, cpus: 1 }
+}
+
+#[test]
+fn a_short_jobs_slot_waits_for_the_next_short_job_not_for_a_long_task() {
+    // The paper and Hawk give the slot to the long work at once: the next short job is
+    // rejected (Eagle) or queued (Hawk) behind two 5 s tasks.
+    for policy in [Policy::Eagle, Policy::Hawk] {
+        let (mut s, short) = short_beside_long(policy);
+        let (conn, _, _, long) = one_grant(&run(&mut s, 100, INTERACTIVE, short));
+        assert!(conn == BATCH && long, "{policy:?}: the freed slot goes to the long work");
+        assert!(grants(&send(&mut s, 400, INTERACTIVE, probe(2))).is_empty(), "{policy:?}");
+    }
+
+    let (mut s, short) = short_beside_long(Policy::EagleAdaptive);
+    assert!(grants(&run(&mut s, 100, INTERACTIVE, short)).is_empty(), "the slot is held");
+    // The user's next job, 300 ms later, starts at once on the held slot.
+    let (conn, next, job, long) = one_grant(&send(&mut s, 400, INTERACTIVE, probe(2)));
+    assert_eq!((conn, job, long), (INTERACTIVE, 2, false));
+    assert_eq!(s.holds(), (1, 1), "one hold, used");
+    // It ends too; no short job follows. The window is the one gap seen (300 ms): the slot is
+    // held until 800 ms, then the next tick gives it to the long work.
+    assert!(grants(&run(&mut s, 500, INTERACTIVE, next)).is_empty());
+    assert!(s.handle(700, Event::Tick).is_empty(), "still held at 700 ms");
+    let (conn, _, _, long) = one_grant(&s.handle(850, Event::Tick));
+    assert!(conn == BATCH && long, "the window has passed: the long work takes the slot");
+    s.check().unwrap();
+    assert_eq!(s.holds(), (2, 1));
+}
+
+#[test]
+fn nothing_is_held_when_no_long_work_waits_or_for_a_job_still_running_here() {
+    // No long work queued: the slot is simply free, and a long placement takes it at once.
+    let mut s = node(Policy::EagleAdaptive, 2);
+    join(&mut s, INTERACTIVE, Role::Driver, "interactive");
+    join(&mut s, BATCH, Role::Driver, "batch");
+    join(&mut s, CENTRAL, Role::Central, "central");
+    let (_, lease, _, _) = one_grant(&send(&mut s, 0, INTERACTIVE, probe(1)));
+    assert!(grants(&run(&mut s, 100, INTERACTIVE, lease)).is_empty());
+    let bitvector = Bitvector { stamp: 1, words: vec![0b1] };
+    for _ in 0..2 {
+        let place =
+            ToNode::Place { app: "batch".into(), job: 5, est_ms: 5000.0, bitvector: bitvector.clone(), cpus: 1 };
+        assert_eq!(grants(&send(&mut s, 150, CENTRAL, place)).len(), 1, "both slots go to long work");
+    }
+    assert_eq!(s.holds(), (0, 0));
+
+    // A job with a second task still to run here holds its slot by its probe, not by a hold.
+    let (mut s, short) = short_beside_long(Policy::EagleAdaptive);
+    assert!(send(&mut s, 50, INTERACTIVE, ToNode::Probe { job: 1, tasks: 1, est_ms: 100.0, cpus: 1 }).is_empty());
+    let (conn, _, job, long) = one_grant(&run(&mut s, 100, INTERACTIVE, short));
+    assert_eq!((conn, job, long), (INTERACTIVE, 1, false), "its queued probe takes the slot");
+    assert_eq!(s.holds(), (0, 0));
+}
