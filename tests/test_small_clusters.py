@@ -13,6 +13,11 @@ beside a batch job). FIFO (stock master) runs in the same test. Asserted with wi
 Variants: estimate hints, no hints, and no hints on the second of two runs sharing a
 `history.path`. Masters: local[4], local-cluster[2,2,1024] and local-cluster[3,2,1024].
 The default tier runs one variant per master; `scripts/test.sh --full` runs all of them.
+
+With a think time of 1 s on 4 slots (`full` tier), holding a slot through every gap would cost
+the long job more than the hold's budget allows: there the test reports what the rule chose
+(which small jobs waited for a long task) and what each side paid, and asserts only what the
+budget guarantees: the long job <= 1.3x FIFO and the small jobs no slower than under FIFO.
 """
 import threading
 import time
@@ -68,12 +73,17 @@ def run(master, slots, think, conf=None, hints=False, events=None, summary=None)
     return long_s, small, first_job, res.get("summary")
 
 
+BEYOND_BUDGET = ("local[4]", "hints", 1.0)
+
+
 def cases():
     for master in MASTERS:
         for mode in MODES:
             for think in THINKS:
                 marks = [] if (master, mode, think) in DEFAULT else [pytest.mark.full]
                 yield pytest.param(master, mode, think, marks=marks, id=f"{master}-{mode}-think{think}")
+    master, mode, think = BEYOND_BUDGET
+    yield pytest.param(master, mode, think, marks=[pytest.mark.full], id=f"{master}-{mode}-think{think}")
 
 
 @pytest.mark.parametrize("master,mode,think", list(cases()))
@@ -93,9 +103,13 @@ def test_small_jobs_beside_a_long_job(master, mode, think, tmp_path):
     print(f"{label}: small mean fifo {fm:.2f}s eagle {em:.2f}s ({em / fm:.2f}x); "
           f"long fifo {fl:.1f}s eagle {el:.1f}s ({el / fl:.2f}x); small latencies {[round(x, 2) for x in es]}")
     assert not summary["fallback"] and summary["config"]["policy"] == "adaptive"
-    assert em <= 0.6 * fm, f"{label}: small jobs {em:.2f}s under eagle vs {fm:.2f}s under FIFO"
-    assert el <= 1.3 * fl, f"{label}: long job {el:.1f}s under eagle vs {fl:.1f}s under FIFO"
     # Spark job ids: the long job first, then the small jobs in order.
     waits = waits_behind_long(events, first_job, range(first_job + 1, first_job + 1 + SMALL_JOBS))
     behind = [k for k, (_, b) in enumerate(waits) if b]
+    assert el <= 1.3 * fl, f"{label}: long job {el:.1f}s under eagle vs {fl:.1f}s under FIFO"
+    if (master, mode, think) == BEYOND_BUDGET:
+        print(f"{label}: small jobs that waited for a long task: {behind} of {SMALL_JOBS}")
+        assert em <= fm, f"{label}: small jobs {em:.2f}s under eagle vs {fm:.2f}s under FIFO"
+        return
+    assert em <= 0.6 * fm, f"{label}: small jobs {em:.2f}s under eagle vs {fm:.2f}s under FIFO"
     assert all(k == 0 for k in behind), f"{label}: small jobs {behind} waited for a long task: {waits}"
