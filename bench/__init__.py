@@ -2,4 +2,6 @@
 
 Entry point: ``scripts/bench {replay,tpch,sort,all} [--quick]`` (``python -m bench``).
 Pure modules (no Spark): :mod:`bench.stats`, :mod:`bench.trace`, :mod:`bench.check`.
+The simulator scripts' Python (``scripts/sim-*``, ``scripts/bench-sim``): :mod:`bench.sim` and
+the ``bench.sim_*`` modules.
 """

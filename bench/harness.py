@@ -310,7 +310,7 @@ def shared_dir():
                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True).stdout.strip()
     except Exception:
         top = ROOT
-    d = os.path.normpath(os.path.join(top, "..", "shared"))
+    d = trace.shared_dir(top)
     if not os.path.isdir(os.path.join(d, "traces")):
         raise SystemExit(f"trace folder {d}/traces not found: the replay needs the shared traces "
                          "(YH2_sub.tr.xz, GOOG_subtrace.tr.xz) next to the repository")

@@ -7,13 +7,14 @@ from typing import Iterable, Sequence
 
 def percentile(values: Sequence[float], q: float) -> float | None:
     """The q-th percentile (0..100), interpolating linearly between ranks (numpy's default,
-    and the reference simulator's). None for an empty sequence."""
+    and the reference simulator's). None for an empty sequence. The rank is
+    ``(n - 1) * (q / 100)``, in numpy's order: ``(n - 1) * q / 100`` can differ in the last bit."""
     if not 0 <= q <= 100:
         raise ValueError(f"percentile {q} outside [0, 100]")
     xs = sorted(float(v) for v in values)
     if not xs:
         return None
-    pos = (len(xs) - 1) * q / 100.0
+    pos = (len(xs) - 1) * (q / 100.0)
     lo = math.floor(pos)
     hi = math.ceil(pos)
     if lo == hi:

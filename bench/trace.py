@@ -1,4 +1,4 @@
-"""Trace replay workloads (paper §7), pure Python: parsing, scaling, Poisson arrivals.
+"""Trace replay workloads (paper §7), pure Python: finding, parsing, scaling, Poisson arrivals.
 
 Trace format (one job a line, seconds): ``submit_time ntasks mean_duration d1 .. dn``.
 
@@ -59,10 +59,29 @@ def parse_lines(lines: Iterable[str], name: str = "trace") -> List[TraceJob]:
     return jobs
 
 
+def open_text(path: str):
+    """A trace file for reading as text, decompressing a ``.xz`` one."""
+    return lzma.open(path, "rt") if path.endswith(".xz") else open(path)
+
+
 def load_trace(path: str) -> List[TraceJob]:
-    opener = lzma.open if path.endswith(".xz") else open
-    with opener(path, "rt") as f:
+    with open_text(path) as f:
         return parse_lines(f, os.path.basename(path))
+
+
+def shared_dir(root: str) -> str:
+    """The ``shared`` folder next to the checkout ``root`` (its ``traces/`` holds the
+    compressed traces)."""
+    return os.path.normpath(os.path.join(root, "..", "shared"))
+
+
+def find(root: str, name: str) -> str | None:
+    """Where the trace ``name`` (``YH2_sub``, ``GOOG_subtrace``) is: ``traces/NAME.tr`` of the
+    checkout (``scripts/traces.sh``), else ``../shared/traces/NAME.tr.xz``; None if neither."""
+    for p in (os.path.join(root, "traces", name + ".tr"), os.path.join(shared_dir(root), "traces", name + ".tr.xz")):
+        if os.path.exists(p):
+            return p
+    return None
 
 
 def cutoff_for(path: str) -> float:

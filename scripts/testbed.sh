@@ -236,14 +236,7 @@ wait_for() { # seconds, description, command...
 
 alive_workers() { # count ALIVE workers registered at the master
   local url="http://$MASTER_IP:$MASTER_UI/json/"
-  "$PY" - "$url" <<'EOF'
-import json, sys, urllib.request
-try:
-    d = json.load(urllib.request.urlopen(sys.argv[1], timeout=2))
-    print(sum(1 for w in d.get("workers", []) if w.get("state") == "ALIVE"))
-except Exception:
-    print(0)
-EOF
+  (cd "$ROOT" && "$PY" -m bench.spark_master "$url")
 }
 
 write_env() { # mode master hosts note

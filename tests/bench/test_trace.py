@@ -105,3 +105,28 @@ def test_real_trace_if_present():
     js = trace.load_trace(path)
     assert len(js) == 10 and len(js[0].durations) == 51
     assert math.isclose(js[0].mean, 15.9488927468)
+
+
+def test_find_prefers_the_checkout_traces_then_the_shared_folder(tmp_path):
+    root = tmp_path / "repo"
+    (root / "traces").mkdir(parents=True)
+    (tmp_path / "shared" / "traces").mkdir(parents=True)
+    assert trace.shared_dir(str(root)) == str(tmp_path / "shared")
+    assert trace.find(str(root), "YH2_sub") is None
+    (tmp_path / "shared" / "traces" / "YH2_sub.tr.xz").write_bytes(b"")
+    assert trace.find(str(root), "YH2_sub") == str(tmp_path / "shared" / "traces" / "YH2_sub.tr.xz")
+    (root / "traces" / "YH2_sub.tr").write_text("")
+    assert trace.find(str(root), "YH2_sub") == str(root / "traces" / "YH2_sub.tr")
+    assert trace.find(str(root), "GOOG_subtrace") is None
+
+
+def test_open_text_reads_plain_and_xz_alike(tmp_path):
+    import lzma
+    text = "\n".join(LINES) + "\n"
+    (tmp_path / "t.tr").write_text(text)
+    with lzma.open(tmp_path / "t.tr.xz", "wt") as f:
+        f.write(text)
+    for name in ("t.tr", "t.tr.xz"):
+        with trace.open_text(str(tmp_path / name)) as f:
+            assert f.read() == text
+    assert trace.load_trace(str(tmp_path / "t.tr.xz")) == jobs()
