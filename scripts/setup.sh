@@ -77,11 +77,6 @@ default_line=$(eagle_default_line)
 # workers (tests/conftest.py stops with that message).
 PYTEST=(pytest==8.4.2)
 pids=()
-# The jar's native library needs no venv: cargo compiles it while pip waits on the network.
-if [ "${EAGLE_SETUP_NO_BUILD:-0}" != 1 ]; then
-  cargo build --release --quiet -p eagle-jni &
-  pids+=($!)
-fi
 venv_with "$ROOT/.venv" "pyspark==$(eagle_line_field "$default_line" 1)" "${PYTEST[@]}" pytest-xdist==3.8.0 tpchgen-cli duckdb \
   matplotlib pyarrow &
 pids+=($!)

@@ -7,6 +7,7 @@
 //! machine, [`server`] its TCP daemon.
 
 pub mod headroom;
+pub mod ids;
 pub mod placement;
 pub mod server;
 pub mod short_partition;

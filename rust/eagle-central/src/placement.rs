@@ -25,7 +25,7 @@
 //!   decides. A task set is live while tasks placed for it are not over; the planner
 //!   re-plans when a host joins, is lost or changes size, and when the class mix drifts.
 
-use crate::state::HostId;
+use crate::ids::HostId;
 use eagle_core::lotes::{ExecutorPlacement, LotesParams};
 use eagle_core::lwl::{self, water_fill};
 use eagle_core::types::{JobId, NodeId};

@@ -26,7 +26,7 @@
 //! application that has run short work has a short-only host among its own: §3.1's
 //! guarantee holds for each application.
 
-use crate::state::ConnId;
+use crate::ids::ConnId;
 use eagle_core::partition::short_only_count;
 use eagle_core::reservation::{AdaptiveParams, Reservation};
 use eagle_core::types::NodeId;

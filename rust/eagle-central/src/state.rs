@@ -32,14 +32,12 @@ use eagle_core::types::NodeId;
 use eagle_wire::{Bitvector, CentralStatus, FromCentral, FromNode, NodeHealth, Peer, Role, ToCentral, ToNode};
 use std::collections::{BTreeMap, BTreeSet};
 
-pub type ConnId = u64;
+pub use crate::ids::{ConnId, HostId};
 
 /// How long a driver that reported short work keeps counting as having some once its
 /// reports say none (its short-only host is held for its next short job; the driver
 /// engine observes short work over the same 60 s). Then its host may take long work.
 pub const SHORT_IDLE_S: f64 = 60.0;
-/// A host's index in the host list (the bit of the bitvector).
-pub type HostId = u32;
 
 /// A [`CentralState::reservation_order`] of the live hosts, and how many of its first hosts
 /// cover every driver with short work.

@@ -65,14 +65,15 @@ impl Link {
     }
 }
 
-/// Starts the link `link` to the daemon at `addr`, as driver `app`.
-pub fn start<M: DeserializeOwned + Send + 'static>(
+/// Starts the link `link` to the daemon at `addr`, as driver `app`; every event it sees goes
+/// to `cmd` as `map` makes it (the client thread's command).
+pub fn start<M: DeserializeOwned + Send + 'static, C: Send + 'static>(
     link: u64,
     addr: String,
     secret: Arc<[u8]>,
     app: String,
-    cmd: crossbeam_channel::Sender<crate::client::Cmd>,
-    map: fn(LinkEvent<M>) -> crate::client::Cmd,
+    cmd: crossbeam_channel::Sender<C>,
+    map: fn(LinkEvent<M>) -> C,
 ) -> Link {
     let wanted = Arc::new(AtomicBool::new(true));
     let socket = Arc::new(parking_lot::Mutex::new(None));

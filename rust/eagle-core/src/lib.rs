@@ -34,6 +34,7 @@ pub mod affinity;
 pub mod arrivals;
 pub mod cluster;
 pub mod config;
+pub mod counters;
 pub mod cutoff;
 pub mod delay;
 pub mod driver;

@@ -35,11 +35,9 @@ use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-mod bridge;
 mod cold;
 mod inbox;
 mod reach;
-pub use bridge::*;
 pub use inbox::Inbox;
 
 /// A grant no offer round used within this time goes back to its node (late binding: a
@@ -287,7 +285,7 @@ impl ClusterSide {
         })
     }
 
-    fn client(&self) -> &Client {
+    pub(crate) fn client(&self) -> &Client {
         self.client.as_ref().expect("the client lives until drop")
     }
 

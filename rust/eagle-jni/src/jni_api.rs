@@ -22,7 +22,7 @@
 
 use crate::handle::{HandleError, Registry};
 use crate::state::{self, State};
-use crate::{cluster, placement};
+use crate::{cluster_bridge, placement};
 use jni::errors::ErrorPolicy;
 use jni::objects::{JByteArray, JDoubleArray, JIntArray, JLongArray, JObject};
 use jni::strings::JNIString;
@@ -244,7 +244,7 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_removeNode<'
         with_state(h, |st| {
             st.driver.remove_node(state::ms_to_s(now_ms), node);
             placement::node_removed(st, node);
-            cluster::node_removed(st, node);
+            cluster_bridge::node_removed(st, node);
             Ok(())
         })
     })
@@ -257,7 +257,7 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_removeNode<'
 /// query-aware SRPT) < 0 is none; `tasks` counts engine slots, `width` of them per task (a
 /// task of a wider resource profile), and a task takes `cpus` cores (cluster mode: slots of
 /// its host's node); `barrier`: a barrier stage (cluster mode gathers a grant for each of
-/// its tasks before any launches, [`cluster::ClusterSide::set_gang`]); `inputNodes`: the
+/// its tasks before any launches, [`crate::cluster::ClusterSide::set_gang`]); `inputNodes`: the
 /// nodes holding input of its tasks, `width` entries a task per node, empty for none (warm
 /// executors weigh data locality, see eagle-core's `warmup`; in cluster mode a long task
 /// set's placements go near it). Returns the engine's job id.
@@ -290,7 +290,7 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_submit<'l>(
             if !input.is_empty() {
                 st.driver.set_input_nodes(job, &input);
             }
-            cluster::submitted(st, job, tasks, width, cpus, barrier, &input);
+            cluster_bridge::submitted(st, job, tasks, width, cpus, barrier, &input);
             Ok(job.0 as jint)
         })
     })
@@ -316,7 +316,7 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_setPending<'
         with_state(h, |st| {
             st.driver.set_pending_tasks(state::ms_to_s(now_ms), job, pending, speculatable);
             placement::pending(st, job, pending);
-            cluster::pending(st, job, pending.saturating_add(speculatable));
+            cluster_bridge::pending(st, job, pending.saturating_add(speculatable));
             Ok(())
         })
     })
@@ -341,7 +341,7 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_restrict<'l>
         with_state(h, |st| {
             let usable = if restricted != 0 { Some(nodes.as_slice()) } else { None };
             st.driver.restrict(state::ms_to_s(now_ms), job, usable);
-            cluster::restrict(st, job, usable);
+            cluster_bridge::restrict(st, job, usable);
             Ok(())
         })
     })

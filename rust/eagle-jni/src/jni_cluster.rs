@@ -3,7 +3,7 @@
 //! is a registry key, primitives only, every body inside `catch_unwind`, errors and panics
 //! thrown as `EagleNativeException`). The logic is in the safe [`crate::cluster`].
 
-use crate::cluster;
+use crate::cluster_bridge;
 use crate::jni_api::{ints_in, ints_out, longs_in, longs_out, with_state, BridgeError, Res, ThrowEagle, ENGINES};
 use crate::state;
 use jni::objects::{JByteArray, JIntArray, JLongArray, JObject};
@@ -37,8 +37,8 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_clusterStart
         let secret = env.convert_byte_array(&secret)?;
         let app = utf8(env, &app, "the application id")?;
         with_state(h, |st| {
-            let p = cluster::params(st, central, node_port, secret, app, ping_ms, warm_grants, affinity)?;
-            Ok(cluster::start(st, p)?)
+            let p = cluster_bridge::params(st, central, node_port, secret, app, ping_ms, warm_grants, affinity)?;
+            Ok(cluster_bridge::start(st, p)?)
         })
     })
     .resolve_with::<ThrowEagle, _>(|| "clusterStart")
@@ -56,7 +56,7 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_executorHost
     env.with_env(|env| -> Res<()> {
         let node = state::node_id(node)?;
         let host = utf8(env, &host, "the executor host")?;
-        with_state(h, |st| Ok(cluster::executor_host(st, node, &host)?))
+        with_state(h, |st| Ok(cluster_bridge::executor_host(st, node, &host)?))
     })
     .resolve_with::<ThrowEagle, _>(|| "executorHost")
 }
@@ -75,7 +75,7 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_roundEnd<'l>
 ) {
     env.with_env(|env| -> Res<()> {
         let (tids, nodes, jobs) = (longs_in(env, &tids)?, ints_in(env, &nodes)?, ints_in(env, &jobs)?);
-        with_state(h, |st| Ok(cluster::round_end(st, state::ms_to_s(now_ms), &tids, &nodes, &jobs)?))
+        with_state(h, |st| Ok(cluster_bridge::round_end(st, state::ms_to_s(now_ms), &tids, &nodes, &jobs)?))
     })
     .resolve_with::<ThrowEagle, _>(|| "roundEnd")
 }
@@ -91,7 +91,7 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_taskEnded<'l
 ) {
     env.with_env(|_env| -> Res<()> {
         with_state(h, |st| {
-            cluster::task_ended(st, tid);
+            cluster_bridge::task_ended(st, tid);
             Ok(())
         })
     })
@@ -133,13 +133,13 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_clusterOutOf
 ) -> JIntArray<'l> {
     env.with_env(|env| -> Res<JIntArray<'l>> {
         let job = state::job_id(job)?;
-        let v = with_state(h, |st| Ok(cluster::out_of_reach(st, job)))?;
+        let v = with_state(h, |st| Ok(cluster_bridge::out_of_reach(st, job)))?;
         ints_out(env, &v)
     })
     .resolve_with::<ThrowEagle, _>(|| "clusterOutOfReach")
 }
 
-/// `clusterStatus(handle): Array[Long]` — layout in [`cluster::CLUSTER_STATUS_NAMES`]; empty
+/// `clusterStatus(handle): Array[Long]` — layout in [`cluster_bridge::CLUSTER_STATUS_NAMES`]; empty
 /// outside cluster mode.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_clusterStatus<'l>(
@@ -148,7 +148,7 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_clusterStatu
     h: jlong,
 ) -> JLongArray<'l> {
     env.with_env(|env| -> Res<JLongArray<'l>> {
-        let v = with_state(h, |st| Ok(cluster::status(st)))?;
+        let v = with_state(h, |st| Ok(cluster_bridge::status(st)))?;
         longs_out(env, &v)
     })
     .resolve_with::<ThrowEagle, _>(|| "clusterStatus")

@@ -25,6 +25,7 @@
 #![deny(unsafe_code)]
 
 pub mod cluster;
+pub mod cluster_bridge;
 pub mod eirene;
 pub mod handle;
 pub mod placement;

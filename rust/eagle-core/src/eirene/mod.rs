@@ -35,7 +35,8 @@ pub mod clone_gate;
 pub mod prefetch;
 pub mod satc;
 
-use crate::cluster::Counters;
+use crate::counters::Counters;
+pub use crate::counters::EireneCounters;
 use crate::rng::Rng;
 use crate::types::*;
 use satc::{CopyEnd, Table};
@@ -79,21 +80,6 @@ impl EireneParams {
         }
         Ok(())
     }
-}
-
-/// What Eirene did (reported under the host's counters when a scheme is on).
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct EireneCounters {
-    /// Tasks (primary or clone) that read input migrated by CCDM.
-    pub ccdm_helped: u64,
-    /// Migrations started (MQ and fast lane).
-    pub migrations: u64,
-    /// Clones launched by SATC.
-    pub clones_launched: u64,
-    /// Clones that ended before their primary.
-    pub clones_won: u64,
-    /// Clones cancelled because their primary ended first.
-    pub clones_wasted: u64,
 }
 
 /// Eirene's state: the scheduler's task tables and every node's Migration Manager.

@@ -1,38 +1,10 @@
-//! The cluster side's parameters from the driver's own settings.
+//! The cluster side's pure helpers.
 
-use super::params;
-use crate::state::State;
-
-/// `policy=paper` keeps the published client: a rejecting host is not probed again.
-#[test]
-fn rejections_are_retried_unless_the_driver_runs_the_paper_policy() {
-    let params_of = |policy: f64| {
-        let mut v = crate::state::tests::good();
-        v[11] = policy;
-        let st = State::new(&v).unwrap();
-        params(&st, "127.0.0.1:7100".into(), 7101, b"s".to_vec(), "app".into(), 900, true, true).unwrap()
-    };
-    assert!(!params_of(0.0).retry_rejected, "policy=paper");
-    assert!(params_of(1.0).retry_rejected, "policy=adaptive");
-    assert!(!params_of(0.0).affinity, "policy=paper probes as published");
-    assert!(params_of(1.0).affinity, "policy=adaptive");
-}
-
-/// `minProbes` and `probeRatio` reach the client (the ratio is not a constant 2 in cluster
-/// mode, whatever the key says).
-#[test]
-fn the_probe_keys_reach_the_client() {
-    let mut v = crate::state::tests::good();
-    (v[2], v[3]) = (3.0, 1.0);
-    let st = State::new(&v).unwrap();
-    let p = params(&st, "127.0.0.1:7100".into(), 7101, b"s".to_vec(), "app".into(), 900, true, true).unwrap();
-    assert_eq!((p.min_probes, p.probe_ratio), (3, 1));
-}
+use super::input_hosts;
 
 /// The central hears where a long task set's input is by host: tasks per host, at most all.
 #[test]
 fn input_hosts_count_the_tasks_reading_on_each_host() {
-    use super::input_hosts;
     use eagle_core::NodeId;
     use std::collections::HashMap;
     let host_of: HashMap<NodeId, String> = [(NodeId(0), "w1"), (NodeId(1), "w1"), (NodeId(2), "w2")]

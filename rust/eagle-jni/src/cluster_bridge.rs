@@ -1,8 +1,8 @@
 //! The bridge's calls into cluster mode, on the engine's state: each a no-op outside
 //! cluster mode unless it needs it (`clusterStart`, `executorHost`). The JNI entry points
-//! (`jni_api`, `jni_cluster`) call these; the driver side itself is [`super::ClusterSide`].
+//! (`jni_api`, `jni_cluster`) call these; the driver side itself is [`crate::cluster::ClusterSide`].
 
-use super::{ClusterParams, ClusterSide, Shape};
+use crate::cluster::{ClusterParams, ClusterSide, Shape};
 use crate::state::State;
 use eagle_core::{Class, JobId, NodeId};
 
@@ -174,7 +174,7 @@ pub fn status(st: &mut State) -> Vec<i64> {
     c.drain();
     let k = &c.counters;
     let v = [
-        c.central_up as u64,
+        c.central_up() as u64,
         c.hosts_up() as u64,
         c.held_grants() as u64,
         c.running() as u64,
@@ -196,3 +196,6 @@ pub fn status(st: &mut State) -> Vec<i64> {
     ];
     v.iter().map(|&x| x.min(i64::MAX as u64) as i64).collect()
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,7 @@
+//! The identifiers the central's modules share: a connection, numbered by the server, and a
+//! host, by its place in the host list (its bit of the Succinct State Sharing bitvector).
+
+/// A connection, numbered by the server.
+pub type ConnId = u64;
+/// A host's index in the host list (the bit of the bitvector).
+pub type HostId = u32;
