@@ -44,7 +44,7 @@ def strip(text):
     return text
 
 
-def resolve(module, path, is_dir_module):
+def resolve(module, path):
     """The absolute segments ``path`` (``crate::a::b``, ``super::c``) names from ``module``."""
     parts = path.split("::")
     if parts[0] == "crate":
@@ -58,11 +58,10 @@ def resolve(module, path, is_dir_module):
             return None
         base.pop()
         parts = parts[1:]
-    _ = is_dir_module
     return tuple(base + parts)
 
 
-def references(module, text):
+def references(text):
     """The paths a file names, expanded over `use a::{b, c::d}` groups."""
     out = []
     for m in USE_GROUP.finditer(text):
@@ -93,8 +92,8 @@ def crate_graph(src):
     for mod, path in files.items():
         with open(path, encoding="utf-8") as f:
             text = strip(f.read())
-        for ref in references(mod, text):
-            target = resolve(mod, ref, path.endswith("mod.rs"))
+        for ref in references(text):
+            target = resolve(mod, ref)
             if target is None:
                 continue
             while target and target not in modules:
