@@ -165,9 +165,6 @@ def _stream_beside_batch(master, label):
     return t1 - t0, durations, ended_during
 
 
-# Second tier while one failure is open: in about one run of three, one micro-batch waits for
-# nearly the whole batch job (docs/design/testing.md).
-@pytest.mark.full
 def test_micro_batches_do_not_wait_for_a_batch_job():
     runs = {}
     for label, master in (("fifo", "local-cluster[2,2,1024]"), ("eagle", MASTER)):

@@ -539,3 +539,37 @@ fn a_small_job_right_after_another_does_not_wait_for_a_long_task() {
         }
     }
 }
+
+/// A starvation deadline set from a guessed estimate moves once the job turns out larger.
+/// A batch job of 32 tasks arrives with no hint and no history, estimated at a typical
+/// task far below its own (a stream's micro-batch stages). Its fair time from that guess
+/// is under a second, so the first free slot after a second sees it overdue; had its
+/// deadline stayed there, it would go first at full width until its last task launched,
+/// as under FIFO, and a micro-batch arriving meanwhile would wait for all of it
+/// (`tests/test_streaming.py`, one run in three). Once its first tasks end, its estimate
+/// is several times the guess, its fair time with it, and the micro-batch goes first.
+#[test]
+fn a_deadline_set_from_a_guessed_estimate_moves_when_the_job_turns_out_larger() {
+    let cfg = DriverConfig { default_estimate: 0.03, ..DriverConfig::default() };
+    let mut d = Driver::new(cfg, 1).unwrap();
+    let (a, b) = (d.add_node(0.0, 2), d.add_node(0.0, 2));
+    let early = d.submit(0.0, 1, None, None, 1);
+    assert_eq!(d.offer(0.0, b, 1, &[]), vec![early]);
+    let big = d.submit(0.0, 32, None, None, 2);
+    assert_eq!(d.offer(0.0, a, 2, &[]), vec![big, big]);
+    assert_eq!(d.offer(0.0, b, 1, &[]), vec![big]);
+    // A slot frees after the guessed deadline (about 1.1 s). The hold keeps it for a next
+    // small job for its window; then the batch job, alone waiting, takes it, and the slot
+    // sees it overdue.
+    d.task_finished(1.2, b, early, Some(1.2));
+    d.remove_job(1.2, early);
+    assert_eq!(d.offer(1.2, b, 1, &[]), vec![], "held for a next small job");
+    assert_eq!(d.offer(3.3, b, 1, &[]), vec![big]);
+    let micro = d.submit(3.5, 2, None, None, 3);
+    // The first wave ends: 5 s tasks, not 0.03 s.
+    d.task_finished(5.0, a, big, Some(5.0));
+    d.task_finished(5.0, a, big, Some(5.0));
+    let est = d.job_estimate(big).unwrap().0;
+    assert!(est > 5.0 * 0.03, "the estimate follows the first completions: {est}");
+    assert_eq!(d.offer(5.0, a, 2, &[]), vec![micro, micro], "the micro-batch goes first");
+}

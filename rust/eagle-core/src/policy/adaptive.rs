@@ -53,6 +53,12 @@ fn bits(x: f64) -> u64 {
     x.max(0.0).to_bits()
 }
 
+/// A deadline that fell due stays put unless the job's estimate grows past this multiple
+/// of the estimate it fell due with: then its fair time was computed from a guess (a
+/// default or typical task far below its own) and is computed again. Each revision needs
+/// the estimate to double, so a deadline moves a bounded number of times.
+const DUE_REVISION: f64 = 2.0;
+
 /// The adaptive policy's view of one job.
 #[derive(Clone, Debug, Default)]
 struct Meta {
@@ -67,8 +73,11 @@ struct Meta {
     /// waiting count grew from zero (retries, resubmissions).
     ready_since: f64,
     /// Seen overdue by a free slot: the deadline stays where it fell due until none of the
-    /// job's tasks wait, however the jobs sharing the cluster change meanwhile.
+    /// job's tasks wait, however the jobs sharing the cluster change meanwhile, unless the
+    /// job's estimate grows past [`DUE_REVISION`] times the one it fell due with.
     due: bool,
+    /// The job's task estimate when it fell due.
+    due_est: f64,
     group: Option<u64>,
     /// Nodes where a task of the job has ended (sorted): warm for it.
     warm: Vec<u32>,
@@ -211,8 +220,11 @@ impl Adaptive {
         let key = if self.fsp() { bits(self.fair.file(self.unit(job), remaining)) } else { bits(remaining) };
         let m = &mut self.meta[job as usize];
         let deadline = match old_deadline {
-            Some(d) if m.due => d,
-            _ => bits(m.ready_since + wait),
+            Some(d) if m.due && j.est <= DUE_REVISION * m.due_est => d,
+            _ => {
+                m.due = false;
+                bits(m.ready_since + wait)
+            }
         };
         m.key = Some((key, job, long));
         m.deadline = Some(deadline);
@@ -290,7 +302,11 @@ impl Adaptive {
             }
             // Every job visited was seen overdue by this slot (no buffer: a hot path).
             for &(_, j) in self.deadlines.iter().take(seen) {
-                self.meta[j as usize].due = true;
+                let m = &mut self.meta[j as usize];
+                if !m.due {
+                    m.due = true;
+                    m.due_est = self.c.jobs[j as usize].est;
+                }
             }
         }
         if overdue.is_some() {
