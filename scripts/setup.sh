@@ -77,8 +77,11 @@ default_line=$(eagle_default_line)
 # workers (tests/conftest.py stops with that message).
 PYTEST=(pytest==8.4.2)
 pids=()
+# The Spark Connect client's own requirements (pyspark.sql.connect.utils; pandas below 3, which
+# that client does not support yet): tests/test_sql_servers.py runs it against a Connect server.
+CONNECT_CLIENT=(pandas==2.3.3 grpcio grpcio-status googleapis-common-protos zstandard)
 venv_with "$ROOT/.venv" "pyspark==$(eagle_line_field "$default_line" 1)" "${PYTEST[@]}" pytest-xdist==3.8.0 tpchgen-cli duckdb \
-  matplotlib pyarrow &
+  matplotlib pyarrow "${CONNECT_CLIENT[@]}" &
 pids+=($!)
 for line in ${EAGLE_SPARK_LINES:-}; do
   [ "$line" = "$default_line" ] && continue

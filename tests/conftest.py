@@ -69,7 +69,7 @@ def plugin_jar():
 # Modules whose tests are independent and long: under pytest-xdist (scripts/test.sh) their tests
 # go to any worker. Every other module's tests stay on one worker together (they share
 # module-scoped applications, and the testbed's namespaces are one set per machine).
-SPREAD = {"test_cluster_mode", "test_adaptive", "test_small_clusters"}
+SPREAD = {"test_cluster_mode", "test_adaptive", "test_small_clusters", "test_sql_servers"}
 
 
 def pytest_itemcollected(item):
