@@ -1,7 +1,6 @@
 //! The identifiers the central's modules share: a connection, numbered by the server, and a
 //! host, by its place in the host list (its bit of the Succinct State Sharing bitvector).
 
-/// A connection, numbered by the server.
-pub type ConnId = u64;
+pub use eagle_wire::net::ConnId;
 /// A host's index in the host list (the bit of the bitvector).
 pub type HostId = u32;

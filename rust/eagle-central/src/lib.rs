@@ -14,4 +14,4 @@ pub mod short_partition;
 pub mod state;
 
 pub use server::{parse_nodes, spawn, CentralHandle, Options};
-pub use state::{Action, CentralState, Event};
+pub use state::{Action, CentralState, Event, HostEvent};

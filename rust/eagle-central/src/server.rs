@@ -7,7 +7,7 @@
 
 use crate::placement::Placement;
 use crate::short_partition::ShortPartition;
-use crate::state::{Action, CentralState, Event, HostId};
+use crate::state::{Action, CentralState, Event, HostEvent, HostId};
 use crossbeam_channel::{select, tick, unbounded, Sender};
 use eagle_wire::net::{serve, Inbound, Writers};
 use eagle_wire::{connect, FrameError, FrameReader, FromNode, Role, ToCentral};
@@ -117,9 +117,9 @@ pub fn spawn(opts: Options) -> io::Result<CentralHandle> {
                     Err(_) => return,
                 },
                 recv(nrx) -> m => match m {
-                    Ok(NodeLink::Up { host, writer }) => { nodes.insert(host as u64, writer); Event::NodeUp { host } }
-                    Ok(NodeLink::Msg { host, msg }) => Event::FromNode { host, msg },
-                    Ok(NodeLink::Down { host }) => { nodes.remove(host as u64); Event::NodeDown { host } }
+                    Ok(NodeLink::Up { host, writer }) => { nodes.insert(host as u64, writer); Event::Own(HostEvent::NodeUp { host }) }
+                    Ok(NodeLink::Msg { host, msg }) => Event::Own(HostEvent::FromNode { host, msg }),
+                    Ok(NodeLink::Down { host }) => { nodes.remove(host as u64); Event::Own(HostEvent::NodeDown { host }) }
                     Err(_) => return,
                 },
                 recv(ping) -> _ => Event::Tick,

@@ -29,7 +29,7 @@ use crate::short_partition::{
 use eagle_core::partition::{short_only_count, Partitions};
 use eagle_core::sss::LongMap;
 use eagle_core::types::NodeId;
-use eagle_wire::{Bitvector, CentralStatus, FromCentral, FromNode, NodeHealth, Peer, Role, ToCentral, ToNode};
+use eagle_wire::{Bitvector, CentralStatus, FromCentral, FromNode, NodeHealth, Role, ToCentral, ToNode};
 use std::collections::{BTreeMap, BTreeSet};
 
 pub use crate::ids::{ConnId, HostId};
@@ -43,20 +43,13 @@ pub const SHORT_IDLE_S: f64 = 60.0;
 /// cover every driver with short work.
 type Cover = (Vec<NodeId>, usize);
 
+/// Everything the machine reacts to: the daemons' shared events (its peers are drivers,
+/// and nodes announcing themselves), and [`HostEvent`].
+pub type Event = eagle_wire::net::Event<ToCentral, HostEvent>;
+
+/// What the central's link to a host reports.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Event {
-    /// A driver (or a node announcing itself) connected to the central.
-    Connected {
-        conn: ConnId,
-        peer: Peer,
-    },
-    Disconnected {
-        conn: ConnId,
-    },
-    Message {
-        conn: ConnId,
-        msg: ToCentral,
-    },
+pub enum HostEvent {
     /// The central's link to a host came up / went down.
     NodeUp {
         host: HostId,
@@ -68,8 +61,6 @@ pub enum Event {
         host: HostId,
         msg: FromNode,
     },
-    /// Keep the links to the nodes alive.
-    Tick,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -246,14 +237,14 @@ impl CentralState {
                 }
             }
             Event::Message { conn, msg } => self.message(conn, msg, &mut out),
-            Event::NodeUp { host } => {
+            Event::Own(HostEvent::NodeUp { host }) => {
                 let h = &mut self.hosts[host as usize];
                 h.up = true;
                 h.told = None;
                 // Its size: the answer comes back as `FromNode::Status`.
                 out.push(Action::ToNode { host, msg: ToNode::Status });
             }
-            Event::NodeDown { host } => {
+            Event::Own(HostEvent::NodeDown { host }) => {
                 let h = &mut self.hosts[host as usize];
                 h.up = false;
                 h.work_ms = 0.0;
@@ -261,7 +252,7 @@ impl CentralState {
                 self.long.clear(host as usize);
                 self.placement.host_lost(host);
             }
-            Event::FromNode { host, msg } => match msg {
+            Event::Own(HostEvent::FromNode { host, msg }) => match msg {
                 FromNode::LongDone { app, job, est_ms, cpus } => self.long_over(host, &app, job, est_ms, cpus),
                 FromNode::Status(st) => {
                     let h = &mut self.hosts[host as usize];

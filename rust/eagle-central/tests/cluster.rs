@@ -6,8 +6,8 @@
 //! no slot is leased anywhere.
 
 use crossbeam_channel::{unbounded, Receiver, Sender};
-use eagle_central::Options as CentralOptions;
-use eagle_node::{Options as NodeOptions, Policy, Settings};
+use eagle_node::Policy;
+use eagle_testkit::{Central, Node};
 use eagle_wire::{connect, write_frame, FrameReader, FromCentral, FromNode, NodeStatus, Role, ToCentral, ToNode};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -178,34 +178,8 @@ impl Driver {
 }
 
 fn start_cluster(policy: Policy) -> (Vec<SocketAddr>, SocketAddr) {
-    let _ = env_logger::builder().is_test(true).try_init();
-    let nodes: Vec<SocketAddr> = (0..2)
-        .map(|_| {
-            eagle_node::spawn(NodeOptions {
-                settings: Settings { policy, slots: 2, lease_ms: 5000 },
-                listen: "127.0.0.1:0".into(),
-                secret: SECRET.to_vec(),
-                central: None,
-                name: None,
-                advertise: None,
-                peers: Vec::new(),
-            })
-            .unwrap()
-            .addr
-        })
-        .collect();
-    let central = eagle_central::spawn(CentralOptions {
-        listen: "127.0.0.1:0".into(),
-        secret: SECRET.to_vec(),
-        nodes: nodes.iter().enumerate().map(|(i, a)| (format!("n{i}"), a.to_string())).collect(),
-        short_fraction: 0.5, // n0 short-only, n1 general
-        short_partition: eagle_central::short_partition::ShortPartition::Fixed,
-        ping_ms: 200,
-        placement: eagle_central::placement::Placement::Lwl,
-        long_headroom: 0.0,
-    })
-    .unwrap()
-    .addr;
+    let nodes: Vec<SocketAddr> = (0..2).map(|_| Node::new(SECRET, 2).policy(policy).start()).collect();
+    let central = Central::numbered(SECRET, &nodes).short_fraction(0.5).start(); // n0 short-only, n1 general
     (nodes, central)
 }
 

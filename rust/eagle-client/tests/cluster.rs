@@ -670,19 +670,7 @@ struct OneShortOnly {
 
 fn one_short_only(n: usize) -> OneShortOnly {
     let nodes: Vec<String> = (0..n).map(|_| node(2)).collect();
-    let central = eagle_central::spawn(eagle_central::Options {
-        listen: "127.0.0.1:0".into(),
-        secret: SECRET.to_vec(),
-        nodes: nodes.iter().enumerate().map(|(i, a)| (format!("n{i}"), a.clone())).collect(),
-        short_fraction: 1.0 / n as f64,
-        short_partition: eagle_central::short_partition::ShortPartition::Fixed,
-        ping_ms: 200,
-        placement: eagle_central::placement::Placement::Lwl,
-        long_headroom: 0.0,
-    })
-    .unwrap()
-    .addr
-    .to_string();
+    let central = eagle_testkit::Central::numbered(SECRET, &nodes).short_fraction(1.0 / n as f64).start().to_string();
     central_linked(&central, n);
     let (short_only, general): (Vec<_>, Vec<_>) = central_status(&central).nodes.into_iter().partition(|n| !n.general);
     let mut short_only: Vec<String> = short_only.into_iter().map(|n| n.name).collect();

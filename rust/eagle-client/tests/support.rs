@@ -3,7 +3,10 @@
 //! looks dead to the client: its connections drop and new ones are closed at once)
 //! and restore (the daemon is back), and a fake driver that answers the grants.
 
+use eagle_central::{placement::Placement, short_partition::ShortPartition};
 use eagle_client::{Client, ClientConfig, Event, Grant};
+pub use eagle_testkit::eventually;
+use eagle_testkit::{Central, Node};
 use eagle_wire::{FromCentral, Role, ToCentral};
 use parking_lot::Mutex;
 use std::collections::BTreeMap;
@@ -27,75 +30,31 @@ pub fn node_with(policy: eagle_node::Policy, slots: u32, lease_ms: u64) -> Strin
 
 /// [`node_with`] whose shared secret is `secret`.
 pub fn node_keyed(policy: eagle_node::Policy, slots: u32, lease_ms: u64, secret: &[u8]) -> String {
-    let _ = env_logger::builder().is_test(true).try_init();
-    eagle_node::spawn(eagle_node::Options {
-        settings: eagle_node::Settings { policy, slots, lease_ms },
-        listen: "127.0.0.1:0".into(),
-        secret: secret.to_vec(),
-        central: None,
-        name: None,
-        advertise: None,
-        peers: Vec::new(),
-    })
-    .unwrap()
-    .addr
-    .to_string()
+    Node::new(secret, slots).policy(policy).lease_ms(lease_ms).start().to_string()
 }
 
 pub fn central(nodes: &[String]) -> String {
-    central_with(nodes, eagle_central::placement::Placement::Lwl)
+    central_with(nodes, Placement::Lwl)
 }
 
-pub fn central_with(nodes: &[String], placement: eagle_central::placement::Placement) -> String {
-    central_sized(nodes, placement, eagle_central::short_partition::ShortPartition::Fixed)
+pub fn central_with(nodes: &[String], placement: Placement) -> String {
+    central_sized(nodes, placement, ShortPartition::Fixed)
 }
 
 /// A central whose short-only partition has no fixed share and is sized as `short_partition` says.
-pub fn central_sized(
-    nodes: &[String],
-    placement: eagle_central::placement::Placement,
-    short_partition: eagle_central::short_partition::ShortPartition,
-) -> String {
+pub fn central_sized(nodes: &[String], placement: Placement, short_partition: ShortPartition) -> String {
     central_keyed(nodes, placement, short_partition, SECRET)
 }
 
 /// [`central_sized`] whose shared secret is `secret`.
-pub fn central_keyed(
-    nodes: &[String],
-    placement: eagle_central::placement::Placement,
-    short_partition: eagle_central::short_partition::ShortPartition,
-    secret: &[u8],
-) -> String {
-    spawn_central(nodes, placement, short_partition, secret, 0.0)
+pub fn central_keyed(nodes: &[String], placement: Placement, short_partition: ShortPartition, secret: &[u8]) -> String {
+    Central::numbered(secret, nodes).placement(placement).short_partition(short_partition).start().to_string()
 }
 
 /// A central with no short-only partition whose long jobs each leave `fraction` of the
 /// general slots to the others (`--long-headroom`).
 pub fn central_headroom(nodes: &[String], fraction: f64) -> String {
-    use eagle_central::{placement::Placement, short_partition::ShortPartition};
-    spawn_central(nodes, Placement::Lwl, ShortPartition::Fixed, SECRET, fraction)
-}
-
-fn spawn_central(
-    nodes: &[String],
-    placement: eagle_central::placement::Placement,
-    short_partition: eagle_central::short_partition::ShortPartition,
-    secret: &[u8],
-    long_headroom: f64,
-) -> String {
-    eagle_central::spawn(eagle_central::Options {
-        listen: "127.0.0.1:0".into(),
-        secret: secret.to_vec(),
-        nodes: nodes.iter().enumerate().map(|(i, a)| (format!("n{i}"), a.clone())).collect(),
-        short_fraction: 0.0,
-        short_partition,
-        ping_ms: 200,
-        placement,
-        long_headroom,
-    })
-    .unwrap()
-    .addr
-    .to_string()
+    Central::numbered(SECRET, nodes).long_headroom(fraction).start().to_string()
 }
 
 /// A TCP forwarder to `upstream` that can be cut and restored.
@@ -293,24 +252,9 @@ pub fn until2(
     }
 }
 
-/// Polls `f` until it is `Some` (bounded generously).
-pub fn eventually<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        if let Some(t) = f() {
-            return t;
-        }
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        thread::sleep(Duration::from_millis(50));
-    }
-}
-
 /// Waits until the central at `addr` has linked `n` nodes.
 pub fn central_linked(addr: &str, n: usize) {
-    eventually("the central to link every node", || {
-        let st = eagle_wire::client::central_status(addr, SECRET, Duration::from_secs(10)).ok()?;
-        (st.nodes.len() == n && st.nodes.iter().all(|h| h.connected)).then_some(())
-    });
+    eagle_testkit::central_linked(addr, SECRET, n)
 }
 
 /// Leased slots on the node at `addr`.
@@ -319,7 +263,7 @@ pub fn central_status(addr: &str) -> eagle_wire::CentralStatus {
 }
 
 pub fn leased(addr: &str) -> u32 {
-    eagle_wire::client::node_status(addr, SECRET, Duration::from_secs(10)).map(|s| s.leased).unwrap_or(u32::MAX)
+    eagle_testkit::leased(addr, SECRET)
 }
 
 /// The slots the node at `addr` keeps for short work (`--short-partition slots`).

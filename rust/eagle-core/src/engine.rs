@@ -40,7 +40,9 @@ impl Engine {
         self.p.submit_job(now, spec, out)
     }
 
-    /// Locality mode: submits a job whose task `i` reads a block held by `prefs[i]`.
+    /// Locality mode: submits a job whose task `i` reads a block held by `prefs[i]`. The
+    /// one entry of locality submissions: it checks the list has one entry per task (in
+    /// debug builds), so the policies need not.
     pub fn submit_job_with_locality(
         &mut self,
         now: Time,

@@ -10,8 +10,8 @@
 #[path = "common/counting.rs"]
 mod counting;
 
-use eagle_central::{Action as CAction, CentralState, Event as CEvent};
-use eagle_node::{Action, ConnId, Event, Ms, NodeState, Policy, Settings};
+use eagle_central::{Action as CAction, CentralState, Event as CEvent, HostEvent};
+use eagle_node::{Action, ConnId, Event, Ms, NodeState, Policy, Settings, StealDone};
 use eagle_wire::{Bitvector, FromCentral, FromNode, NodeStatus, Peer, Role, ToCentral, ToNode};
 use std::collections::BTreeMap;
 
@@ -66,7 +66,11 @@ impl NodePump {
                 }
             }
             // No peer has probes to give: the steal comes back empty.
-            out = if steal { self.node.handle(self.now, Event::StealDone { probes: Vec::new() }) } else { Vec::new() };
+            out = if steal {
+                self.node.handle(self.now, Event::Own(StealDone { probes: Vec::new() }))
+            } else {
+                Vec::new()
+            };
         }
     }
 
@@ -177,9 +181,9 @@ fn central_soak() {
     let (c, _) = CentralState::new(&hosts, 0.1);
     let mut c = c.with_short_partition(eagle_central::short_partition::ShortPartition::Adaptive);
     let up = |c: &mut CentralState, host: u32| {
-        c.handle(CEvent::NodeUp { host });
+        c.handle(CEvent::Own(HostEvent::NodeUp { host }));
         let status = NodeStatus::idle("eagle", 2);
-        c.handle(CEvent::FromNode { host, msg: FromNode::Status(status) });
+        c.handle(CEvent::Own(HostEvent::FromNode { host, msg: FromNode::Status(status) }));
     };
     for h in 0..8 {
         up(&mut c, h);
@@ -224,7 +228,7 @@ fn central_soak() {
         }
         let lost = (a % 50 == 0).then(|| placed.first().map(|p| p.0)).flatten();
         if let Some(h) = lost {
-            c.handle(CEvent::NodeDown { host: h });
+            c.handle(CEvent::Own(HostEvent::NodeDown { host: h }));
         }
         for (i, &(host, job, est_ms)) in placed.iter().enumerate() {
             if Some(host) == lost {
@@ -235,7 +239,7 @@ fn central_soak() {
             } else {
                 FromNode::LongDone { app: app.clone(), job, est_ms, cpus: 1 }
             };
-            c.handle(CEvent::FromNode { host, msg });
+            c.handle(CEvent::Own(HostEvent::FromNode { host, msg }));
         }
         if let Some(h) = lost {
             up(&mut c, h);

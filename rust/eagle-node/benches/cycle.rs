@@ -7,7 +7,8 @@
 //! `cargo bench -p eagle-node` (pin it with `taskset -c 0` for the one-core figure).
 //! Env: `EAGLE_BENCH_CYCLES` (default 20000 per client).
 
-use eagle_node::{spawn, Options, Policy, Settings};
+use eagle_node::Policy;
+use eagle_testkit::Node;
 use eagle_wire::{accept, connect, write_frame, FrameReader, FromNode, Role, ToNode};
 use std::io::{BufReader, BufWriter, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -99,17 +100,7 @@ fn main() {
     // The paper's queue and the default one (eagle-adaptive's starvation floor and
     // served-job bookkeeping run on every grant and finish).
     for (policy, clients) in [Policy::Eagle, Policy::EagleAdaptive].into_iter().flat_map(|p| [(p, 1usize), (p, 4)]) {
-        let node = spawn(Options {
-            settings: Settings { policy, slots: clients as u32, lease_ms: 60_000 },
-            listen: "127.0.0.1:0".into(),
-            secret: SECRET.to_vec(),
-            central: None,
-            name: None,
-            advertise: None,
-            peers: Vec::new(),
-        })
-        .unwrap()
-        .addr;
+        let node = Node::new(SECRET, clients as u32).policy(policy).lease_ms(60_000).start();
         let base = measure(echo_server(), clients, cycles);
         let n = measure(node, clients, cycles);
         println!(

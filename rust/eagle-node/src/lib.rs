@@ -14,4 +14,4 @@ pub mod server;
 pub mod state;
 
 pub use server::{spawn, NodeHandle, Options};
-pub use state::{Action, ConnId, Event, Ms, NodeState, Policy, Settings};
+pub use state::{Action, ConnId, Event, Ms, NodeState, Policy, Settings, StealDone};

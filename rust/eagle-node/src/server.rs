@@ -9,7 +9,7 @@
 //! in turn, over links it keeps open between steals, and hands the stolen probes back to
 //! the scheduler.
 
-use crate::state::{Action, Event, Ms, NodeState, Settings};
+use crate::state::{Action, Event, Ms, NodeState, Settings, StealDone};
 use crossbeam_channel::{select, unbounded, Sender};
 use eagle_core::rng::Rng;
 use eagle_wire::net::{serve, Inbound, Writers};
@@ -99,7 +99,7 @@ pub fn spawn(opts: Options) -> io::Result<NodeHandle> {
                 },
                 recv(srx) -> probes => {
                     let probes = probes.unwrap_or_default();
-                    apply(&mut writers, state.handle(now(), Event::StealDone { probes }), &thief, &mut rng);
+                    apply(&mut writers, state.handle(now(), Event::Own(StealDone { probes })), &thief, &mut rng);
                     None
                 },
                 default(timeout) => None,

@@ -49,31 +49,15 @@ mod steal;
 
 /// Milliseconds since the daemon's origin.
 pub type Ms = u64;
-/// A connection, numbered by the server.
-pub type ConnId = u64;
+pub use eagle_wire::net::ConnId;
 
-/// Everything the machine reacts to.
+/// Everything the machine reacts to: the daemons' shared events, and [`StealDone`].
+pub type Event = eagle_wire::net::Event<ToNode, StealDone>;
+
+/// Hawk: the answer to [`Action::Steal`], gathered from the peers (possibly empty).
 #[derive(Clone, Debug, PartialEq)]
-pub enum Event {
-    /// A peer completed the handshake.
-    Connected {
-        conn: ConnId,
-        peer: Peer,
-    },
-    /// The connection ended (closed, reset, malformed frame, write failure).
-    Disconnected {
-        conn: ConnId,
-    },
-    Message {
-        conn: ConnId,
-        msg: ToNode,
-    },
-    /// Time passed: expire leases and silent peers.
-    Tick,
-    /// Hawk: the answer to [`Action::Steal`], gathered from the peers (possibly empty).
-    StealDone {
-        probes: Vec<StolenProbe>,
-    },
+pub struct StealDone {
+    pub probes: Vec<StolenProbe>,
 }
 
 /// What the server must do, in order.
@@ -89,7 +73,7 @@ pub enum Action {
         reason: String,
     },
     /// Hawk: ask up to `attempts` random peers, in turn, for up to `limit` blocked short
-    /// probes of `apps`, until one gives some; then report [`Event::StealDone`].
+    /// probes of `apps`, until one gives some; then report [`StealDone`].
     Steal {
         apps: Vec<String>,
         limit: u32,
@@ -259,7 +243,7 @@ impl NodeState {
                 self.message(now, conn, role, msg, &mut out);
             }
             Event::Tick => self.tick(now, &mut out),
-            Event::StealDone { probes } => self.stolen(now, probes),
+            Event::Own(StealDone { probes }) => self.stolen(now, probes),
         }
         self.fill(now, &mut out);
         self.maybe_steal(&mut out);

@@ -1,7 +1,8 @@
 //! The daemon behind TCP (in-process, 127.0.0.1, ephemeral port): authentication,
 //! version check, and a malformed frame closing only its own connection.
 
-use eagle_node::{spawn, Options, Policy, Settings};
+use eagle_node::Policy;
+use eagle_testkit::Node;
 use eagle_wire::handshake::connect_with_version;
 use eagle_wire::{connect, write_frame, FrameReader, FromNode, HandshakeError, Role, ToNode, PROTOCOL_VERSION};
 use std::io::{BufReader, Write};
@@ -11,18 +12,7 @@ use std::time::Duration;
 const SECRET: &[u8] = b"node-test";
 
 fn daemon(slots: u32) -> SocketAddr {
-    let _ = env_logger::builder().is_test(true).try_init();
-    spawn(Options {
-        settings: Settings { policy: Policy::Eagle, slots, lease_ms: 10_000 },
-        listen: "127.0.0.1:0".into(),
-        secret: SECRET.to_vec(),
-        central: None,
-        name: None,
-        advertise: None,
-        peers: Vec::new(),
-    })
-    .unwrap()
-    .addr
+    Node::new(SECRET, slots).lease_ms(10_000).start()
 }
 
 fn client(addr: SocketAddr, app: &str) -> (TcpStream, FrameReader<BufReader<TcpStream>>) {
@@ -82,17 +72,7 @@ fn a_malformed_frame_closes_that_connection_only() {
 }
 
 fn hawk(lease_ms: u64, peers: Vec<String>) -> SocketAddr {
-    spawn(Options {
-        settings: Settings { policy: Policy::Hawk, slots: 1, lease_ms },
-        listen: "127.0.0.1:0".into(),
-        secret: SECRET.to_vec(),
-        central: None,
-        name: None,
-        advertise: None,
-        peers,
-    })
-    .unwrap()
-    .addr
+    Node::new(SECRET, 1).policy(Policy::Hawk).lease_ms(lease_ms).peers(peers).start()
 }
 
 fn client_as(addr: SocketAddr, role: Role, app: &str) -> (TcpStream, FrameReader<BufReader<TcpStream>>) {

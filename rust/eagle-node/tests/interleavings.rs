@@ -5,7 +5,7 @@
 //! proptest rather than a hand-rolled random loop: it shrinks a failing sequence to
 //! a minimal one, which is what makes a state-machine counterexample readable.
 
-use eagle_node::{Action, ConnId, Event, NodeState, Policy, Settings};
+use eagle_node::{Action, ConnId, Event, NodeState, Policy, Settings, StealDone};
 use eagle_wire::{Bitvector, FromNode, Peer, Role, ToNode};
 use proptest::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
@@ -287,7 +287,7 @@ impl World {
                         est_ms: 3.0,
                         cpus: 1 + job as u32 % 3,
                     };
-                    self.step(Event::StealDone { probes: vec![p] });
+                    self.step(Event::Own(StealDone { probes: vec![p] }));
                 }
             }
         }

@@ -5,7 +5,7 @@
 mod common;
 
 use common::*;
-use eagle_node::{Action, Event, NodeState, Policy};
+use eagle_node::{Action, Event, NodeState, Policy, StealDone};
 use eagle_wire::{Bitvector, FromNode, Peer, Role, ToNode};
 #[test]
 fn eagle_grants_by_srpt_sticks_to_the_job_and_honours_the_starvation_cap() {
@@ -487,7 +487,7 @@ fn hawk_thief_steals_when_a_slot_frees_on_an_empty_queue_and_grants_what_it_got(
     assert!(matches!(steals[0], Action::Steal { apps, attempts: 10, .. } if apps == &vec!["interactive".to_string()]));
     assert!(s.handle(2, Event::Tick).iter().all(|a| !matches!(a, Action::Steal { .. })), "one steal at a time");
     let probes = vec![eagle_wire::StolenProbe { app: "interactive".into(), job: 8, tasks: 1, est_ms: 5.0, cpus: 1 }];
-    let out = s.handle(3, Event::StealDone { probes });
+    let out = s.handle(3, Event::Own(StealDone { probes }));
     s.check().unwrap();
     assert_eq!(one_grant(&out), (2, lease + 1, 8, false));
     // Eagle and Sparrow never steal.

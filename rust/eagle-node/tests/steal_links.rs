@@ -6,7 +6,8 @@
 //! applications. A stand-in victim counts the
 //! connections and steals it serves.
 
-use eagle_node::{spawn, Options, Policy, Settings};
+use eagle_node::Policy;
+use eagle_testkit::Node;
 use eagle_wire::handshake::accept;
 use eagle_wire::{connect, write_frame, FrameReader, FromNode, Role, ToNode};
 use std::io::{BufReader, Write};
@@ -65,18 +66,7 @@ fn victim(close_after: Option<usize>) -> (SocketAddr, Arc<Served>) {
 /// An idle Hawk node (one free slot, nothing queued) with `victim` as its only peer and
 /// one application connected, kept alive for `secs` seconds of stealing.
 fn steal_for(victim: SocketAddr, secs: u64) {
-    let _ = env_logger::builder().is_test(true).try_init();
-    let thief = spawn(Options {
-        settings: Settings { policy: Policy::Hawk, slots: 1, lease_ms: 200 },
-        listen: "127.0.0.1:0".into(),
-        secret: SECRET.to_vec(),
-        central: None,
-        name: None,
-        advertise: None,
-        peers: vec![victim.to_string()],
-    })
-    .unwrap()
-    .addr;
+    let thief = Node::new(SECRET, 1).policy(Policy::Hawk).lease_ms(200).peers(vec![victim.to_string()]).start();
     let s = TcpStream::connect(thief).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
     connect(&mut &s, SECRET, Role::Driver, "interactive").unwrap();

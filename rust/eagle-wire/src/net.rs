@@ -1,7 +1,8 @@
 //! Connection plumbing shared by the daemons (and, later, the driver library):
 //! an accept loop that runs the [`handshake`](crate::handshake), one reader thread
 //! per connection that decodes frames into a `crossbeam-channel`, and [`Writers`],
-//! the buffered write halves owned by the single thread that holds the state.
+//! the buffered write halves owned by the single thread that holds the state; and
+//! [`Event`], what that state machine reacts to, alike in both daemons.
 //!
 //! A connection whose frame is malformed (or that fails the handshake) is logged
 //! with the peer's address and closed; the others are untouched.
@@ -29,6 +30,30 @@ use std::time::Duration;
 
 /// A connection, numbered by the process that accepted or opened it.
 pub type ConnId = u64;
+
+/// What a daemon's state machine reacts to: its peers' connections and their messages
+/// (`M`), the periodic tick, and `X`, what only that daemon hears of. The server turns
+/// [`Inbound`] into the first three.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Event<M, X> {
+    /// A peer completed the handshake.
+    Connected {
+        conn: ConnId,
+        peer: Peer,
+    },
+    /// The connection ended (closed, reset, malformed frame, write failure).
+    Disconnected {
+        conn: ConnId,
+    },
+    Message {
+        conn: ConnId,
+        msg: M,
+    },
+    /// Time passed: expire what is due, keep the links alive.
+    Tick,
+    /// What only this daemon reacts to.
+    Own(X),
+}
 
 /// What the reader threads hand to the state-owning thread.
 #[derive(Debug)]

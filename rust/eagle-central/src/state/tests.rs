@@ -2,7 +2,7 @@
 //! drivers' reports, and the nodes coming and going.
 
 use super::*;
-use eagle_wire::NodeStatus;
+use eagle_wire::{NodeStatus, Peer};
 use std::collections::BTreeSet;
 
 mod headroom;
@@ -18,7 +18,7 @@ fn three_up(short_fraction: f64) -> CentralState {
     let (mut s, dials) = CentralState::new(&hosts, short_fraction);
     assert_eq!(dials.len(), 3, "one dial per --nodes entry");
     for h in 0..3 {
-        s.handle(Event::NodeUp { host: h });
+        s.handle(Event::Own(HostEvent::NodeUp { host: h }));
     }
     s
 }
@@ -29,8 +29,8 @@ fn four_general(fraction: f64) -> CentralState {
     let (s, _) = CentralState::new(&hosts, 0.0);
     let mut s = s.with_long_headroom(fraction);
     for h in 0..4 {
-        s.handle(Event::NodeUp { host: h });
-        s.handle(Event::FromNode { host: h, msg: FromNode::Status(NodeStatus::idle("eagle", 2)) });
+        s.handle(Event::Own(HostEvent::NodeUp { host: h }));
+        s.handle(Event::Own(HostEvent::FromNode { host: h, msg: FromNode::Status(NodeStatus::idle("eagle", 2)) }));
     }
     s
 }
@@ -119,10 +119,10 @@ fn lwl_over_the_general_partition_with_the_bitvector_piggybacked() {
     assert!(out.contains(&Action::ToPeer { conn: 9, msg: FromCentral::Placed { job: 1, hosts: vec![1, 2, 2] } }));
     // Host 2 finishes both its tasks: it has the least work now.
     for _ in 0..2 {
-        s.handle(Event::FromNode {
+        s.handle(Event::Own(HostEvent::FromNode {
             host: 2,
             msg: FromNode::LongDone { app: "a".into(), job: 1, est_ms: 100.0, cpus: 1 },
-        });
+        }));
     }
     let out = s.handle(Event::Message { conn: 9, msg: long_job(2, 1, 10.0) });
     assert_eq!(placements(&out)[0], (2, 2), "least work left, and a fresher stamp");
@@ -185,9 +185,9 @@ fn slots_keep_the_short_demand_on_every_host_and_each_node_is_told_its_count() {
     let mut s = s.with_short_partition(ShortPartition::Slots);
     let mut last = BTreeMap::new();
     for h in 0..8 {
-        last.extend(told(&s.handle(Event::NodeUp { host: h })));
+        last.extend(told(&s.handle(Event::Own(HostEvent::NodeUp { host: h }))));
         let st = NodeStatus::idle("eagle", 2);
-        last.extend(told(&s.handle(Event::FromNode { host: h, msg: FromNode::Status(st) })));
+        last.extend(told(&s.handle(Event::Own(HostEvent::FromNode { host: h, msg: FromNode::Status(st) }))));
     }
     // The paper's share (one host of eight), as slots: one on each of hosts 0 and 1.
     assert_eq!(last, (0..8).map(|h| (h, u32::from(h < 2))).collect(), "every node told, once sized");
@@ -219,8 +219,8 @@ fn slots_keep_the_short_demand_on_every_host_and_each_node_is_told_its_count() {
     assert!(st.nodes.iter().all(|n| n.general), "every host still takes long work");
     assert!(!st.bitvector.bit(2) && st.bitvector.bit(6));
     // A host lost: the next host keeps its slot; back, it is told its count again.
-    assert_eq!(told(&s.handle(Event::NodeDown { host: 3 })), BTreeMap::from([(6, 1)]));
-    assert_eq!(told(&s.handle(Event::NodeUp { host: 3 })), BTreeMap::from([(3, 1), (6, 0)]));
+    assert_eq!(told(&s.handle(Event::Own(HostEvent::NodeDown { host: 3 }))), BTreeMap::from([(6, 1)]));
+    assert_eq!(told(&s.handle(Event::Own(HostEvent::NodeUp { host: 3 }))), BTreeMap::from([(3, 1), (6, 0)]));
     // The demand goes: back to the floor after the idle time.
     s.handle(Event::Disconnected { conn: 1 });
     s.set_now(30.0);
@@ -234,7 +234,7 @@ fn the_short_reservation_covers_the_hosts_of_every_application_on_some_hosts() {
     let hosts: Vec<(String, String)> = (0..8).map(|i| (format!("h{i}"), format!("10.0.0.{i}:7000"))).collect();
     let up = |s: &mut CentralState| {
         for h in 0..8 {
-            s.handle(Event::NodeUp { host: h });
+            s.handle(Event::Own(HostEvent::NodeUp { host: h }));
             sized(s, h, 2);
         }
     };
@@ -391,7 +391,7 @@ fn a_lost_host_drops_its_work_and_bit_and_gets_no_placements() {
     let mut s = three_up(0.0);
     driver(&mut s, 1, "a");
     s.handle(Event::Message { conn: 1, msg: long_job(1, 3, 5.0) });
-    s.handle(Event::NodeDown { host: 1 });
+    s.handle(Event::Own(HostEvent::NodeDown { host: 1 }));
     let st = s.status();
     assert_eq!(st.nodes[1].long_tasks, 0);
     assert!(!st.bitvector.bit(1));
@@ -405,12 +405,12 @@ fn no_host_up_means_unplaced_and_refusals_are_forwarded() {
     driver(&mut s, 1, "a");
     let out = s.handle(Event::Message { conn: 1, msg: long_job(4, 2, 5.0) });
     assert_eq!(out, vec![Action::ToPeer { conn: 1, msg: FromCentral::Unplaced { job: 4, tasks: 2, host: None } }]);
-    s.handle(Event::NodeUp { host: 0 });
+    s.handle(Event::Own(HostEvent::NodeUp { host: 0 }));
     s.handle(Event::Message { conn: 1, msg: long_job(5, 1, 5.0) });
-    let out = s.handle(Event::FromNode {
+    let out = s.handle(Event::Own(HostEvent::FromNode {
         host: 0,
         msg: FromNode::PlaceRefused { app: "a".into(), job: 5, est_ms: 5.0, cpus: 1 },
-    });
+    }));
     // The refusal names the host, so the driver stops counting the task as queued there.
     assert_eq!(out, vec![Action::ToPeer { conn: 1, msg: FromCentral::Unplaced { job: 5, tasks: 1, host: Some(0) } }]);
     assert_eq!(s.status().nodes[0].long_tasks, 0);
@@ -437,17 +437,17 @@ fn registration_adds_a_host_once_and_tells_the_drivers() {
 
 fn sized(s: &mut CentralState, host: HostId, slots: u32) {
     let st = NodeStatus::idle("eagle", slots);
-    s.handle(Event::FromNode { host, msg: FromNode::Status(st) });
+    s.handle(Event::Own(HostEvent::FromNode { host, msg: FromNode::Status(st) }));
 }
 
 #[test]
 fn a_node_coming_up_is_asked_its_size_and_wide_tasks_go_only_where_they_fit() {
     let hosts: Vec<(String, String)> = (0..3).map(|i| (format!("h{i}"), format!("10.0.0.{i}:7000"))).collect();
     let (mut s, _) = CentralState::new(&hosts, 0.0);
-    let out = s.handle(Event::NodeUp { host: 0 });
+    let out = s.handle(Event::Own(HostEvent::NodeUp { host: 0 }));
     assert_eq!(out, vec![Action::ToNode { host: 0, msg: ToNode::Status }], "the size comes with the node's status");
-    s.handle(Event::NodeUp { host: 1 });
-    s.handle(Event::NodeUp { host: 2 });
+    s.handle(Event::Own(HostEvent::NodeUp { host: 1 }));
+    s.handle(Event::Own(HostEvent::NodeUp { host: 2 }));
     sized(&mut s, 0, 1);
     sized(&mut s, 1, 4);
     sized(&mut s, 2, 2);
@@ -471,7 +471,10 @@ fn a_node_coming_up_is_asked_its_size_and_wide_tasks_go_only_where_they_fit() {
     );
     // The work map counts slot-ms: 3 tasks x 10 ms x 4 slots.
     assert_eq!(s.status().nodes[1].work_ms, 120.0);
-    s.handle(Event::FromNode { host: 1, msg: FromNode::LongDone { app: "a".into(), job: 1, est_ms: 10.0, cpus: 4 } });
+    s.handle(Event::Own(HostEvent::FromNode {
+        host: 1,
+        msg: FromNode::LongDone { app: "a".into(), job: 1, est_ms: 10.0, cpus: 4 },
+    }));
     assert_eq!(s.status().nodes[1].work_ms, 80.0);
     let out = s.handle(Event::Message {
         conn: 1,
@@ -513,7 +516,7 @@ fn under_lotes_narrow_long_work_keeps_off_the_host_planned_for_wide_work() {
     let hosts: Vec<(String, String)> = (0..2).map(|i| (format!("h{i}"), format!("10.0.0.{i}:7000"))).collect();
     let (mut s, _) = CentralState::with_placement(&hosts, 0.0, Placement::Lotes, 3).unwrap();
     for (h, slots) in [(0, 4), (1, 1)] {
-        s.handle(Event::NodeUp { host: h });
+        s.handle(Event::Own(HostEvent::NodeUp { host: h }));
         sized(&mut s, h, slots);
     }
     driver(&mut s, 1, "batch");
@@ -540,7 +543,7 @@ fn under_lotes_narrow_long_work_keeps_off_the_host_planned_for_wide_work() {
     // Plain LWL would have put narrow work on the big host (it has 4x the slots).
     let (mut l, _) = CentralState::new(&hosts, 0.0);
     for (h, slots) in [(0, 4), (1, 1)] {
-        l.handle(Event::NodeUp { host: h });
+        l.handle(Event::Own(HostEvent::NodeUp { host: h }));
         sized(&mut l, h, slots);
     }
     driver(&mut l, 2, "etl");
@@ -585,7 +588,7 @@ fn eight_up(mode: ShortPartition) -> CentralState {
     let (s, _) = CentralState::new(&hosts, 0.1);
     let mut s = s.with_short_partition(mode);
     for h in 0..8 {
-        s.handle(Event::NodeUp { host: h });
+        s.handle(Event::Own(HostEvent::NodeUp { host: h }));
         sized(&mut s, h, 2);
     }
     s
@@ -630,10 +633,10 @@ fn a_host_leaving_the_general_partition_is_asked_to_hand_back_its_queued_long_wo
     assert!(drops(&out).is_empty(), "asked once per move: {out:?}");
     // The node hands back one queued task (the other runs on): it is over here, and its
     // driver is told where it was refused.
-    let out = s.handle(Event::FromNode {
+    let out = s.handle(Event::Own(HostEvent::FromNode {
         host: 4,
         msg: FromNode::PlaceRefused { app: "app4".into(), job: 1, est_ms: 100.0, cpus: 1 },
-    });
+    }));
     assert_eq!(out, vec![Action::ToPeer { conn: 4, msg: FromCentral::Unplaced { job: 1, tasks: 1, host: Some(4) } }]);
     assert_eq!(s.status().nodes[4].long_tasks, 1);
     // 1 reports short work: h0 already holds its short-only host, nothing moves.
@@ -682,10 +685,10 @@ fn a_grown_partition_leaves_each_application_with_long_work_a_general_host() {
     assert!(s.status().nodes[1].general, "h1 keeps the batch application's long work");
     // Once they are over and it has asked for no long work for a minute, the partition grows.
     for job in [1, 1, 2, 2] {
-        s.handle(Event::FromNode {
+        s.handle(Event::Own(HostEvent::FromNode {
             host: 1,
             msg: FromNode::LongDone { app: "app2".into(), job, est_ms: 1000.0, cpus: 1 },
-        });
+        }));
     }
     s.handle(Event::Message { conn: 1, msg: ToCentral::ShortLoad { running: 2, waiting: 22 } });
     let placed = submit(&mut s, 3, 4);
@@ -740,10 +743,10 @@ fn a_share_partition_takes_only_the_short_part_of_the_demand_while_long_work_wai
         let st = s.status();
         let queued = (st.nodes.iter().filter(|n| !n.general).count(), st.short_slots);
         for (host, _) in placed {
-            s.handle(Event::FromNode {
+            s.handle(Event::Own(HostEvent::FromNode {
                 host,
                 msg: FromNode::LongDone { app: "app2".into(), job: 1, est_ms: 1000.0, cpus: 1 },
-            });
+            }));
         }
         s.handle(Event::Message { conn: 1, msg: ToCentral::ShortLoad { running: 4, waiting: 42 } });
         (queued.0, queued.1, s.status().nodes.iter().filter(|n| !n.general).count())
@@ -774,7 +777,7 @@ fn every_driver_is_told_the_short_only_hosts_when_they_change() {
     assert_eq!(short_only(&driver(&mut s, 2, "b")), vec![(2, vec![0])]);
     assert!(short_only(&s.handle(Event::Tick)).is_empty(), "told once per change");
     // Host 0 goes: the next live host in the order is the short-only one, for both drivers.
-    let out = s.handle(Event::NodeDown { host: 0 });
+    let out = s.handle(Event::Own(HostEvent::NodeDown { host: 0 }));
     let told = short_only(&out);
     assert_eq!(told.len(), 2, "{out:?}");
     assert!(told.iter().all(|(_, h)| h.len() == 1 && h[0] != 0), "{told:?}");

@@ -5,6 +5,7 @@
 
 use eagle_core::{JobId, NodeId};
 use eagle_jni::cluster::{ClusterParams, ClusterSide, Shape};
+use eagle_testkit::{Central, Node};
 use std::time::{Duration, Instant};
 
 pub const SECRET: &[u8] = b"jni-cluster-test";
@@ -18,20 +19,8 @@ pub fn node_with(policy: eagle_node::Policy, slots: u32) -> (String, u16) {
 }
 
 pub fn node_on(policy: eagle_node::Policy, slots: u32, listen: &str) -> (String, u16) {
-    let h = eagle_node::spawn(eagle_node::Options {
-        settings: eagle_node::Settings { policy, slots, lease_ms: 3_000 },
-        listen: listen.into(),
-        secret: SECRET.to_vec(),
-        central: None,
-        name: None,
-        advertise: None,
-        peers: Vec::new(),
-    })
-    .unwrap();
-    let addr = h.addr.to_string();
-    let port = h.addr.port();
-    std::mem::forget(h);
-    (addr, port)
+    let addr = Node::new(SECRET, slots).policy(policy).lease_ms(3_000).listen(listen).start();
+    (addr.to_string(), addr.port())
 }
 
 pub fn central(nodes: &[&str]) -> String {
@@ -51,19 +40,8 @@ pub fn central_with(nodes: &[&str], secret: &[u8], short_fraction: f64) -> Strin
 /// [`central_with`], the nodes named as `(name, address)`: a driver knows a host by its
 /// executors' host name, so the central's `Hosts` and `ShortOnly` reach it only by that name.
 pub fn central_named(nodes: &[(&str, &str)], secret: &[u8], short_fraction: f64) -> String {
-    eagle_central::spawn(eagle_central::Options {
-        listen: "127.0.0.1:0".into(),
-        secret: secret.to_vec(),
-        nodes: nodes.iter().map(|(n, a)| (n.to_string(), a.to_string())).collect(),
-        short_fraction,
-        short_partition: eagle_central::short_partition::ShortPartition::Fixed,
-        ping_ms: 200,
-        placement: eagle_central::placement::Placement::Lwl,
-        long_headroom: 0.0,
-    })
-    .unwrap()
-    .addr
-    .to_string()
+    let nodes = nodes.iter().map(|(n, a)| (n.to_string(), a.to_string())).collect();
+    Central::new(secret, nodes).short_fraction(short_fraction).start().to_string()
 }
 
 pub fn side(app: &str, central: &str, node_port: u16) -> ClusterSide {
@@ -84,15 +62,12 @@ pub fn side(app: &str, central: &str, node_port: u16) -> ClusterSide {
 }
 
 pub fn leased(addr: &str) -> u32 {
-    eagle_wire::client::node_status(addr, SECRET, Duration::from_secs(10)).map(|s| s.leased).unwrap_or(u32::MAX)
+    eagle_testkit::leased(addr, SECRET)
 }
 
+/// Polls `f` until it holds ([`eagle_testkit::eventually`]).
 pub fn eventually(what: &str, mut f: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !f() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    eagle_testkit::eventually(what, || f().then_some(()))
 }
 
 /// One application's Spark, as the plugin drives it: one executor (`EXEC`) on the host with

@@ -14,7 +14,10 @@ fn submit(s: &mut CentralState, conn: ConnId, job: u64, tasks: u32, avoid: &[&st
 }
 
 fn done(s: &mut CentralState, host: HostId, app: &str, job: u64) {
-    s.handle(Event::FromNode { host, msg: FromNode::LongDone { app: app.into(), job, est_ms: 1000.0, cpus: 1 } });
+    s.handle(Event::Own(HostEvent::FromNode {
+        host,
+        msg: FromNode::LongDone { app: app.into(), job, est_ms: 1000.0, cpus: 1 },
+    }));
 }
 
 fn on(hosts: &[HostId]) -> BTreeSet<HostId> {

@@ -155,7 +155,8 @@ impl Policy for Paper {
         id
     }
 
-    /// Locality mode: submits a job whose task `i` reads a block held by `prefs[i]`.
+    /// Locality mode: submits a job whose task `i` reads a block held by `prefs[i]`
+    /// (one list per task: [`crate::Engine::submit_job_with_locality`] checks it).
     fn submit_job_with_locality(
         &mut self,
         now: Time,
@@ -163,7 +164,6 @@ impl Policy for Paper {
         prefs: &[Vec<NodeId>],
         out: &mut Vec<Output>,
     ) -> JobId {
-        debug_assert_eq!(prefs.len(), spec.tasks as usize);
         match self.cfg.locality.clone() {
             Some(params) => {
                 // Register the job without placing it, attach its locality, then place.
