@@ -26,7 +26,9 @@
 //!   `base_fraction` of the live slots (floored), stay reserved whatever the release
 //!   interval: the cost to long work is bounded by `base_fraction`, as with the paper's
 //!   short partition, but paid only while short work is around. With fewer than
-//!   `1 / base_fraction` slots the base is zero: one slot would cost too large a share.
+//!   `1 / base_fraction` slots one slot is more than that share; it is kept only while
+//!   short tasks run at least `1 − base_fraction × slots` of the window, so that its idle
+//!   time (the long work's loss) stays within the share.
 //! - **Shrink to zero.** With no short arrival for `idle` seconds and no short task
 //!   waiting, `R = 0`: an application of long jobs alone uses every slot.
 //!
@@ -158,6 +160,8 @@ pub struct Reservation {
     width: f64,
     /// Slot-seconds of short work per bucket, newest last; the last is in progress.
     buckets: std::collections::VecDeque<f64>,
+    /// Seconds with at least one short task running, per bucket, alongside `buckets`.
+    busy: std::collections::VecDeque<f64>,
     /// Start of the newest bucket.
     bucket_start: f64,
     /// Short tasks running now, and since when that count holds.
@@ -175,6 +179,7 @@ impl Reservation {
             p,
             width,
             buckets: std::iter::once(0.0).collect(),
+            busy: std::iter::once(0.0).collect(),
             bucket_start: now,
             running: 0,
             since: now,
@@ -193,34 +198,59 @@ impl Reservation {
             return;
         }
         let r = self.running as f64;
+        let on = if self.running > 0 { 1.0 } else { 0.0 };
         // Long gaps: whole buckets of constant demand, bounded by the window.
         let gap_buckets = ((now - self.bucket_start) / self.width).floor();
         if gap_buckets > self.p.buckets as f64 + 1.0 {
             self.buckets.clear();
+            self.busy.clear();
             for _ in 0..self.p.buckets {
                 self.buckets.push_back(r * self.width);
+                self.busy.push_back(on * self.width);
             }
             self.bucket_start = now - ((now - self.bucket_start) % self.width);
             self.buckets.push_back(r * (now - self.bucket_start));
+            self.busy.push_back(on * (now - self.bucket_start));
             self.since = now;
             return;
         }
         while now >= self.bucket_start + self.width {
             let end = self.bucket_start + self.width;
-            if let Some(b) = self.buckets.back_mut() {
-                *b += r * (end - self.since).max(0.0);
-            }
+            self.add_to_newest((end - self.since).max(0.0));
             self.since = end;
             self.bucket_start = end;
             self.buckets.push_back(0.0);
+            self.busy.push_back(0.0);
             while self.buckets.len() > self.p.buckets as usize + 1 {
                 self.buckets.pop_front();
+                self.busy.pop_front();
             }
         }
-        if let Some(b) = self.buckets.back_mut() {
-            *b += r * (now - self.since).max(0.0);
-        }
+        self.add_to_newest((now - self.since).max(0.0));
         self.since = now;
+    }
+
+    /// Adds `dt` seconds at the running count to the newest bucket.
+    fn add_to_newest(&mut self, dt: f64) {
+        if let Some(b) = self.buckets.back_mut() {
+            *b += self.running as f64 * dt;
+        }
+        if let (Some(b), true) = (self.busy.back_mut(), self.running > 0) {
+            *b += dt;
+        }
+    }
+
+    /// The share of the window (at least one bucket of it seen) with a short task running:
+    /// how much of the time one slot kept for short work would be used.
+    fn busy_share(&self, now: f64) -> f64 {
+        let n = self.busy.len();
+        let last_span = (now - self.bucket_start).max(0.0);
+        let span = (n.saturating_sub(1)) as f64 * self.width + last_span;
+        if span < self.width {
+            return 0.0;
+        }
+        let open = if self.running > 0 { (now - self.since).max(0.0) } else { 0.0 };
+        ((self.busy.iter().sum::<f64>() + open) / span).min(1.0)
     }
 
     /// The class boundary moved: demand measured under the old one no longer says how
@@ -229,6 +259,8 @@ impl Reservation {
         self.advance(now);
         self.buckets.clear();
         self.buckets.push_back(0.0);
+        self.busy.clear();
+        self.busy.push_back(0.0);
         self.bucket_start = now;
         self.since = now;
     }
@@ -304,7 +336,16 @@ impl Reservation {
         let recent = self.last_arrival.is_some_and(|t| now - t <= self.p.idle);
         let demand = if recent { self.p.headroom * self.observed_demand(now) } else { 0.0 };
         let full = if long_gap > self.p.min_wait { demand.round() as u64 } else { 0 };
-        let base_cap = (self.p.base_fraction * total_slots as f64 + 1e-9).floor() as u64;
+        let share = self.p.base_fraction * total_slots as f64;
+        let base_cap = (share + 1e-9).floor() as u64;
+        // Fewer than `1 / base_fraction` slots: one slot is more than the base's share, and
+        // is kept only while short work uses it enough that its idle time stays within that
+        // share (busy at least `1 − base_fraction × slots` of the window).
+        let base_cap = if base_cap == 0 && share > 0.0 && recent && 1.0 - self.busy_share(now) <= share + 1e-9 {
+            1
+        } else {
+            base_cap
+        };
         // At least one slot while short work is recent, even when the window was just reset
         // (a moved class boundary) and shows no demand yet.
         let base = if recent { (demand.ceil() as u64).max(1).min(base_cap) } else { 0 };
@@ -387,7 +428,7 @@ mod tests {
         assert_eq!(r.size(20.0, 0, 16, 100.0), 4);
         assert_eq!(r.size(20.0, 0, 16, 0.5), 1, "a slot frees every 0.5 s: only the base (10 % of 16)");
         assert_eq!(r.size(20.0, 3, 16, 0.5), 3, "waiting short tasks still count");
-        assert_eq!(r.size(20.0, 0, 8, 0.5), 0, "8 slots: one reserved slot would exceed the base share");
+        assert_eq!(r.size(20.0, 0, 8, 0.5), 1, "8 slots, short work running all the window: its slot idles not");
         assert_eq!(r.size(20.0, 0, 40, 0.5), 4, "the base is capped at 10 %, below the demand of 4");
     }
 
@@ -406,6 +447,37 @@ mod tests {
         r.short_arrived(1.0);
         r.short_running(1.0, 1);
         assert_eq!(r.size(2.0, 0, 16, 0.0), 0, "base_fraction 0 turns the base off");
+    }
+
+    #[test]
+    fn below_ten_slots_the_base_slot_needs_short_work_busy_enough() {
+        // One short task of 0.5 s every `gap` seconds for 30 s: busy 0.5 / gap of the time.
+        let busy = |gap: f64| {
+            let mut r = Reservation::new(p(), 0.0);
+            let mut t = 0.0;
+            while t < 30.0 {
+                r.short_arrived(t);
+                r.short_running(t, 1);
+                r.short_running(t + 0.5, -1);
+                t += gap;
+            }
+            r
+        };
+        // 8 slots: one is 12.5 % of them, over the base's 10 %; kept when busy >= 20 %.
+        assert_eq!(busy(2.0).size(30.0, 0, 8, 0.0), 1, "busy 25 %: the slot idles 0.75, within 0.8");
+        assert_eq!(busy(4.0).size(30.0, 0, 8, 0.0), 0, "busy 12.5 %: it would idle 0.875");
+        // 4 slots: kept when busy >= 60 %.
+        assert_eq!(busy(2.0).size(30.0, 0, 4, 0.0), 0, "busy 25 % of 4 slots: no base");
+        assert_eq!(busy(0.75).size(30.0, 0, 4, 0.0), 1, "busy 67 %: one slot");
+        // Not once short work stops arriving, and never above the 10 % share at 16 slots.
+        assert_eq!(busy(0.75).size(61.0, 0, 8, 0.0), 0, "no arrival for `idle`");
+        assert_eq!(busy(0.75).size(30.0, 0, 16, 0.0), 1, "16 slots: the floored share, 1");
+        let mut q = p();
+        q.base_fraction = 0.0;
+        let mut r = Reservation::new(q, 0.0);
+        r.short_arrived(0.0);
+        r.short_running(0.0, 1);
+        assert_eq!(r.size(20.0, 0, 8, 0.0), 0, "base_fraction 0 turns it off");
     }
 
     #[test]
