@@ -38,10 +38,10 @@ pub fn spread(hosts: usize, fraction: f64) -> Option<usize> {
 }
 
 /// Parses `--long-headroom`: a fraction in [0, 1).
-pub fn parse(s: &str) -> Result<f64, String> {
+pub fn parse(s: &str) -> Result<f64, crate::error::FlagError> {
     match s.parse::<f64>() {
         Ok(f) if (0.0..1.0).contains(&f) => Ok(f),
-        _ => Err(format!("--long-headroom must be a number in [0, 1), got '{s}'")),
+        _ => Err(crate::error::FlagError::BadHeadroom(s.to_string())),
     }
 }
 
@@ -68,7 +68,7 @@ mod tests {
         assert_eq!(parse("0.1"), Ok(0.1));
         assert_eq!(parse("0"), Ok(0.0));
         for bad in ["1", "-0.1", "x", "NaN"] {
-            let e = parse(bad).unwrap_err();
+            let e = parse(bad).unwrap_err().to_string();
             assert!(e.contains("--long-headroom") && e.contains(bad), "{e}");
         }
     }

@@ -6,6 +6,7 @@
 //! Succinct State Sharing bitvector piggybacked. [`state`] is the pure state
 //! machine, [`server`] its TCP daemon.
 
+pub mod error;
 pub mod headroom;
 pub mod ids;
 pub mod placement;
@@ -13,5 +14,6 @@ pub mod server;
 pub mod short_partition;
 pub mod state;
 
+pub use error::FlagError;
 pub use server::{parse_nodes, spawn, CentralHandle, Options};
 pub use state::{Action, CentralState, Event, HostEvent};

@@ -25,10 +25,12 @@
 //!   decides. A task set is live while tasks placed for it are not over; the planner
 //!   re-plans when a host joins, is lost or changes size, and when the class mix drifts.
 
+use crate::error::FlagError;
 use crate::ids::HostId;
 use eagle_core::lotes::{ExecutorPlacement, LotesParams};
 use eagle_core::lwl::{self, water_fill};
 use eagle_core::types::{JobId, NodeId};
+use eagle_core::PlacementError;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// How the central places long tasks (`eagle-central --placement`).
@@ -41,11 +43,11 @@ pub enum Placement {
 }
 
 impl Placement {
-    pub fn parse(s: &str) -> Result<Placement, String> {
+    pub fn parse(s: &str) -> Result<Placement, FlagError> {
         match s {
             "lwl" => Ok(Placement::Lwl),
             "lotes" => Ok(Placement::Lotes),
-            other => Err(format!("unknown placement '{other}' (expected lwl or lotes)")),
+            other => Err(FlagError::UnknownPlacement(other.to_string())),
         }
     }
 }
@@ -84,7 +86,7 @@ pub struct HostPlacement {
 }
 
 impl HostPlacement {
-    pub fn new(placement: Placement, seed: u64) -> Result<HostPlacement, String> {
+    pub fn new(placement: Placement, seed: u64) -> Result<HostPlacement, PlacementError> {
         let lotes = match placement {
             Placement::Lwl => None,
             Placement::Lotes => Some(ExecutorPlacement::new(LotesParams::default(), seed)?),
@@ -384,6 +386,6 @@ mod tests {
     fn placement_names() {
         assert_eq!(Placement::parse("lotes"), Ok(Placement::Lotes));
         assert_eq!(Placement::parse("lwl"), Ok(Placement::Lwl));
-        assert!(Placement::parse("tetris").unwrap_err().contains("lwl or lotes"));
+        assert!(Placement::parse("tetris").unwrap_err().to_string().contains("lwl or lotes"));
     }
 }

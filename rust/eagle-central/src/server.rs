@@ -5,12 +5,13 @@
 //! every write half. Both kinds of readers feed the scheduler over
 //! `crossbeam-channel`s.
 
+use crate::error::FlagError;
 use crate::placement::Placement;
 use crate::short_partition::ShortPartition;
 use crate::state::{Action, CentralState, Event, HostEvent, HostId};
 use crossbeam_channel::{select, tick, unbounded, Sender};
 use eagle_wire::net::{serve, Inbound, Writers};
-use eagle_wire::{connect, FrameError, FrameReader, FromNode, Role, ToCentral};
+use eagle_wire::{connect, FrameError, FrameReader, FromNode, HandshakeError, Role, ToCentral};
 use std::io::{self, BufReader};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::AtomicU64;
@@ -56,15 +57,15 @@ enum NodeLink {
 }
 
 /// Parses `--nodes host=ADDR,host=ADDR`; an entry without `=` is named by its address.
-pub fn parse_nodes(s: &str) -> Result<Vec<(String, String)>, String> {
+pub fn parse_nodes(s: &str) -> Result<Vec<(String, String)>, FlagError> {
     let mut out: Vec<(String, String)> = Vec::new();
     for item in s.split(',').map(str::trim).filter(|x| !x.is_empty()) {
         let (name, addr) = item.split_once('=').unwrap_or((item, item));
         if name.is_empty() || addr.is_empty() || !addr.contains(':') {
-            return Err(format!("bad --nodes entry '{item}': expected name=host:port"));
+            return Err(FlagError::BadNodesEntry(item.to_string()));
         }
         if out.iter().any(|(n, _)| n == name) {
-            return Err(format!("bad --nodes entry '{item}': name '{name}' given twice"));
+            return Err(FlagError::DuplicateNode { entry: item.to_string(), name: name.to_string() });
         }
         out.push((name.to_string(), addr.to_string()));
     }
@@ -151,18 +152,41 @@ fn dial(host: HostId, addr: String, secret: Arc<[u8]>, tx: Sender<NodeLink>) {
     }
 }
 
-fn link_once(host: HostId, addr: &str, secret: &[u8], tx: &Sender<NodeLink>) -> Result<(), String> {
-    let stream = TcpStream::connect(addr).map_err(|e| format!("connect: {e}"))?;
+/// Why a link to a node ended (logged; the connector retries).
+#[derive(Debug)]
+enum LinkError {
+    Connect(io::Error),
+    Handshake(HandshakeError),
+    Io(io::Error),
+    /// The central's state thread is gone.
+    StateGone,
+    Frame(FrameError),
+}
+
+impl std::fmt::Display for LinkError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LinkError::Connect(e) => write!(f, "connect: {e}"),
+            LinkError::Handshake(e) => write!(f, "{e}"),
+            LinkError::Io(e) => write!(f, "{e}"),
+            LinkError::StateGone => f.write_str("sending on a disconnected channel"),
+            LinkError::Frame(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+fn link_once(host: HostId, addr: &str, secret: &[u8], tx: &Sender<NodeLink>) -> Result<(), LinkError> {
+    let stream = TcpStream::connect(addr).map_err(LinkError::Connect)?;
     let _ = stream.set_nodelay(true);
     let _ = stream.set_read_timeout(Some(eagle_wire::net::HANDSHAKE_TIMEOUT));
     if let Err(e) = connect(&mut &stream, secret, Role::Central, "central") {
         log::warn!("node {addr} refused the central: {e}");
-        return Err(e.to_string());
+        return Err(LinkError::Handshake(e));
     }
     let _ = stream.set_read_timeout(None);
     log::info!("linked to node {addr} (host {host})");
-    let writer = stream.try_clone().map_err(|e| e.to_string())?;
-    tx.send(NodeLink::Up { host, writer }).map_err(|e| e.to_string())?;
+    let writer = stream.try_clone().map_err(LinkError::Io)?;
+    tx.send(NodeLink::Up { host, writer }).map_err(|_| LinkError::StateGone)?;
     let mut r = FrameReader::new(BufReader::new(&stream));
     let result = loop {
         match r.read::<FromNode>() {
@@ -174,7 +198,7 @@ fn link_once(host: HostId, addr: &str, secret: &[u8], tx: &Sender<NodeLink>) -> 
             Err(FrameError::Closed) => break Ok(()),
             Err(e) => {
                 log::warn!("closing the link to node {addr}: {e}");
-                break Err(e.to_string());
+                break Err(LinkError::Frame(e));
             }
         }
     };
@@ -194,7 +218,7 @@ mod tests {
             vec![("a".into(), "10.0.0.1:7000".into()), ("b".into(), "h:1".into())]
         );
         assert_eq!(parse_nodes("h:1").unwrap(), vec![("h:1".into(), "h:1".into())]);
-        assert!(parse_nodes("a=nohostport").unwrap_err().contains("a=nohostport"));
-        assert!(parse_nodes("a=h:1,a=h:2").unwrap_err().contains("twice"));
+        assert!(parse_nodes("a=nohostport").unwrap_err().to_string().contains("a=nohostport"));
+        assert!(parse_nodes("a=h:1,a=h:2").unwrap_err().to_string().contains("twice"));
     }
 }

@@ -49,13 +49,13 @@ pub enum ShortPartition {
 
 impl ShortPartition {
     /// `--short-partition fixed|adaptive`.
-    pub fn parse(s: &str) -> Result<ShortPartition, String> {
+    pub fn parse(s: &str) -> Result<ShortPartition, crate::error::FlagError> {
         match s {
             "fixed" => Ok(ShortPartition::Fixed),
             "adaptive" => Ok(ShortPartition::Adaptive),
             "slots" => Ok(ShortPartition::Slots),
             "share" => Ok(ShortPartition::Share),
-            _ => Err(format!("--short-partition must be fixed, adaptive, slots or share, got '{s}'")),
+            _ => Err(crate::error::FlagError::UnknownShortPartition(s.to_string())),
         }
     }
 
@@ -421,7 +421,7 @@ mod tests {
         for m in [ShortPartition::Fixed, ShortPartition::Adaptive, ShortPartition::Slots, ShortPartition::Share] {
             assert_eq!(ShortPartition::parse(m.name()), Ok(m));
         }
-        assert!(ShortPartition::parse("auto").unwrap_err().contains("--short-partition"));
+        assert!(ShortPartition::parse("auto").unwrap_err().to_string().contains("--short-partition"));
         assert_eq!(ShortPartition::parse("share"), Ok(ShortPartition::Share));
     }
 }

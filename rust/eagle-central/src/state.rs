@@ -153,7 +153,7 @@ impl CentralState {
         short_fraction: f64,
         placement: Placement,
         seed: u64,
-    ) -> Result<(CentralState, Vec<Action>), String> {
+    ) -> Result<(CentralState, Vec<Action>), eagle_core::PlacementError> {
         let mut s = CentralState {
             placement: HostPlacement::new(placement, seed)?,
             hosts: Vec::new(),

@@ -166,7 +166,7 @@ fn a_killed_node_stops_granting_its_driver_goes_on_and_registers_again_after_the
     assert!(!d.node_up(0));
     // Those tasks are the executor's: they finish on their own (nothing to report to).
     assert_eq!(t.end_on(&mut d, 0), 2);
-    let err = d.connect_node(0).expect_err("n0 is down");
+    let err = d.connect_node(0).expect_err("n0 is down").to_string();
     assert!(err.contains(&nodes[0].addr) && err.contains("connect"), "the error names the host and the step: {err}");
 
     // The rest of job 1 runs on n1 alone, as n1 frees its slots.
@@ -257,7 +257,7 @@ fn a_killed_central_fails_placements_fast_placed_work_finishes_and_it_serves_aga
         _ => None,
     });
     // Placing more long work fails at once, and says where: the driver can fall back.
-    let err = d.connect_central().expect_err("the central is down");
+    let err = d.connect_central().expect_err("the central is down").to_string();
     assert!(err.contains("eagle-central") && err.contains(&central.addr) && err.contains("connect"), "{err}");
     assert!(!d.send_central(&long_job(3, 1, 1.0)), "no link to send on");
 

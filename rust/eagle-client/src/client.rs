@@ -11,6 +11,7 @@
 //! A grant for a job with nothing left (or unknown) is returned at once (`NoTask`).
 
 use crate::books::{Host, Job, Lease};
+use crate::error::Refused;
 use crate::link::{self, Link, LinkEvent};
 use crossbeam_channel::{after, select, unbounded, Receiver, Sender};
 use eagle_core::rng::Rng;
@@ -133,8 +134,8 @@ pub struct Client {
     thread: Option<thread::JoinHandle<()>>,
     counters: Arc<Counters>,
     /// The central link's first outcome ([`Client::central_first`]), sent once.
-    first: Receiver<Result<bool, String>>,
-    first_seen: parking_lot::Mutex<Option<Result<bool, String>>>,
+    first: Receiver<Result<bool, Refused>>,
+    first_seen: parking_lot::Mutex<Option<Result<bool, Refused>>>,
 }
 
 impl Client {
@@ -161,7 +162,7 @@ impl Client {
     /// linked; `Ok(false)` not reached, or not within `wait` (long task sets are then placed
     /// locally until it is); `Err(why)` the central refused this driver: another protocol
     /// version or a wrong shared secret, which no retry mends.
-    pub fn central_first(&self, wait: Duration) -> Result<bool, String> {
+    pub fn central_first(&self, wait: Duration) -> Result<bool, Refused> {
         let mut seen = self.first_seen.lock();
         if seen.is_none() {
             *seen = self.first.recv_timeout(wait).ok();
@@ -340,7 +341,7 @@ struct State {
     /// [`Client::placed_locally`] read.
     counters: Arc<Counters>,
     /// Where the central link's first outcome goes ([`Client::central_first`]).
-    first_central: Option<Sender<Result<bool, String>>>,
+    first_central: Option<Sender<Result<bool, Refused>>>,
     /// [`Client::affinity_wait`]; zero: off.
     affinity_wait: Duration,
     /// Short jobs holding their probes on warm hosts, by when they spread (`Job::spread_at`).

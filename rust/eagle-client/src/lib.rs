@@ -33,10 +33,12 @@
 
 mod books;
 pub mod client;
+pub mod error;
 mod link;
 pub mod placement;
 
 pub use client::{Client, ClientConfig, Event, Grant, HostView};
+pub use error::Refused;
 
 /// How often a link that is down is tried again.
 pub const RETRY: std::time::Duration = std::time::Duration::from_millis(300);

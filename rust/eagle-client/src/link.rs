@@ -11,6 +11,7 @@
 //! only every [`REFUSED_RETRY`], so that a daemon restarted from the right build is
 //! picked up without the refusals flooding either side's log.
 
+use crate::error::Refused;
 use eagle_wire::{connect, FrameError, FrameReader, HandshakeError};
 use serde::de::DeserializeOwned;
 use std::io::BufReader;
@@ -36,7 +37,7 @@ pub enum LinkEvent<M> {
     Down {
         link: u64,
         why: String,
-        refused: bool,
+        refused: Option<Refused>,
     },
 }
 
@@ -82,7 +83,7 @@ pub fn start<M: DeserializeOwned + Send + 'static, C: Send + 'static>(
         let mut logged: Option<String> = None;
         while w.load(Ordering::SeqCst) {
             let (why, refused) = once::<M>(link, &addr, &secret, &app, &s, &|e| cmd.send(map(e)).is_ok());
-            if refused {
+            if refused.is_some() {
                 if logged.as_deref() != Some(why.as_str()) {
                     log::error!(
                         "eagle-client: {why}; the driver '{app}' tries again every {}s",
@@ -95,10 +96,10 @@ pub fn start<M: DeserializeOwned + Send + 'static, C: Send + 'static>(
             } else {
                 logged = None;
             }
+            let wait = if refused.is_some() { REFUSED_RETRY } else { crate::RETRY };
             if cmd.send(map(LinkEvent::Down { link, why, refused })).is_err() {
                 return;
             }
-            let wait = if refused { REFUSED_RETRY } else { crate::RETRY };
             // In short steps, so that a stopped link ends promptly.
             let until = std::time::Instant::now() + wait;
             while w.load(Ordering::SeqCst) && std::time::Instant::now() < until {
@@ -120,32 +121,33 @@ fn once<M: DeserializeOwned>(
     app: &str,
     slot: &parking_lot::Mutex<Option<TcpStream>>,
     send: &dyn Fn(LinkEvent<M>) -> bool,
-) -> (String, bool) {
+) -> (String, Option<Refused>) {
     let sock = match addr.to_socket_addrs().map(|mut a| a.next()) {
         Ok(Some(a)) => a,
-        Ok(None) => return (format!("{addr}: no address"), false),
-        Err(e) => return (format!("{addr}: cannot resolve: {e}"), false),
+        Ok(None) => return (format!("{addr}: no address"), None),
+        Err(e) => return (format!("{addr}: cannot resolve: {e}"), None),
     };
     let stream = match TcpStream::connect_timeout(&sock, Duration::from_secs(2)) {
         Ok(s) => s,
-        Err(e) => return (format!("{addr}: connect: {e}"), false),
+        Err(e) => return (format!("{addr}: connect: {e}"), None),
     };
     let _ = stream.set_nodelay(true);
     let _ = stream.set_read_timeout(Some(eagle_wire::net::HANDSHAKE_TIMEOUT));
     if let Err(e) = connect(&mut &stream, secret, eagle_wire::Role::Driver, app) {
         if refusal(&e) {
-            return (format!("{addr} refused the driver '{app}': {e}"), true);
+            let r = Refused { addr: addr.to_string(), app: app.to_string(), reason: e.to_string() };
+            return (r.to_string(), Some(r));
         }
         log::warn!("{addr}: handshake of the driver '{app}' failed: {e}");
-        return (format!("{addr}: handshake: {e}"), false);
+        return (format!("{addr}: handshake: {e}"), None);
     }
     let _ = stream.set_read_timeout(None);
     let (Ok(writer), Ok(mine)) = (stream.try_clone(), stream.try_clone()) else {
-        return (format!("{addr}: socket"), false);
+        return (format!("{addr}: socket"), None);
     };
     *slot.lock() = Some(mine);
     if !send(LinkEvent::Up { link, writer }) {
-        return ("client stopped".into(), false);
+        return ("client stopped".into(), None);
     }
     let mut r = FrameReader::new(BufReader::new(&stream));
     let why = loop {
@@ -161,5 +163,5 @@ fn once<M: DeserializeOwned>(
     };
     slot.lock().take();
     let _ = stream.shutdown(Shutdown::Both);
-    (why, false)
+    (why, None)
 }

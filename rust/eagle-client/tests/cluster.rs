@@ -600,7 +600,7 @@ fn a_refusing_daemon_is_told_apart_from_one_that_is_down_and_never_gets_work() {
 
     let refusing =
         central_keyed(std::slice::from_ref(&good), Placement::Lwl, ShortPartition::Fixed, b"another build's secret");
-    let why = client("app", &refusing, 2).central_first(wait).unwrap_err();
+    let why = client("app", &refusing, 2).central_first(wait).unwrap_err().to_string();
     assert!(why.contains(&refusing) && why.contains("refused"), "{why}");
 
     let down = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().to_string();

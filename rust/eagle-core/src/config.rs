@@ -3,6 +3,7 @@
 //! Defaults follow the Eagle paper (§5, §6) and the parameter lines of the reference
 //! simulator's `simulation/README.md` (epfl-labos/eagle).
 
+use crate::error::{Bound, ConfigError};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -50,11 +51,13 @@ impl fmt::Display for System {
 }
 
 impl FromStr for System {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        System::ALL.iter().copied().find(|x| x.name() == s.to_ascii_lowercase()).ok_or_else(|| {
-            format!("unknown system '{s}' (expected one of sparrow, hawk, eagle, dlwl, clwl, eagle-adaptive)")
-        })
+    type Err = ConfigError;
+    fn from_str(s: &str) -> Result<Self, ConfigError> {
+        System::ALL
+            .iter()
+            .copied()
+            .find(|x| x.name() == s.to_ascii_lowercase())
+            .ok_or_else(|| ConfigError::UnknownSystem(s.to_string()))
     }
 }
 
@@ -185,10 +188,10 @@ impl Config {
     }
 
     /// Rejects values that would make the engine misbehave, naming the field.
-    pub fn validate(&self) -> Result<(), String> {
-        let pct = |name: &str, v: f64| {
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let pct = |key: &'static str, v: f64| {
             if !(0.0..=100.0).contains(&v) || v.is_nan() {
-                Err(format!("{name} must be within [0, 100], got {v}"))
+                Err(ConfigError::out_of_range(key, v, Bound::Within(0.0, 100.0)))
             } else {
                 Ok(())
             }
@@ -196,27 +199,27 @@ impl Config {
         pct("small_partition_pct", self.small_partition_pct)?;
         pct("big_partition_pct", self.big_partition_pct)?;
         if self.cutoff.is_nan() {
-            return Err("cutoff must be a number".into());
+            return Err(ConfigError::NotANumber { key: "cutoff" });
         }
         if self.network_delay.is_nan() || self.network_delay < 0.0 {
-            return Err(format!("network_delay must be >= 0, got {}", self.network_delay));
+            return Err(ConfigError::out_of_range("network_delay", self.network_delay, Bound::NonNegative));
         }
         if self.starvation_factor.is_nan() || self.starvation_factor < 0.0 {
-            return Err(format!("starvation_factor must be >= 0, got {}", self.starvation_factor));
+            return Err(ConfigError::out_of_range("starvation_factor", self.starvation_factor, Bound::NonNegative));
         }
         if self.probe_ratio == 0 {
-            return Err("probe_ratio must be >= 1".into());
+            return Err(ConfigError::Invalid { key: "probe_ratio", bound: Bound::AtLeast(1.0) });
         }
         if self.sss_rounds == 0 {
-            return Err("sss_rounds must be >= 1".into());
+            return Err(ConfigError::Invalid { key: "sss_rounds", bound: Bound::AtLeast(1.0) });
         }
         self.adaptive.validate()?;
         self.eirene.validate()?;
         if self.eirene.on() && (self.driver || self.locality.is_some()) {
-            return Err("eirene (satc, ccdm) runs in the simulator without locality mode only".into());
+            return Err(ConfigError::EireneOutsideSimulator);
         }
         if self.heartbeat.is_nan() || self.heartbeat < 0.0 {
-            return Err(format!("heartbeat must be >= 0, got {}", self.heartbeat));
+            return Err(ConfigError::out_of_range("heartbeat", self.heartbeat, Bound::NonNegative));
         }
         Ok(())
     }

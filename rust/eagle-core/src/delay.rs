@@ -35,6 +35,7 @@
 //!      └──────────── a launch at level L resets wait_begin and moves back to L ◄───────────────┘
 //! ```
 
+use crate::error::{Bound, ConfigError};
 use crate::types::Time;
 use serde::{Deserialize, Serialize};
 
@@ -94,15 +95,15 @@ impl DelayParams {
         DelayParams { initial: init, min, max, window, inherit: false }
     }
 
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), ConfigError> {
         if !(self.min >= 0.0 && self.min.is_finite()) {
-            return Err(format!("min wait must be >= 0, got {}", self.min));
+            return Err(ConfigError::out_of_range("min wait", self.min, Bound::NonNegative));
         }
         if !(self.max >= self.min && self.max.is_finite()) {
-            return Err(format!("max wait must be >= min wait ({}), got {}", self.min, self.max));
+            return Err(ConfigError::MaxWaitBelowMin { min: self.min, max: self.max });
         }
         if !(self.window >= 1.0 && self.window.is_finite()) {
-            return Err(format!("window must be >= 1, got {}", self.window));
+            return Err(ConfigError::out_of_range("window", self.window, Bound::AtLeast(1.0)));
         }
         Ok(())
     }

@@ -14,7 +14,7 @@ pub struct Engine {
 
 impl Engine {
     /// A new engine; fails with a message naming the bad field.
-    pub fn new(config: Config, seed: u64) -> Result<Engine, String> {
+    pub fn new(config: Config, seed: u64) -> Result<Engine, crate::error::ConfigError> {
         Ok(Engine { p: policy::build(config, seed)? })
     }
 

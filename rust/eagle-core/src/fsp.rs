@@ -43,11 +43,11 @@ pub enum Order {
 }
 
 impl Order {
-    pub fn parse(s: &str) -> Result<Order, String> {
+    pub fn parse(s: &str) -> Result<Order, crate::error::ConfigError> {
         match s.to_ascii_lowercase().as_str() {
             "srpt" => Ok(Order::Srpt),
             "fsp" => Ok(Order::Fsp),
-            _ => Err(format!("order must be srpt or fsp, got {s:?}")),
+            _ => Err(crate::error::ConfigError::UnknownOrder(s.to_string())),
         }
     }
 }

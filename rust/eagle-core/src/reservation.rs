@@ -42,6 +42,7 @@
 //! slots are free or running short tasks, so a short task waits only behind short
 //! work, as in Eagle.
 
+use crate::error::{Bound, ConfigError};
 use serde::{Deserialize, Serialize};
 
 /// The knobs of the adaptive reservation (see the module rule).
@@ -114,40 +115,42 @@ impl Default for AdaptiveParams {
 
 impl AdaptiveParams {
     /// Rejects out-of-range values, naming the field.
-    pub fn validate(&self) -> Result<(), String> {
-        let pos = |n: &str, v: f64| {
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let bad = ConfigError::out_of_range;
+        let pos = |key: &'static str, v: f64| {
             if v > 0.0 && v.is_finite() {
                 Ok(())
             } else {
-                Err(format!("adaptive {n} must be > 0, got {v}"))
+                Err(bad(key, v, Bound::Positive))
             }
         };
-        pos("window", self.window)?;
-        pos("headroom", self.headroom)?;
+        let unit = Bound::Within(0.0, 1.0);
+        pos("adaptive window", self.window)?;
+        pos("adaptive headroom", self.headroom)?;
         if !(self.idle >= 0.0 && self.idle.is_finite()) {
-            return Err(format!("adaptive idle must be >= 0, got {}", self.idle));
+            return Err(bad("adaptive idle", self.idle, Bound::NonNegative));
         }
         if !(self.min_wait >= 0.0 && self.min_wait.is_finite()) {
-            return Err(format!("adaptive min_wait must be >= 0, got {}", self.min_wait));
+            return Err(bad("adaptive min_wait", self.min_wait, Bound::NonNegative));
         }
-        pos("deadline_factor", self.deadline_factor)?;
+        pos("adaptive deadline_factor", self.deadline_factor)?;
         if !(0.0..=1.0).contains(&self.max_fraction) {
-            return Err(format!("adaptive max_fraction must be within [0, 1], got {}", self.max_fraction));
+            return Err(bad("adaptive max_fraction", self.max_fraction, unit));
         }
         if !(0.0..=1.0).contains(&self.base_fraction) {
-            return Err(format!("adaptive base_fraction must be within [0, 1], got {}", self.base_fraction));
+            return Err(bad("adaptive base_fraction", self.base_fraction, unit));
         }
         if !(0.0..=1.0).contains(&self.long_share) {
-            return Err(format!("adaptive long_share must be within [0, 1], got {}", self.long_share));
+            return Err(bad("adaptive long_share", self.long_share, unit));
         }
         if !(self.hold_max >= 0.0 && self.hold_max <= 3600.0) {
-            return Err(format!("adaptive hold_max must be within [0, 3600], got {}", self.hold_max));
+            return Err(bad("adaptive hold_max", self.hold_max, Bound::Within(0.0, 3600.0)));
         }
         if !(0.0..=1.0).contains(&self.hold_fraction) {
-            return Err(format!("adaptive hold_fraction must be within [0, 1], got {}", self.hold_fraction));
+            return Err(bad("adaptive hold_fraction", self.hold_fraction, unit));
         }
         if !(1..=1000).contains(&self.buckets) {
-            return Err(format!("adaptive buckets must be within [1, 1000], got {}", self.buckets));
+            return Err(bad("adaptive buckets", self.buckets.into(), Bound::Within(1.0, 1000.0)));
         }
         Ok(())
     }

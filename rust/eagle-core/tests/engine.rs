@@ -456,9 +456,9 @@ fn driver_running_mean_reclassifies_and_history_remembers() {
 #[test]
 fn driver_rejects_bad_config_naming_the_field() {
     let e = Driver::new(DriverConfig { short_partition: 1.5, ..DriverConfig::default() }, 1).err().unwrap();
-    assert!(e.contains("short_partition"), "{e}");
+    assert!(e.to_string().contains("short_partition"), "{e}");
     let e = Driver::new(DriverConfig { cutoff: Some(-1.0), ..DriverConfig::default() }, 1).err().unwrap();
-    assert!(e.contains("cutoff"), "{e}");
+    assert!(e.to_string().contains("cutoff"), "{e}");
 }
 
 #[test]

@@ -28,6 +28,7 @@
 //! which asks Spark for an offer round when a grant arrives). Every other step runs under
 //! the engine's handle lock and drains the inbox first, in the client's order.
 
+use crate::error::ClusterError;
 use eagle_client::{Client, ClientConfig, Event, Grant};
 use eagle_core::{JobId, NodeId};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -80,22 +81,20 @@ pub struct ClusterParams {
 
 impl ClusterParams {
     /// Rejects what cannot work, naming the key.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), ClusterError> {
         let central = self.central.trim();
         let ok = central.rsplit_once(':').is_some_and(|(h, p)| !h.is_empty() && p.parse::<u16>().is_ok_and(|p| p > 0));
         if !ok {
-            return Err(format!("spark.scheduler.eagle.cluster.central must be host:port, got '{}'", self.central));
+            return Err(ClusterError::BadCentral(self.central.clone()));
         }
         if self.node_port == 0 {
-            return Err("spark.scheduler.eagle.cluster.nodePort must be in [1, 65535], got 0".into());
+            return Err(ClusterError::BadNodePort(0));
         }
         if self.secret.is_empty() {
-            return Err("cluster mode needs a shared secret: spark.scheduler.eagle.cluster.secretFile, \
-                        spark.scheduler.eagle.cluster.secret or spark.authenticate.secret"
-                .into());
+            return Err(ClusterError::NoSecret);
         }
         if self.app.is_empty() {
-            return Err("cluster mode needs an application id".into());
+            return Err(ClusterError::NoApp);
         }
         Ok(())
     }
@@ -221,7 +220,7 @@ pub fn node_addr(host: &str, port: u16) -> String {
 }
 
 impl ClusterSide {
-    pub fn start(p: ClusterParams) -> Result<ClusterSide, String> {
+    pub fn start(p: ClusterParams) -> Result<ClusterSide, ClusterError> {
         p.validate()?;
         let client = Client::start(ClientConfig {
             app: p.app.clone(),
@@ -237,13 +236,8 @@ impl ClusterSide {
         // configuration error: fail the start, naming it, so that the plugin falls back to
         // stock scheduling (or, with fallback=false, the jobs abort) rather than wait on
         // links that never come. A central merely down is a fault cluster mode rides out.
-        if let Err(why) = client.central_first(FIRST_CENTRAL_WAIT) {
-            return Err(format!(
-                "cluster mode: spark.scheduler.eagle.cluster.central={}: {why}. The plugin jar and the \
-                 eagle-central / eagle-node daemons must come from the same eagle-spark build and \
-                 share the secret of spark.scheduler.eagle.cluster.secretFile",
-                p.central.trim()
-            ));
+        if let Err(cause) = client.central_first(FIRST_CENTRAL_WAIT) {
+            return Err(ClusterError::Refused { central: p.central.trim().to_string(), cause });
         }
         let inbox = Arc::new(Inbox::default());
         let (rx, ib) = (client.events().clone(), inbox.clone());
@@ -256,7 +250,7 @@ impl ClusterSide {
                 }
                 ib.close();
             })
-            .map_err(|e| format!("cannot start the cluster-mode thread: {e}"))?;
+            .map_err(ClusterError::Thread)?;
         Ok(ClusterSide {
             client: Some(client),
             inbox,

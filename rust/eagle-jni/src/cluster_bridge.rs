@@ -3,6 +3,7 @@
 //! (`jni_api`, `jni_cluster`) call these; the driver side itself is [`crate::cluster::ClusterSide`].
 
 use crate::cluster::{ClusterParams, ClusterSide, Shape};
+use crate::error::{ClusterError, Error};
 use crate::state::State;
 use eagle_core::{Class, JobId, NodeId};
 
@@ -30,17 +31,15 @@ pub const CLUSTER_STATUS_NAMES: [&str; 19] = [
     "probedAgain",
 ];
 
-fn side(st: &mut State) -> Result<&mut ClusterSide, String> {
-    st.cluster
-        .as_mut()
-        .ok_or_else(|| "cluster mode is off: this call needs spark.scheduler.eagle.cluster.central".to_string())
+fn side(st: &mut State) -> Result<&mut ClusterSide, ClusterError> {
+    st.cluster.as_mut().ok_or(ClusterError::Off)
 }
 
 /// `clusterStart`: from now on the daemons grant the slots, with `p` from [`params`]. Before
 /// any executor or task set.
-pub fn start(st: &mut State, p: ClusterParams) -> Result<(), String> {
+pub fn start(st: &mut State, p: ClusterParams) -> Result<(), ClusterError> {
     if st.cluster.is_some() {
-        return Err("cluster mode is already started".into());
+        return Err(ClusterError::AlreadyStarted);
     }
     st.cluster = Some(ClusterSide::start(p)?);
     Ok(())
@@ -59,13 +58,9 @@ pub fn params(
     ping_ms: i64,
     warm_grants: bool,
     affinity: bool,
-) -> Result<ClusterParams, String> {
-    let node_port = u16::try_from(node_port)
-        .map_err(|_| format!("spark.scheduler.eagle.cluster.nodePort must be in [1, 65535], got {node_port}"))?;
-    let ping_ms = u64::try_from(ping_ms)
-        .ok()
-        .filter(|&p| p > 0)
-        .ok_or_else(|| format!("ping period must be > 0 ms, got {ping_ms}"))?;
+) -> Result<ClusterParams, ClusterError> {
+    let node_port = u16::try_from(node_port).map_err(|_| ClusterError::BadNodePort(node_port.into()))?;
+    let ping_ms = u64::try_from(ping_ms).ok().filter(|&p| p > 0).ok_or(ClusterError::BadPingPeriod(ping_ms))?;
     let p = ClusterParams {
         central,
         node_port,
@@ -83,9 +78,9 @@ pub fn params(
 }
 
 /// `executorHost`: executor `node` (from `addNode`) runs on `host`.
-pub fn executor_host(st: &mut State, node: NodeId, host: &str) -> Result<(), String> {
+pub fn executor_host(st: &mut State, node: NodeId, host: &str) -> Result<(), ClusterError> {
     if host.trim().is_empty() {
-        return Err(format!("executor {} has an empty host name", node.0));
+        return Err(ClusterError::EmptyHost(node));
     }
     side(st)?.executor_added(node, host.trim());
     Ok(())
@@ -134,9 +129,9 @@ pub fn restrict(st: &mut State, job: JobId, usable: Option<&[NodeId]>) {
 
 /// `roundEnd`: the launches of the round that just ended at `now` (seconds), as parallel
 /// arrays.
-pub fn round_end(st: &mut State, now: f64, tids: &[i64], nodes: &[i32], jobs: &[i32]) -> Result<(), String> {
+pub fn round_end(st: &mut State, now: f64, tids: &[i64], nodes: &[i32], jobs: &[i32]) -> Result<(), Error> {
     if tids.len() != nodes.len() || tids.len() != jobs.len() {
-        return Err(format!("roundEnd: {} task ids, {} executors, {} jobs", tids.len(), nodes.len(), jobs.len()));
+        return Err(Error::RoundEndLengths { tids: tids.len(), nodes: nodes.len(), jobs: jobs.len() });
     }
     let Some(c) = st.cluster.as_mut() else {
         return Ok(());

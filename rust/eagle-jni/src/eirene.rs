@@ -2,6 +2,7 @@
 //! and the calls into the driver's SATC gate ([`eagle_core::eirene::clone_gate`]) and CCDM
 //! planner ([`eagle_core::eirene::prefetch`]). No JVM here.
 
+use crate::error::Error;
 use crate::state::{self, State};
 use eagle_core::eirene::prefetch::Migration;
 use eagle_core::{JobId, NodeId};
@@ -33,19 +34,19 @@ fn migrations(head: Vec<i32>, ms: &[Migration]) -> Vec<i32> {
     v
 }
 
-fn arg(args: &[i32], i: usize, name: &str) -> Result<i32, String> {
-    args.get(i).copied().ok_or_else(|| format!("ccdm: missing argument {i} ({name})"))
+fn arg(args: &[i32], index: usize, name: &'static str) -> Result<i32, Error> {
+    args.get(index).copied().ok_or(Error::CcdmMissingArg { index, name })
 }
 
-fn tasks(v: &[i32]) -> Result<Vec<u32>, String> {
-    v.iter().map(|&t| u32::try_from(t).map_err(|_| format!("ccdm: task index must be >= 0, got {t}"))).collect()
+fn tasks(v: &[i32]) -> Result<Vec<u32>, Error> {
+    v.iter().map(|&t| state::count("ccdm: task index", t)).collect()
 }
 
 /// `ccdm(op, args)`: one CCDM call (see [`op`]); migrations to start come back as
 /// `(node, job, task, fast)` quadruples after the op's head values.
-pub fn ccdm(st: &mut State, op: i32, args: &[i32]) -> Result<Vec<i32>, String> {
-    let node = |i| -> Result<NodeId, String> { state::node_id(arg(args, i, "node")?) };
-    let job = |i| -> Result<JobId, String> { state::job_id(arg(args, i, "job")?) };
+pub fn ccdm(st: &mut State, op: i32, args: &[i32]) -> Result<Vec<i32>, Error> {
+    let node = |i| -> Result<NodeId, Error> { state::node_id(arg(args, i, "node")?) };
+    let job = |i| -> Result<JobId, Error> { state::job_id(arg(args, i, "job")?) };
     if op == op::ENABLE {
         let cm = state::count("ccdm cm", arg(args, 0, "cm")?)?;
         let mpp = state::count("ccdm mpp", arg(args, 1, "mpp")?)?;
@@ -56,15 +57,15 @@ pub fn ccdm(st: &mut State, op: i32, args: &[i32]) -> Result<Vec<i32>, String> {
         let j = job(0)?;
         let rest = &args[1..];
         if !rest.len().is_multiple_of(2) {
-            return Err(format!("ccdm: register takes (task, holder) pairs after the job, got {} values", rest.len()));
+            return Err(Error::CcdmOddPairs(rest.len()));
         }
         let cold = rest
             .chunks(2)
             .map(|c| Ok((tasks(&c[..1])?[0], if c[1] < 0 { None } else { Some(state::node_id(c[1])?) })))
-            .collect::<Result<Vec<_>, String>>()?;
+            .collect::<Result<Vec<_>, Error>>()?;
         return Ok(vec![st.driver.ccdm_register(j, &cold) as i32]);
     }
-    let p = st.driver.ccdm().ok_or("ccdm: not enabled")?;
+    let p = st.driver.ccdm().ok_or(Error::CcdmOff)?;
     let mut out = Vec::new();
     Ok(match op {
         op::PROBE => {
@@ -92,20 +93,17 @@ pub fn ccdm(st: &mut State, op: i32, args: &[i32]) -> Result<Vec<i32>, String> {
                 .map(|&x| x.min(i32::MAX as u64) as i32)
                 .collect()
         }
-        _ => return Err(format!("ccdm: unknown operation {op}")),
+        _ => return Err(Error::CcdmUnknownOp(op)),
     })
 }
 
 /// `satcClone`: the Spark task index to clone now, or -1. `running` are task indices
 /// running as one copy, earliest launched first.
-pub fn satc_clone(st: &mut State, job: i32, waiting: i32, idle: i32, running: &[i32]) -> Result<i32, String> {
+pub fn satc_clone(st: &mut State, job: i32, waiting: i32, idle: i32, running: &[i32]) -> Result<i32, Error> {
     let job = state::job_id(job)?;
     let waiting = state::count("waiting", waiting)?;
     let idle = state::count("idle", idle)?;
-    let running = running
-        .iter()
-        .map(|&t| u32::try_from(t).map_err(|_| format!("running task index must be >= 0, got {t}")))
-        .collect::<Result<Vec<_>, _>>()?;
+    let running = running.iter().map(|&t| state::count("running task index", t)).collect::<Result<Vec<_>, _>>()?;
     Ok(st.driver.satc_clone(job, waiting, idle, &running).map_or(-1, |t| t as i32))
 }
 
@@ -123,10 +121,10 @@ mod tests {
         st.driver.enable_satc();
         assert_eq!(satc_clone(&mut st, j, 0, 1, &[1, 0]).unwrap(), 1);
         assert_eq!(satc_clone(&mut st, j, 0, 1, &[1]).unwrap(), -1, "one clone per task");
-        assert!(satc_clone(&mut st, j, 0, 1, &[-2]).unwrap_err().contains("running task index"));
-        assert!(satc_clone(&mut st, j, -1, 1, &[0]).unwrap_err().contains("waiting"));
-        assert!(satc_clone(&mut st, j, 0, -1, &[0]).unwrap_err().contains("idle"));
-        assert!(satc_clone(&mut st, -1, 0, 1, &[0]).unwrap_err().contains("job id"));
+        assert!(satc_clone(&mut st, j, 0, 1, &[-2]).unwrap_err().to_string().contains("running task index"));
+        assert!(satc_clone(&mut st, j, -1, 1, &[0]).unwrap_err().to_string().contains("waiting"));
+        assert!(satc_clone(&mut st, j, 0, -1, &[0]).unwrap_err().to_string().contains("idle"));
+        assert!(satc_clone(&mut st, -1, 0, 1, &[0]).unwrap_err().to_string().contains("job id"));
     }
 
     #[test]
@@ -135,10 +133,10 @@ mod tests {
         let n0 = st.driver.add_node(0.0, 2).0 as i32;
         let j = st.driver.submit(0.0, 4, Some(Class::Short), Some(1.0), 1).0 as i32;
         let long = st.driver.submit(0.0, 4, Some(Class::Long), Some(100.0), 2).0 as i32;
-        assert!(ccdm(&mut st, op::PROBE, &[j, 1, n0]).unwrap_err().contains("not enabled"));
+        assert!(ccdm(&mut st, op::PROBE, &[j, 1, n0]).unwrap_err().to_string().contains("not enabled"));
         ccdm(&mut st, op::ENABLE, &[1, 2]).unwrap();
         assert_eq!(ccdm(&mut st, op::REGISTER, &[long, 0, -1, 1, -1]).unwrap(), vec![0], "long work is not migrated");
-        assert!(ccdm(&mut st, op::REGISTER, &[j, 0, -1, 1]).unwrap_err().contains("pairs"));
+        assert!(ccdm(&mut st, op::REGISTER, &[j, 0, -1, 1]).unwrap_err().to_string().contains("pairs"));
         assert_eq!(ccdm(&mut st, op::REGISTER, &[j, 0, -1, 1, -1, 2, -1, 3, -1]).unwrap(), vec![1]);
         // One executor, 2 x 1 waiting: one probe, MPP 2 requests, CM 1 running.
         let started = ccdm(&mut st, op::PROBE, &[j, 1, n0]).unwrap();
@@ -151,9 +149,9 @@ mod tests {
         assert_eq!(ccdm(&mut st, op::LAUNCHED, &[n0, j, t]).unwrap()[0], 1, "helped");
         assert_eq!(ccdm(&mut st, op::COUNTERS, &[]).unwrap()[5], 1);
         assert!(ccdm(&mut st, op::FORGET, &[j]).unwrap().chunks(2).all(|p| p[0] == n0));
-        assert!(ccdm(&mut st, 99, &[]).unwrap_err().contains("unknown operation 99"));
-        assert!(ccdm(&mut st, op::DONE, &[n0, j]).unwrap_err().contains("task"));
-        assert!(ccdm(&mut st, op::LAUNCHED, &[n0, j, -1]).unwrap_err().contains("task index"));
-        assert!(ccdm(&mut st, op::PROBE, &[j, 1, -3]).unwrap_err().contains("node id"));
+        assert!(ccdm(&mut st, 99, &[]).unwrap_err().to_string().contains("unknown operation 99"));
+        assert!(ccdm(&mut st, op::DONE, &[n0, j]).unwrap_err().to_string().contains("task"));
+        assert!(ccdm(&mut st, op::LAUNCHED, &[n0, j, -1]).unwrap_err().to_string().contains("task index"));
+        assert!(ccdm(&mut st, op::PROBE, &[j, 1, -3]).unwrap_err().to_string().contains("node id"));
     }
 }

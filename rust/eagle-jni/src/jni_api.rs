@@ -20,6 +20,7 @@
 //!   `java.lang.IllegalStateException` if that class cannot be found) and returns
 //!   a default value: nothing unwinds into the JVM.
 
+use crate::error::{ClusterError, Error, Expect, HistoryError};
 use crate::handle::{HandleError, Registry};
 use crate::state::{self, State};
 use crate::{cluster_bridge, placement};
@@ -35,11 +36,12 @@ use std::sync::LazyLock;
 /// Every live engine of this process, by handle.
 pub(crate) static ENGINES: LazyLock<Registry<State>> = LazyLock::new(Registry::default);
 
-/// An error raised by a bridge call: a JNI failure or a bad argument / engine error.
+/// An error raised by a bridge call: a JNI failure, a bad argument or an engine error, or
+/// a handle that names no live engine.
 #[derive(Debug)]
 pub(crate) enum BridgeError {
     Jni(jni::errors::Error),
-    Msg(String),
+    Call(Error),
     Handle(HandleError),
 }
 
@@ -49,17 +51,24 @@ impl From<jni::errors::Error> for BridgeError {
     }
 }
 
-impl From<String> for BridgeError {
-    fn from(e: String) -> Self {
-        BridgeError::Msg(e)
-    }
+/// `?` on a call's error (the crate's [`Error`] or one it wraps) inside an entry point.
+macro_rules! call_error_from {
+    ($($t:ty),*) => {$(
+        impl From<$t> for BridgeError {
+            fn from(e: $t) -> Self {
+                BridgeError::Call(e.into())
+            }
+        }
+    )*};
 }
+
+call_error_from!(Error, eagle_core::ConfigError, eagle_core::PlacementError, HistoryError, ClusterError);
 
 impl fmt::Display for BridgeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             BridgeError::Jni(e) => write!(f, "JNI error: {e}"),
-            BridgeError::Msg(m) => f.write_str(m),
+            BridgeError::Call(e) => write!(f, "{e}"),
             BridgeError::Handle(e) => write!(f, "{e}"),
         }
     }
@@ -178,7 +187,7 @@ fn doubles_out<'l>(env: &mut Env<'l>, v: &[f64]) -> Res<JDoubleArray<'l>> {
 
 fn path_in(env: &Env<'_>, a: &JByteArray<'_>) -> Res<PathBuf> {
     let bytes = env.convert_byte_array(a)?;
-    let s = String::from_utf8(bytes).map_err(|_| "path is not UTF-8".to_string())?;
+    let s = String::from_utf8(bytes).map_err(|_| Error::NotUtf8("path"))?;
     Ok(PathBuf::from(s))
 }
 
@@ -625,7 +634,7 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_localityFeed
         let preferred = state::level(preferred)?;
         let actual = state::level(actual)?;
         if !net_oh_ms.is_finite() || net_oh_ms < 0.0 {
-            return Err(format!("netOhMs must be a finite number >= 0, got {net_oh_ms}").into());
+            return Err(Error::Arg { name: "netOhMs", expected: Expect::NonNegative, value: net_oh_ms }.into());
         }
         with_state(h, |st| {
             st.driver.locality_feedback(state::ms_to_s(now_ms), job, preferred, actual, net_oh_ms / 1000.0);
@@ -664,19 +673,17 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_groupFuture<
     tasks: JIntArray<'l>,
 ) {
     env.with_env(|env| -> Res<()> {
-        let group = u64::try_from(group).map_err(|_| format!("group must be >= 0, got {group}"))?;
+        let group = u64::try_from(group).map_err(|_| Error::Negative { what: "group", value: group })?;
         let sigs = longs_in(env, &signatures)?;
         let tasks = ints_in(env, &tasks)?;
         if sigs.len() != tasks.len() {
-            return Err(
-                format!("expected as many task counts as signatures, got {} and {}", tasks.len(), sigs.len()).into()
-            );
+            return Err(Error::GroupFutureLengths { tasks: tasks.len(), signatures: sigs.len() }.into());
         }
         let stages = sigs
             .iter()
             .zip(&tasks)
             .map(|(&s, &t)| Ok((s as u64, state::count("tasks", t)?)))
-            .collect::<Result<Vec<_>, String>>()?;
+            .collect::<Result<Vec<_>, Error>>()?;
         with_state(h, |st| {
             st.driver.set_group_future(group, &stages);
             Ok(())

@@ -4,6 +4,7 @@
 //! thrown as `EagleNativeException`). The logic is in the safe [`crate::cluster`].
 
 use crate::cluster_bridge;
+use crate::error::Error;
 use crate::jni_api::{ints_in, ints_out, longs_in, longs_out, with_state, BridgeError, Res, ThrowEagle, ENGINES};
 use crate::state;
 use jni::objects::{JByteArray, JIntArray, JLongArray, JObject};
@@ -11,9 +12,9 @@ use jni::sys::{jboolean, jint, jlong};
 use jni::{Env, EnvUnowned};
 use std::time::Duration;
 
-fn utf8(env: &Env<'_>, a: &JByteArray<'_>, what: &str) -> Res<String> {
+fn utf8(env: &Env<'_>, a: &JByteArray<'_>, what: &'static str) -> Res<String> {
     let bytes = env.convert_byte_array(a)?;
-    String::from_utf8(bytes).map_err(|_| BridgeError::from(format!("{what} is not UTF-8")))
+    String::from_utf8(bytes).map_err(|_| BridgeError::from(Error::NotUtf8(what)))
 }
 
 /// `clusterStart(handle, central: Array[Byte], nodePort, secret: Array[Byte], app:

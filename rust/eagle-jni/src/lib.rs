@@ -27,6 +27,7 @@
 pub mod cluster;
 pub mod cluster_bridge;
 pub mod eirene;
+pub mod error;
 pub mod handle;
 pub mod placement;
 pub mod state;
@@ -38,4 +39,5 @@ mod jni_cluster;
 #[allow(unsafe_code)]
 mod jni_extensions;
 
+pub use error::Error;
 pub use state::{Params, State, COUNTER_NAMES, PARAM_NAMES};

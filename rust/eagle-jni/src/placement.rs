@@ -5,32 +5,31 @@
 //! (custom resources appended as it first sees them; a shorter vector is zero of
 //! the rest). A task set's mean duration for the classes is the driver's estimate.
 
+use crate::error::Error;
 use crate::state::State;
 use eagle_core::{JobId, NodeId};
 
 /// Duration a class sample takes when the driver has no estimate for the job.
 const UNKNOWN_DURATION_S: f64 = 1.0;
 
-fn lotes(st: &mut State) -> Result<&mut eagle_core::lotes::ExecutorPlacement, String> {
-    st.placement
-        .as_mut()
-        .ok_or_else(|| "placement is 'slots': the LoTES calls need spark.scheduler.eagle.placement=lotes".to_string())
+fn lotes(st: &mut State) -> Result<&mut eagle_core::lotes::ExecutorPlacement, Error> {
+    st.placement.as_mut().ok_or(Error::LotesOff)
 }
 
 /// `lotesExecutor`: executor `node` has `capacity`.
-pub fn add_executor(st: &mut State, node: NodeId, capacity: &[f64]) -> Result<(), String> {
-    lotes(st)?.add_executor(node, capacity)
+pub fn add_executor(st: &mut State, node: NodeId, capacity: &[f64]) -> Result<(), Error> {
+    Ok(lotes(st)?.add_executor(node, capacity)?)
 }
 
 /// `lotesTaskSet`: job `job` (already submitted) asks `demand` per task.
-pub fn add_task_set(st: &mut State, job: JobId, demand: &[f64], tasks: u32) -> Result<(), String> {
+pub fn add_task_set(st: &mut State, job: JobId, demand: &[f64], tasks: u32) -> Result<(), Error> {
     let duration = st.driver.job_estimate(job).map_or(UNKNOWN_DURATION_S, |(e, _)| e).max(1e-3);
-    lotes(st)?.add_task_set(job, demand, tasks, duration)
+    Ok(lotes(st)?.add_task_set(job, demand, tasks, duration)?)
 }
 
 /// `lotesExclude`: the task sets executor `node`'s offer of `free` may not serve.
-pub fn exclude(st: &mut State, node: NodeId, free: &[f64]) -> Result<Vec<JobId>, String> {
-    lotes(st)?.exclude(node, free)
+pub fn exclude(st: &mut State, node: NodeId, free: &[f64]) -> Result<Vec<JobId>, Error> {
+    Ok(lotes(st)?.exclude(node, free)?)
 }
 
 /// Mirrors `removeNode` (no-op under `placement=slots`).
@@ -69,7 +68,7 @@ mod tests {
     #[test]
     fn slots_placement_refuses_the_lotes_calls_by_name() {
         let mut st = State::new(&params(0.0)).unwrap();
-        let e = add_executor(&mut st, NodeId(0), &[2.0]).unwrap_err();
+        let e = add_executor(&mut st, NodeId(0), &[2.0]).unwrap_err().to_string();
         assert!(e.contains("spark.scheduler.eagle.placement"), "{e}");
         node_removed(&mut st, NodeId(0)); // harmless
     }

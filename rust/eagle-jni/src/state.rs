@@ -3,6 +3,7 @@
 //!
 //! Nothing here touches the JVM, so it is unit-tested with plain `cargo test`.
 
+use crate::error::{EntryAt, Error, Expect, HistoryError, HistoryFormatError};
 use eagle_core::delay::{DelayParams, Level, Sample};
 use eagle_core::driver::{MAX_MIN_PROBES, MAX_PROBE_RATIO};
 use eagle_core::fsp::Order;
@@ -106,37 +107,42 @@ pub struct Params {
     pub lotes: bool,
 }
 
-fn integral(name: &str, v: f64, min: f64, max: f64) -> Result<f64, String> {
+fn integral(name: &'static str, v: f64, min: f64, max: f64) -> Result<f64, Error> {
     if !v.is_finite() || v.fract() != 0.0 || v < min || v > max {
-        return Err(format!("parameter {name} must be an integer in [{min}, {max}], got {v}"));
+        return Err(Error::Param { name, expected: Expect::Integer { min, max }, value: v });
     }
     Ok(v)
 }
 
-fn positive(name: &str, v: f64) -> Result<f64, String> {
+fn positive(name: &'static str, v: f64) -> Result<f64, Error> {
     if !v.is_finite() || v <= 0.0 {
-        return Err(format!("parameter {name} must be a finite number > 0, got {v}"));
+        return Err(Error::Param { name, expected: Expect::Positive, value: v });
     }
     Ok(v)
+}
+
+/// `v` if it is within [0, 1], else an error naming parameter `name`.
+fn fraction(name: &'static str, v: f64) -> Result<f64, Error> {
+    if (0.0..=1.0).contains(&v) {
+        Ok(v)
+    } else {
+        Err(Error::Param { name, expected: Expect::Fraction, value: v })
+    }
 }
 
 impl Params {
     /// Decodes the fixed layout [`PARAM_NAMES`]. Times arrive in milliseconds and
     /// leave in the engine's seconds.
-    pub fn decode(p: &[f64]) -> Result<Params, String> {
+    pub fn decode(p: &[f64]) -> Result<Params, Error> {
         if p.len() != PARAM_NAMES.len() {
-            return Err(format!(
-                "expected {} parameters ({}), got {}",
-                PARAM_NAMES.len(),
-                PARAM_NAMES.join(", "),
-                p.len()
-            ));
+            return Err(Error::ParamCount { expected: &PARAM_NAMES, got: p.len() });
         }
         // cutoffMs 0: not set (adaptive learns the split; paper uses its 10 s default).
         let cutoff_ms = if p[0] == 0.0 { None } else { Some(positive("cutoffMs", p[0])?) };
         let short_partition = p[1];
         if !short_partition.is_finite() || !(0.0..1.0).contains(&short_partition) {
-            return Err(format!("parameter shortPartition must be in [0, 1), got {short_partition}"));
+            let expected = Expect::FractionBelowOne;
+            return Err(Error::Param { name: "shortPartition", expected, value: short_partition });
         }
         let min_probes = integral("minProbes", p[2], 1.0, MAX_MIN_PROBES as f64)? as u32;
         let probe_ratio = integral("probeRatio", p[3], 1.0, MAX_PROBE_RATIO as f64)? as u32;
@@ -158,37 +164,21 @@ impl Params {
         let adaptive = AdaptiveParams {
             window: positive("reservationWindowMs", p[12])? / 1000.0,
             headroom: positive("reservationHeadroom", p[13])?,
-            max_fraction: if (0.0..=1.0).contains(&p[14]) {
-                p[14]
-            } else {
-                return Err(format!("parameter reservationMaxFraction must be in [0, 1], got {}", p[14]));
-            },
+            max_fraction: fraction("reservationMaxFraction", p[14])?,
             idle: if p[15].is_finite() && p[15] >= 0.0 {
                 p[15] / 1000.0
             } else {
-                return Err(format!("parameter reservationIdleMs must be a finite number >= 0, got {}", p[15]));
+                return Err(Error::Param { name: "reservationIdleMs", expected: Expect::NonNegative, value: p[15] });
             },
-            base_fraction: if (0.0..=1.0).contains(&p[16]) {
-                p[16]
-            } else {
-                return Err(format!("parameter reservationBaseFraction must be in [0, 1], got {}", p[16]));
-            },
-            long_share: if (0.0..=1.0).contains(&p[17]) {
-                p[17]
-            } else {
-                return Err(format!("parameter longShare must be in [0, 1], got {}", p[17]));
-            },
+            base_fraction: fraction("reservationBaseFraction", p[16])?,
+            long_share: fraction("longShare", p[17])?,
             deadline_factor: positive("deadlineFactor", p[19])?,
             order: if integral("order", p[20], 0.0, 1.0)? == 1.0 { Order::Fsp } else { Order::Srpt },
             hold_max: integral("holdMaxMs", p[21], 0.0, 3_600_000.0)? / 1000.0,
-            hold_fraction: if (0.0..=1.0).contains(&p[22]) {
-                p[22]
-            } else {
-                return Err(format!("parameter holdFraction must be in [0, 1], got {}", p[22]));
-            },
+            hold_fraction: fraction("holdFraction", p[22])?,
             ..AdaptiveParams::default()
         };
-        adaptive.validate().map_err(|e| format!("parameter {e}"))?;
+        adaptive.validate().map_err(Error::AdaptiveParam)?;
         let lotes = integral("placement", p[18], 0.0, 1.0)? == 1.0;
         Ok(Params {
             config: DriverConfig {
@@ -218,18 +208,13 @@ pub const DELAY_PARAM_NAMES: [&str; 7] =
     ["processWaitMs", "nodeWaitMs", "rackWaitMs", "minWaitMs", "maxWaitMs", "window", "inherit"];
 
 /// Decodes the [`DELAY_PARAM_NAMES`] layout into the engine's [`DelayParams`] (seconds).
-pub fn decode_delay_params(p: &[f64]) -> Result<DelayParams, String> {
+pub fn decode_delay_params(p: &[f64]) -> Result<DelayParams, Error> {
     if p.len() != DELAY_PARAM_NAMES.len() {
-        return Err(format!(
-            "expected {} delay parameters ({}), got {}",
-            DELAY_PARAM_NAMES.len(),
-            DELAY_PARAM_NAMES.join(", "),
-            p.len()
-        ));
+        return Err(Error::DelayParamCount { expected: &DELAY_PARAM_NAMES, got: p.len() });
     }
-    for (name, v) in DELAY_PARAM_NAMES.iter().zip(p) {
-        if !v.is_finite() || *v < 0.0 {
-            return Err(format!("delay parameter {name} must be a finite number >= 0, got {v}"));
+    for (&name, &v) in DELAY_PARAM_NAMES.iter().zip(p) {
+        if !v.is_finite() || v < 0.0 {
+            return Err(Error::DelayParam { name, expected: Expect::NonNegative, value: v });
         }
     }
     let mut initial = [0.0; 5];
@@ -237,7 +222,7 @@ pub fn decode_delay_params(p: &[f64]) -> Result<DelayParams, String> {
     initial[Level::NodeLocal as usize] = p[1] / 1000.0;
     initial[Level::RackLocal as usize] = p[2] / 1000.0;
     if p[6] != 0.0 && p[6] != 1.0 {
-        return Err(format!("delay parameter inherit must be 0 or 1, got {}", p[6]));
+        return Err(Error::DelayParam { name: "inherit", expected: Expect::Flag, value: p[6] });
     }
     let params = DelayParams { initial, min: p[3] / 1000.0, max: p[4] / 1000.0, window: p[5], inherit: p[6] == 1.0 };
     params.validate()?;
@@ -246,33 +231,30 @@ pub fn decode_delay_params(p: &[f64]) -> Result<DelayParams, String> {
 
 /// A locality level code on the JNI surface: Spark's `TaskLocality` id (0 PROCESS_LOCAL,
 /// 1 NODE_LOCAL, 2 NO_PREF, 3 RACK_LOCAL, 4 ANY).
-pub fn level(code: i32) -> Result<Level, String> {
-    u32::try_from(code)
-        .ok()
-        .and_then(Level::from_index)
-        .ok_or_else(|| format!("locality level must be in [0, 4], got {code}"))
+pub fn level(code: i32) -> Result<Level, Error> {
+    u32::try_from(code).ok().and_then(Level::from_index).ok_or(Error::BadLevel(code))
 }
 
 /// Decodes a task set's valid levels (most local first, strictly increasing).
-pub fn levels(codes: &[i32]) -> Result<Vec<Level>, String> {
+pub fn levels(codes: &[i32]) -> Result<Vec<Level>, Error> {
     let v = codes.iter().map(|&c| level(c)).collect::<Result<Vec<_>, _>>()?;
     if v.windows(2).any(|w| w[0] >= w[1]) {
-        return Err(format!("valid locality levels must be strictly increasing, got {codes:?}"));
+        return Err(Error::LevelsNotIncreasing(codes.to_vec()));
     }
     Ok(v)
 }
 
 /// Decodes the per-level pending flags (0/1), one per valid level.
-pub fn pending_flags(flags: &[i32], valid: usize) -> Result<Vec<bool>, String> {
+pub fn pending_flags(flags: &[i32], valid: usize) -> Result<Vec<bool>, Error> {
     if flags.len() != valid {
-        return Err(format!("expected {valid} pending flags (one per valid level), got {}", flags.len()));
+        return Err(Error::PendingFlagCount { expected: valid, got: flags.len() });
     }
     flags
         .iter()
         .map(|&f| match f {
             0 => Ok(false),
             1 => Ok(true),
-            other => Err(format!("pending flag must be 0 or 1, got {other}")),
+            other => Err(Error::BadPendingFlag(other)),
         })
         .collect()
 }
@@ -308,12 +290,12 @@ pub fn class_code(c: Option<Class>) -> i32 {
 }
 
 /// Decodes a class hint code (-1 none, 0 short, 1 long).
-pub fn class_from_code(code: i32) -> Result<Option<Class>, String> {
+pub fn class_from_code(code: i32) -> Result<Option<Class>, Error> {
     match code {
         -1 => Ok(None),
         0 => Ok(Some(Class::Short)),
         1 => Ok(Some(Class::Long)),
-        other => Err(format!("class code must be -1, 0 or 1, got {other}")),
+        other => Err(Error::BadClassCode(other)),
     }
 }
 
@@ -327,16 +309,17 @@ pub fn source_code(s: EstimateSource) -> i64 {
     }
 }
 
-pub fn job_id(v: i32) -> Result<JobId, String> {
-    u32::try_from(v).map(JobId).map_err(|_| format!("job id must be >= 0, got {v}"))
+pub fn job_id(v: i32) -> Result<JobId, Error> {
+    count("job id", v).map(JobId)
 }
 
-pub fn node_id(v: i32) -> Result<NodeId, String> {
-    u32::try_from(v).map(NodeId).map_err(|_| format!("node id must be >= 0, got {v}"))
+pub fn node_id(v: i32) -> Result<NodeId, Error> {
+    count("node id", v).map(NodeId)
 }
 
-pub fn count(name: &str, v: i32) -> Result<u32, String> {
-    u32::try_from(v).map_err(|_| format!("{name} must be >= 0, got {v}"))
+/// `v` as a count, id or index; `what` names it in the error.
+pub fn count(what: &'static str, v: i32) -> Result<u32, Error> {
+    u32::try_from(v).map_err(|_| Error::Negative { what, value: v.into() })
 }
 
 /// Value of [`State::canary`] while the state is alive; its `Drop` clears it.
@@ -369,7 +352,7 @@ impl Drop for State {
 }
 
 impl State {
-    pub fn new(params: &[f64]) -> Result<State, String> {
+    pub fn new(params: &[f64]) -> Result<State, Error> {
         let p = Params::decode(params)?;
         let mut driver = Driver::new(p.config, p.seed)?;
         driver.set_history_max_entries(p.history_max_entries);
@@ -391,11 +374,11 @@ impl State {
     /// so that `stop()` races with a call in flight, then checks that the state was not
     /// freed meanwhile (a use-after-free turns into a clean error instead of silent
     /// corruption).
-    pub fn hold(&self) -> Result<(), String> {
+    pub fn hold(&self) -> Result<(), Error> {
         if self.hold_call_ms > 0 {
             std::thread::sleep(std::time::Duration::from_millis(self.hold_call_ms));
             if self.canary.load(Ordering::SeqCst) != ALIVE {
-                return Err("engine state was freed while a call was in flight (use-after-free)".into());
+                return Err(Error::FreedInFlight);
             }
         }
         Ok(())
@@ -499,10 +482,10 @@ pub const MAX_FILE_SAMPLES: u64 = 1_000_000_000_000;
 /// `[0, MAX_HISTORY_MEAN]` (30 days), `samples` within `[1, MAX_FILE_SAMPLES]`; the first bad
 /// one rejects the file with its line number (a corrupt or hand-edited file must not turn
 /// into NaN or overflowing estimates).
-pub fn parse_history(text: &str) -> Result<Vec<(u64, f64, u64)>, String> {
-    let f: RawHistoryFile<'_> = serde_json::from_str(text).map_err(|e| format!("not a history file: {e}"))?;
+pub fn parse_history(text: &str) -> Result<Vec<(u64, f64, u64)>, HistoryFormatError> {
+    let f: RawHistoryFile<'_> = serde_json::from_str(text).map_err(HistoryFormatError::NotJson)?;
     if f.format != HISTORY_FORMAT {
-        return Err(format!("unknown history format {:?} (expected {HISTORY_FORMAT:?})", f.format));
+        return Err(HistoryFormatError::UnknownFormat(f.format));
     }
     let max_mean_ms = eagle_core::estimate::MAX_HISTORY_MEAN * 1000.0;
     f.entries
@@ -511,21 +494,18 @@ pub fn parse_history(text: &str) -> Result<Vec<(u64, f64, u64)>, String> {
         .map(|(i, raw)| {
             let offset = (raw.get().as_ptr() as usize).saturating_sub(text.as_ptr() as usize).min(text.len());
             let line = text[..offset].matches('\n').count() + 1;
-            let at = format!("line {line} (entry {i})");
-            let e: HistoryEntry = serde_json::from_str(raw.get()).map_err(|e| format!("{at}: bad entry: {e}"))?;
+            let at = EntryAt { line, entry: i };
+            let e: HistoryEntry =
+                serde_json::from_str(raw.get()).map_err(|cause| HistoryFormatError::BadEntry { at, cause })?;
             let sig = u64::from_str_radix(&e.signature, 16)
-                .map_err(|_| format!("{at}: bad signature {:?} (expected 16 hex digits)", e.signature))?;
+                .map_err(|_| HistoryFormatError::BadSignature { at, signature: e.signature.clone() })?;
             if !e.mean_ms.is_finite() || !(0.0..=max_mean_ms).contains(&e.mean_ms) {
-                return Err(format!(
-                    "{at}: bad meanMs {} for signature {} (expected a finite number in [0, {max_mean_ms}])",
-                    e.mean_ms, e.signature
-                ));
+                let (mean_ms, signature) = (e.mean_ms, e.signature);
+                return Err(HistoryFormatError::BadMean { at, mean_ms, signature, max_ms: max_mean_ms });
             }
             if !(1..=MAX_FILE_SAMPLES).contains(&e.samples) {
-                return Err(format!(
-                    "{at}: bad samples {} for signature {} (expected an integer in [1, {MAX_FILE_SAMPLES}])",
-                    e.samples, e.signature
-                ));
+                let (samples, signature) = (e.samples, e.signature);
+                return Err(HistoryFormatError::BadSamples { at, samples, signature, max: MAX_FILE_SAMPLES });
             }
             Ok((sig, e.mean_ms / 1000.0, e.samples))
         })
@@ -550,13 +530,13 @@ pub fn render_history(entries: &[(u64, f64, u64)]) -> String {
 
 /// Loads the history at `path` into the driver. Returns the number of entries,
 /// or -1 when the file does not exist (a first run).
-pub fn load_history(driver: &mut Driver, path: &Path) -> Result<i32, String> {
+pub fn load_history(driver: &mut Driver, path: &Path) -> Result<i32, HistoryError> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(-1),
-        Err(e) => return Err(format!("cannot read history {}: {e}", path.display())),
+        Err(cause) => return Err(HistoryError::Read { path: path.to_path_buf(), cause }),
     };
-    let entries = parse_history(&text).map_err(|e| format!("history {}: {e}", path.display()))?;
+    let entries = parse_history(&text).map_err(|cause| HistoryError::Format { path: path.to_path_buf(), cause })?;
     driver.load_history(&entries);
     Ok(entries.len() as i32)
 }
@@ -573,19 +553,19 @@ fn temp_path(path: &Path) -> std::path::PathBuf {
 
 /// Writes the driver's history to `path` atomically (unique temporary file + rename): the
 /// last writer wins, and a reader never sees a partial file.
-pub fn save_history(driver: &Driver, path: &Path) -> Result<i32, String> {
+pub fn save_history(driver: &Driver, path: &Path) -> Result<i32, HistoryError> {
     let entries = driver.history();
     let text = render_history(&entries);
     if let Some(dir) = path.parent() {
         if !dir.as_os_str().is_empty() {
-            std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+            std::fs::create_dir_all(dir).map_err(|cause| HistoryError::CreateDir { dir: dir.to_path_buf(), cause })?;
         }
     }
     let tmp = temp_path(path);
-    std::fs::write(&tmp, text).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
-    std::fs::rename(&tmp, path).map_err(|e| {
+    std::fs::write(&tmp, text).map_err(|cause| HistoryError::Write { path: tmp.clone(), cause })?;
+    std::fs::rename(&tmp, path).map_err(|cause| {
         let _ = std::fs::remove_file(&tmp);
-        format!("cannot rename to {}: {e}", path.display())
+        HistoryError::Rename { path: path.to_path_buf(), cause }
     })?;
     Ok(entries.len() as i32)
 }

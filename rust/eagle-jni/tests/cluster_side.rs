@@ -229,7 +229,7 @@ fn bad_settings_are_refused_naming_the_key() {
         (ClusterParams { node_port: 0, ..base.clone() }, "cluster.nodePort"),
         (ClusterParams { secret: Vec::new(), ..base.clone() }, "secret"),
     ] {
-        let e = ClusterSide::start(p).err().expect("refused");
+        let e = ClusterSide::start(p).err().expect("refused").to_string();
         assert!(e.contains(key), "{e}");
     }
     assert!(base.validate().is_ok());
@@ -256,7 +256,7 @@ fn a_central_that_refuses_the_driver_fails_the_start_naming_it() {
         warm_grants: true,
         affinity: false,
     };
-    let e = ClusterSide::start(p.clone()).err().expect("refused");
+    let e = ClusterSide::start(p.clone()).err().expect("refused").to_string();
     assert!(e.contains(&format!("spark.scheduler.eagle.cluster.central={refusing}")), "{e}");
     assert!(e.contains("refused") && e.contains("same eagle-spark build"), "{e}");
     let down = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().to_string();

@@ -9,9 +9,11 @@
 //! [`state`] is the pure state machine (events in, actions out, virtual clock);
 //! [`server`] runs it behind TCP with the [`eagle_wire`] protocol.
 
+pub mod error;
 pub mod policy;
 pub mod server;
 pub mod state;
 
+pub use error::{BrokenInvariant, UnknownPolicy};
 pub use server::{spawn, NodeHandle, Options};
 pub use state::{Action, ConnId, Event, Ms, NodeState, Policy, Settings, StealDone};

@@ -42,13 +42,13 @@ pub enum Policy {
 }
 
 impl Policy {
-    pub fn parse(s: &str) -> Result<Policy, String> {
+    pub fn parse(s: &str) -> Result<Policy, crate::error::UnknownPolicy> {
         match s {
             "eagle" => Ok(Policy::Eagle),
             "eagle-adaptive" => Ok(Policy::EagleAdaptive),
             "hawk" => Ok(Policy::Hawk),
             "sparrow" => Ok(Policy::Sparrow),
-            other => Err(format!("unknown policy '{other}' (expected eagle, eagle-adaptive, hawk or sparrow)")),
+            other => Err(crate::error::UnknownPolicy(other.to_string())),
         }
     }
     pub fn name(self) -> &'static str {

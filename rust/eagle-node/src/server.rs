@@ -14,7 +14,8 @@ use crossbeam_channel::{select, unbounded, Sender};
 use eagle_core::rng::Rng;
 use eagle_wire::net::{serve, Inbound, Writers};
 use eagle_wire::{
-    connect, write_frame, FrameError, FrameReader, FromCentral, FromNode, Role, StolenProbe, ToCentral, ToNode,
+    connect, write_frame, FrameError, FrameReader, FromCentral, FromNode, HandshakeError, Role, StolenProbe, ToCentral,
+    ToNode,
 };
 use std::collections::HashMap;
 use std::io::{self, BufReader, BufWriter, Write};
@@ -211,19 +212,19 @@ impl PeerLinks {
     /// One `Steal` to `peer`, over its open link if there is one. A link the peer has
     /// closed meanwhile (a victim drops a peer silent for a lease) is dialled again once;
     /// any other failure (a timeout: the answer may still come) drops the link.
-    fn steal(&mut self, peer: &str, limit: u32, apps: &[String]) -> Result<Vec<StolenProbe>, String> {
+    fn steal(&mut self, peer: &str, limit: u32, apps: &[String]) -> Result<Vec<StolenProbe>, LinkError> {
         if let Some(mut link) = self.open.remove(peer) {
             match link.steal(limit, apps) {
                 Ok(p) => {
                     self.open.insert(peer.to_string(), link);
                     return Ok(p);
                 }
-                Err(e) if e.closed => log::debug!("link to {peer} closed ({}): dialling again", e.what),
-                Err(e) => return Err(e.what),
+                Err(e) if e.closed => log::debug!("link to {peer} closed ({}): dialling again", e.cause),
+                Err(e) => return Err(LinkError::Frame(e.cause)),
             }
         }
         let mut link = PeerLink::dial(peer, &self.secret, &self.name)?;
-        let got = link.steal(limit, apps).map_err(|e| e.what)?;
+        let got = link.steal(limit, apps).map_err(|e| LinkError::Frame(e.cause))?;
         self.open.insert(peer.to_string(), link);
         Ok(got)
     }
@@ -236,23 +237,49 @@ struct PeerLink {
 
 /// A failed steal; `closed`: the peer had closed the link before it read the request.
 struct StealError {
-    what: String,
+    cause: FrameError,
     closed: bool,
 }
 
+/// Why a link to a peer node or to the central failed (logged; the caller retries).
+#[derive(Debug)]
+enum LinkError {
+    Resolve(io::Error),
+    NoAddress,
+    /// Dialling a peer node.
+    Dial(io::Error),
+    /// Connecting to the central.
+    Connect(io::Error),
+    Handshake(HandshakeError),
+    Io(io::Error),
+    Frame(FrameError),
+}
+
+impl std::fmt::Display for LinkError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LinkError::Resolve(e) | LinkError::Dial(e) | LinkError::Io(e) => write!(f, "{e}"),
+            LinkError::NoAddress => f.write_str("no address"),
+            LinkError::Connect(e) => write!(f, "connect: {e}"),
+            LinkError::Handshake(e) => write!(f, "{e}"),
+            LinkError::Frame(e) => write!(f, "{e}"),
+        }
+    }
+}
+
 impl PeerLink {
-    fn dial(peer: &str, secret: &[u8], name: &str) -> Result<PeerLink, String> {
-        let addr = peer.to_socket_addrs().map_err(|e| e.to_string())?.next().ok_or("no address")?;
-        let stream = TcpStream::connect_timeout(&addr, Duration::from_millis(500)).map_err(|e| e.to_string())?;
+    fn dial(peer: &str, secret: &[u8], name: &str) -> Result<PeerLink, LinkError> {
+        let addr = peer.to_socket_addrs().map_err(LinkError::Resolve)?.next().ok_or(LinkError::NoAddress)?;
+        let stream = TcpStream::connect_timeout(&addr, Duration::from_millis(500)).map_err(LinkError::Dial)?;
         let _ = stream.set_nodelay(true);
         let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
-        connect(&mut &stream, secret, Role::Node, name).map_err(|e| e.to_string())?;
-        let reader = FrameReader::new(BufReader::new(stream.try_clone().map_err(|e| e.to_string())?));
+        connect(&mut &stream, secret, Role::Node, name).map_err(LinkError::Handshake)?;
+        let reader = FrameReader::new(BufReader::new(stream.try_clone().map_err(LinkError::Io)?));
         Ok(PeerLink { stream, reader })
     }
 
     fn steal(&mut self, limit: u32, apps: &[String]) -> Result<Vec<StolenProbe>, StealError> {
-        let fail = |e: FrameError| StealError { closed: closed(&e), what: e.to_string() };
+        let fail = |e: FrameError| StealError { closed: closed(&e), cause: e };
         write_frame(&mut &self.stream, &ToNode::Steal { limit, apps: apps.to_vec() }).map_err(fail)?;
         loop {
             match self.reader.read::<FromNode>().map_err(fail)? {
@@ -307,15 +334,15 @@ fn register_loop(central: &str, secret: &[u8], name: &str, advertise: &str, peri
     }
 }
 
-fn register_once(central: &str, secret: &[u8], name: &str, advertise: &str, period: Duration) -> Result<(), String> {
-    let stream = TcpStream::connect(central).map_err(|e| format!("connect: {e}"))?;
+fn register_once(central: &str, secret: &[u8], name: &str, advertise: &str, period: Duration) -> Result<(), LinkError> {
+    let stream = TcpStream::connect(central).map_err(LinkError::Connect)?;
     let _ = stream.set_nodelay(true);
-    connect(&mut &stream, secret, Role::Node, name).map_err(|e| e.to_string())?;
+    connect(&mut &stream, secret, Role::Node, name).map_err(LinkError::Handshake)?;
     let mut w = BufWriter::new(&stream);
     let mut r = FrameReader::new(BufReader::new(&stream));
-    let mut send = |m: &ToCentral| -> Result<(), String> {
-        eagle_wire::write_frame(&mut w, m).map_err(|e| e.to_string())?;
-        w.flush().map_err(|e| e.to_string())
+    let mut send = |m: &ToCentral| -> Result<(), LinkError> {
+        eagle_wire::write_frame(&mut w, m).map_err(LinkError::Frame)?;
+        w.flush().map_err(LinkError::Io)
     };
     send(&ToCentral::Register { name: name.to_string(), addr: advertise.to_string() })?;
     log::info!("registered as '{name}' ({advertise}) with the central scheduler {central}");
@@ -327,7 +354,7 @@ fn register_once(central: &str, secret: &[u8], name: &str, advertise: &str, peri
                 Ok(FromCentral::Pong) => break,
                 Ok(_) => continue,
                 Err(eagle_wire::FrameError::Closed) => return Ok(()),
-                Err(e) => return Err(e.to_string()),
+                Err(e) => return Err(LinkError::Frame(e)),
             }
         }
     }

@@ -20,6 +20,7 @@
 //! Exit status: 0 on success, 1 when the run fails (bad trace, engine error),
 //! 2 on a bad command line (clap's error, naming the flag).
 
+use crate::error::{SimError, ValueError};
 use crate::gen::{self, GenConfig};
 use crate::hetero::{self, HeteroArgs, SimSystem};
 use crate::progress::{Mode, Progress};
@@ -173,45 +174,42 @@ pub struct GenArgs {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Congestion(pub f64, pub f64, pub f64);
 
-fn at_least_one(s: &str) -> Result<u32, String> {
+fn at_least_one(s: &str) -> Result<u32, ValueError> {
     match s.parse::<u32>() {
-        Ok(0) => Err("must be at least 1".into()),
+        Ok(0) => Err(ValueError::Zero),
         Ok(v) => Ok(v),
-        Err(e) => Err(format!("{e} (expected an integer >= 1)")),
+        Err(e) => Err(ValueError::NotAnInteger(e.to_string())),
     }
 }
 
-fn finite(s: &str) -> Result<f64, String> {
+fn finite(s: &str) -> Result<f64, ValueError> {
     match s.parse::<f64>() {
         Ok(v) if v.is_finite() => Ok(v),
-        Ok(_) => Err("must be a finite number".into()),
-        Err(e) => Err(e.to_string()),
+        Ok(_) => Err(ValueError::NotFinite),
+        Err(e) => Err(ValueError::NotANumber(e.to_string())),
     }
 }
 
-fn non_negative(s: &str) -> Result<f64, String> {
-    finite(s).and_then(|v| if v >= 0.0 { Ok(v) } else { Err("must be >= 0".into()) })
+fn non_negative(s: &str) -> Result<f64, ValueError> {
+    finite(s).and_then(|v| if v >= 0.0 { Ok(v) } else { Err(ValueError::Negative) })
 }
 
-fn positive(s: &str) -> Result<f64, String> {
-    finite(s).and_then(|v| if v > 0.0 { Ok(v) } else { Err("must be > 0".into()) })
+fn positive(s: &str) -> Result<f64, ValueError> {
+    finite(s).and_then(|v| if v > 0.0 { Ok(v) } else { Err(ValueError::NotPositive) })
 }
 
-fn congestion(s: &str) -> Result<Congestion, String> {
-    let parts: Vec<f64> = s
-        .split(':')
-        .map(|x| x.parse::<f64>())
-        .collect::<Result<_, _>>()
-        .map_err(|_| "expected START:END:FACTOR (numbers)".to_string())?;
+fn congestion(s: &str) -> Result<Congestion, ValueError> {
+    let parts: Vec<f64> =
+        s.split(':').map(|x| x.parse::<f64>()).collect::<Result<_, _>>().map_err(|_| ValueError::CongestionFormat)?;
     match parts[..] {
         [a, b, k] if a.is_finite() && b.is_finite() && b >= a && k.is_finite() && k >= 0.0 => Ok(Congestion(a, b, k)),
-        _ => Err("expected START:END:FACTOR with END >= START and FACTOR >= 0".into()),
+        _ => Err(ValueError::CongestionRange),
     }
 }
 
 /// A bad command line found after parsing (a combination clap does not check), as a
 /// clap error of `sub` (exit status 2, with its usage line).
-fn usage_error(sub: &str, msg: String) -> clap::Error {
+fn usage_error(sub: &str, msg: impl std::fmt::Display) -> clap::Error {
     let mut cmd = Cli::command();
     cmd.build();
     cmd.find_subcommand_mut(sub).expect("known subcommand").error(ErrorKind::ValueValidation, msg)
@@ -264,8 +262,8 @@ impl Observer for JobProgress {
 }
 
 /// `run`'s simulation configuration from its flags (`None` flags keep the family's value).
-pub fn sim_config(a: &RunArgs) -> Result<SimConfig, String> {
-    let system = a.system.engine().ok_or_else(|| format!("--system {} needs --machines FILE", a.system.name()))?;
+pub fn sim_config(a: &RunArgs) -> Result<SimConfig, SimError> {
+    let system = a.system.engine().ok_or_else(|| SimError::NeedsMachines(a.system.name()))?;
     let mut cfg = SimConfig::for_family(system, a.nodes, Family::detect(&a.trace));
     if let Some(v) = a.cutoff {
         cfg.cutoff = v;
@@ -299,11 +297,11 @@ pub fn sim_config(a: &RunArgs) -> Result<SimConfig, String> {
     cfg.eirene = a.eirene.params(system)?;
     if let Some(o) = a.order {
         if system != eagle_core::System::EagleAdaptive {
-            return Err(format!("--order applies to eagle-adaptive, not {system:?}"));
+            return Err(SimError::OrderNotAdaptive(system));
         }
         cfg.order = o;
     }
-    cfg.engine_config().validate().map_err(|e| format!("bad configuration: {e}"))?;
+    cfg.engine_config().validate().map_err(SimError::BadConfiguration)?;
     Ok(cfg)
 }
 
@@ -313,7 +311,8 @@ fn cmd_run(a: RunArgs, mode: Mode) -> Result<(), Failure> {
             Some(_) => Some(sim_config(&a).map_err(|e| Failure::Usage(usage_error("run", e)))?),
             None => None,
         };
-        let text = hetero::cmd_run(a.system, &a.trace, &a.hetero, base, a.json, mode).map_err(Failure::Run)?;
+        let text = hetero::cmd_run(a.system, &a.trace, &a.hetero, base, a.json, mode)
+            .map_err(|e| Failure::Run(e.to_string()))?;
         return std::io::stdout()
             .lock()
             .write_all(text.as_bytes())
@@ -330,7 +329,7 @@ fn cmd_run(a: RunArgs, mode: Mode) -> Result<(), Failure> {
         JobProgress(Progress::new(mode, format!("eagle-sim run {}", cfg.system), "jobs", trace.len() as u64));
     let outcome = sim::run_observed(&trace, &cfg, &mut progress);
     progress.0.finish(outcome.as_ref().map_or(0, |_| trace.len() as u64));
-    let outcome = outcome.map_err(Failure::Run)?;
+    let outcome = outcome.map_err(|e| Failure::Run(e.to_string()))?;
     if let Some(jobs_out) = &a.jobs_out {
         write_jobs(jobs_out, &trace, &cfg, &outcome.running_times)
             .map_err(|e| Failure::Run(format!("{jobs_out}: {e}")))?;

@@ -22,6 +22,7 @@
 //! run loop knows which task a copy ran and whether it counts for its job: each task
 //! completes exactly once, with its first copy.
 
+use crate::error::{EngineFault, SimError};
 use crate::trace::Trace;
 use clap::Args;
 use eagle_core::eirene::EireneParams;
@@ -51,7 +52,7 @@ pub struct EireneArgs {
 
 impl EireneArgs {
     /// The engine parameters; an error names a bad flag.
-    pub fn params(&self, system: System) -> Result<EireneParams, String> {
+    pub fn params(&self, system: System) -> Result<EireneParams, SimError> {
         let d = EireneParams::default();
         let p = EireneParams {
             satc: self.satc,
@@ -61,13 +62,13 @@ impl EireneArgs {
             dmt: self.dmt.unwrap_or(d.dmt),
         };
         if p.on() && !matches!(system, System::Eagle | System::EagleAdaptive) {
-            return Err(format!("--satc and --ccdm run on eagle and eagle-adaptive, not on {system}"));
+            return Err(SimError::EireneSystem(system));
         }
         if p.cm == 0 {
-            return Err("--cm must be at least 1".into());
+            return Err(SimError::NoConcurrentMigrations);
         }
         if !(p.dmt >= 0.0 && p.dmt.is_finite()) {
-            return Err(format!("--dmt must be a finite number of seconds >= 0, got {}", p.dmt));
+            return Err(SimError::BadDmt(p.dmt));
         }
         Ok(p)
     }
@@ -141,11 +142,11 @@ impl Copies {
         job: JobId,
         task: u32,
         clone: bool,
-    ) -> Result<(u32, f64), String> {
+    ) -> Result<(u32, f64), EngineFault> {
         let j = job.0 as usize;
         let n = trace.job(j).tasks();
         if task >= n {
-            return Err(format!("engine launched task {task} of {job:?}, which has only {n} tasks"));
+            return Err(EngineFault::NoSuchTask { job, task, tasks: n });
         }
         let k = if clone { self.rng.below(n as usize) } else { task as usize };
         let mut d = trace.duration(j, k).expect("task in range") as f64;
@@ -156,23 +157,21 @@ impl Copies {
             self.done[j] = vec![false; n as usize];
         }
         if self.done[j][task as usize] {
-            return Err(format!("engine launched a copy of task {task} of {job:?}, which already completed"));
+            return Err(EngineFault::CopyOfCompleted { job, task });
         }
         let serial = self.copies.len() as u32;
         self.copies.push(Copy { node, job, task, state: State::Running });
         if self.running.insert((node.0, job.0, task), serial).is_some() {
-            return Err(format!("engine ran two copies of task {task} of {job:?} on {node:?}"));
+            return Err(EngineFault::TwoCopies { job, task, node });
         }
         Ok((serial, d))
     }
 
     /// The engine cancelled the copy of `task` on `node`: it ends now. Returns its number
     /// (the caller queues its end at the current time).
-    pub fn cancel(&mut self, node: NodeId, job: JobId, task: u32) -> Result<u32, String> {
-        let serial = self
-            .running
-            .remove(&(node.0, job.0, task))
-            .ok_or_else(|| format!("engine cancelled task {task} of {job:?} on {node:?}, where no copy runs"))?;
+    pub fn cancel(&mut self, node: NodeId, job: JobId, task: u32) -> Result<u32, EngineFault> {
+        let serial =
+            self.running.remove(&(node.0, job.0, task)).ok_or(EngineFault::CancelledNothing { job, task, node })?;
         self.copies[serial as usize].state = State::Killed;
         Ok(serial)
     }

@@ -25,6 +25,7 @@
 
 pub mod cli;
 pub mod eirene;
+pub mod error;
 pub mod events;
 pub mod fbgen;
 pub mod gen;

@@ -19,6 +19,7 @@
 //! fails with a message.
 
 use crate::eirene::{Copies, End};
+use crate::error::{EngineFault, SimError};
 use crate::events::{EventQueue, Kind, RANK_ARRIVAL, RANK_SAMPLE};
 use crate::stats::Summary;
 use crate::trace::{Family, Trace};
@@ -42,9 +43,9 @@ pub enum Estimate {
 }
 
 impl FromStr for Estimate {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Estimate, String> {
-        let bad = || format!("bad estimate '{s}' (expected mean, under:X with 0<=X<=1, or over:X with X>=1)");
+    type Err = SimError;
+    fn from_str(s: &str) -> Result<Estimate, SimError> {
+        let bad = || SimError::BadEstimate(s.to_string());
         if s == "mean" {
             return Ok(Estimate::Mean);
         }
@@ -105,12 +106,12 @@ pub enum DelayMode {
 }
 
 impl FromStr for DelayMode {
-    type Err = String;
+    type Err = SimError;
     /// `fixed:SECONDS` or `dynamic[:INITIAL:MIN:MAX[:WINDOW]]`.
-    fn from_str(s: &str) -> Result<DelayMode, String> {
-        let bad = || format!("bad --locality '{s}' (expected fixed:SECONDS or dynamic[:INITIAL:MIN:MAX[:WINDOW]])");
+    fn from_str(s: &str) -> Result<DelayMode, SimError> {
+        let bad = || SimError::BadLocality(s.to_string());
         let mut parts = s.split(':');
-        let num = |x: Option<&str>| -> Result<Option<f64>, String> {
+        let num = |x: Option<&str>| -> Result<Option<f64>, SimError> {
             match x {
                 None => Ok(None),
                 Some(v) => v.parse::<f64>().ok().filter(|f| f.is_finite() && *f >= 0.0).map(Some).ok_or_else(bad),
@@ -338,7 +339,7 @@ impl LocalityState<'_> {
 }
 
 /// Replays `trace` under `cfg`.
-pub fn run(trace: &Trace, cfg: &SimConfig) -> Result<Outcome, String> {
+pub fn run(trace: &Trace, cfg: &SimConfig) -> Result<Outcome, SimError> {
     run_observed(trace, cfg, &mut NoObserver)
 }
 
@@ -351,7 +352,7 @@ struct Progress {
 }
 
 /// Replays `trace` under `cfg`, reporting launches and task ends to `obs`.
-pub fn run_observed<O: Observer>(trace: &Trace, cfg: &SimConfig, obs: &mut O) -> Result<Outcome, String> {
+pub fn run_observed<O: Observer>(trace: &Trace, cfg: &SimConfig, obs: &mut O) -> Result<Outcome, SimError> {
     run_with(trace, cfg, cfg.engine_config(), obs)
 }
 
@@ -363,13 +364,13 @@ pub fn run_with<O: Observer>(
     cfg: &SimConfig,
     engine_config: Config,
     obs: &mut O,
-) -> Result<Outcome, String> {
+) -> Result<Outcome, SimError> {
     let started = Instant::now();
     if cfg.nodes == 0 {
-        return Err("--nodes must be at least 1".into());
+        return Err(SimError::NoNodes);
     }
     if cfg.slots == 0 {
-        return Err("slots per node must be at least 1".into());
+        return Err(SimError::NoSlots);
     }
     let n = trace.len();
     let mut book = engine_config.eirene.on().then(|| Copies::new(&engine_config.eirene, n, cfg.seed));
@@ -455,9 +456,7 @@ pub fn run_with<O: Observer>(
                 None => engine.submit_job(now, spec, &mut out),
             };
             if id.0 as usize != next_arrival {
-                return Err(format!(
-                    "engine assigned {id:?} to the job on trace position {next_arrival}; the simulator needs dense ids in submission order"
-                ));
+                return Err(EngineFault::SparseId { id, position: next_arrival }.into());
             }
             next_arrival += 1;
         } else {
@@ -493,15 +492,13 @@ pub fn run_with<O: Observer>(
                 }
                 Kind::Timer(msg) => engine.deliver(now, msg, &mut out),
                 Kind::CopyEnd { node, job, serial } => {
-                    let b = book.as_mut().ok_or("a copy ended without Eirene")?;
+                    let b = book.as_mut().ok_or(EngineFault::WithoutEirene("a copy ended"))?;
                     let (task, counted) = match b.end(serial) {
                         End::Stale => continue, // its copy was cancelled and already ended
                         End::Killed { task } => (task, false),
                         End::Natural { task, first: true } => (task, true),
                         End::Natural { task, first: false } => {
-                            return Err(format!(
-                                "task {task} of {job:?} completed twice (no cancel for its second copy)"
-                            ));
+                            return Err(EngineFault::CompletedTwice { job, task }.into());
                         }
                     };
                     engine.copy_finished(now, node, job, task, &mut out);
@@ -576,13 +573,9 @@ impl Progress {
     }
 }
 
-fn stalled(n: usize, p: &Progress, now: Time) -> String {
+fn stalled(n: usize, p: &Progress, now: Time) -> SimError {
     let missing: Vec<usize> = (0..n).filter(|&j| p.running_time[j].is_nan()).take(5).collect();
-    format!(
-        "simulation stalled at t={now}: {} of {n} jobs never completed (e.g. trace jobs {missing:?}), \
-         but the engine has nothing left to do",
-        n - p.completed
-    )
+    SimError::Stalled { now, left: n - p.completed, jobs: n, missing }
 }
 
 /// Carries out the engine's decisions in order: a launch schedules the task's
@@ -601,16 +594,16 @@ fn apply<O: Observer>(
     obs: &mut O,
     loc: &mut Option<LocalityState>,
     book: &mut Option<Copies>,
-) -> Result<(), String> {
+) -> Result<(), EngineFault> {
     for o in out.drain(..) {
         match o {
             Output::Launch { node, job, task, start } if book.is_some() => {
                 let j = job.0 as usize;
                 if j >= submitted {
-                    return Err(format!("engine launched a task of unknown {job:?}"));
+                    return Err(EngineFault::UnknownJob(job));
                 }
                 if start.is_nan() || start < now {
-                    return Err(format!("engine launched {job:?} task {task} at {start}, before now ({now})"));
+                    return Err(EngineFault::LaunchedInPast { job, task, start, now });
                 }
                 let (serial, d) = book.as_mut().expect("guarded").launch(trace, node, job, task, false)?;
                 p.launched[j] += 1;
@@ -619,33 +612,37 @@ fn apply<O: Observer>(
                 obs.on_launch(engine, now, node, job, task, start);
             }
             Output::Clone { node, job, task, start } => {
-                let b = book.as_mut().ok_or("engine cloned a task without Eirene")?;
+                let b = book.as_mut().ok_or(EngineFault::WithoutEirene("engine cloned a task"))?;
                 if start.is_nan() || start < now {
-                    return Err(format!("engine cloned {job:?} task {task} at {start}, before now ({now})"));
+                    return Err(EngineFault::ClonedInPast { job, task, start, now });
                 }
                 let (serial, d) = b.launch(trace, node, job, task, true)?;
                 queue.push(start + d, Kind::CopyEnd { node, job, serial });
                 obs.on_clone(engine, now, node, job, task);
             }
             Output::Cancel { node, job, task } => {
-                let b = book.as_mut().ok_or("engine cancelled a task without Eirene")?;
+                let b = book.as_mut().ok_or(EngineFault::WithoutEirene("engine cancelled a task"))?;
                 let serial = b.cancel(node, job, task)?;
                 queue.push(now, Kind::CopyEnd { node, job, serial });
             }
             Output::InputMigrated { node, job, task } => {
-                book.as_mut().ok_or("engine reported migrated input without Eirene")?.input_migrated(node, job, task);
+                book.as_mut()
+                    .ok_or(EngineFault::WithoutEirene("engine reported migrated input"))?
+                    .input_migrated(node, job, task);
             }
             Output::Launch { node, job, task, start } => {
                 let j = job.0 as usize;
                 if j >= submitted {
-                    return Err(format!("engine launched a task of unknown {job:?}"));
+                    return Err(EngineFault::UnknownJob(job));
                 }
-                let d = trace.duration(j, task as usize).ok_or_else(|| {
-                    format!("engine launched task {task} of {job:?}, which has only {} tasks", trace.job(j).tasks())
+                let d = trace.duration(j, task as usize).ok_or_else(|| EngineFault::NoSuchTask {
+                    job,
+                    task,
+                    tasks: trace.job(j).tasks(),
                 })?;
                 p.launched[j] += 1;
                 if start.is_nan() || start < now {
-                    return Err(format!("engine launched {job:?} task {task} at {start}, before now ({now})"));
+                    return Err(EngineFault::LaunchedInPast { job, task, start, now });
                 }
                 *launches += 1;
                 // Locality mode: a task away from its block pays the remote-read penalty.
@@ -668,7 +665,7 @@ fn apply<O: Observer>(
             }
             Output::Timer { at, msg } => {
                 if at.is_nan() || at < now {
-                    return Err(format!("engine set a timer for {at}, before now ({now}): {msg:?}"));
+                    return Err(EngineFault::TimerInPast { at, now, msg: format!("{msg:?}") });
                 }
                 queue.push(at, Kind::Timer(msg));
             }

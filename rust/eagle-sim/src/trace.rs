@@ -255,28 +255,56 @@ impl Trace {
     }
 }
 
+/// Why a trace line's token is not the number it should be.
+#[derive(Debug, PartialEq)]
+enum TokenError {
+    NotUtf8,
+    NotANumber(String),
+    NotFinite(String),
+    Negative(String),
+    NotAnInteger(String),
+    /// Too large for a count (the number, quoted when it is the token as written).
+    TooLarge(String),
+    /// A task count of zero.
+    NoTasks,
+}
+
+impl fmt::Display for TokenError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TokenError::NotUtf8 => f.write_str("not valid UTF-8"),
+            TokenError::NotANumber(s) => write!(f, "'{s}' is not a number"),
+            TokenError::NotFinite(s) => write!(f, "'{s}' is not finite"),
+            TokenError::Negative(s) => write!(f, "'{s}' is negative"),
+            TokenError::NotAnInteger(s) => write!(f, "'{s}' is not a non-negative integer"),
+            TokenError::TooLarge(n) => write!(f, "{n} is too large"),
+            TokenError::NoTasks => f.write_str("a job needs at least one task"),
+        }
+    }
+}
+
 /// A finite, non-negative number (any syntax Rust's `f64` parser accepts).
-fn parse_number(tok: &[u8]) -> Result<f64, String> {
-    let s = std::str::from_utf8(tok).map_err(|_| "not valid UTF-8".to_string())?;
-    let v: f64 = s.parse().map_err(|_| format!("'{s}' is not a number"))?;
+fn parse_number(tok: &[u8]) -> Result<f64, TokenError> {
+    let s = std::str::from_utf8(tok).map_err(|_| TokenError::NotUtf8)?;
+    let v: f64 = s.parse().map_err(|_| TokenError::NotANumber(s.to_string()))?;
     if !v.is_finite() {
-        return Err(format!("'{s}' is not finite"));
+        return Err(TokenError::NotFinite(s.to_string()));
     }
     if v < 0.0 {
-        return Err(format!("'{s}' is negative"));
+        return Err(TokenError::Negative(s.to_string()));
     }
     Ok(v)
 }
 
 /// A positive integer task count.
-fn parse_count(tok: &[u8]) -> Result<u32, String> {
+fn parse_count(tok: &[u8]) -> Result<u32, TokenError> {
     let s = String::from_utf8_lossy(tok);
     if tok.is_empty() || !tok.iter().all(u8::is_ascii_digit) {
-        return Err(format!("'{s}' is not a non-negative integer"));
+        return Err(TokenError::NotAnInteger(s.into_owned()));
     }
-    let v: u32 = s.parse().map_err(|_| format!("'{s}' is too large"))?;
+    let v: u32 = s.parse().map_err(|_| TokenError::TooLarge(format!("'{s}'")))?;
     if v == 0 {
-        return Err("a job needs at least one task".into());
+        return Err(TokenError::NoTasks);
     }
     Ok(v)
 }
@@ -287,7 +315,7 @@ fn parse_count(tok: &[u8]) -> Result<u32, String> {
 /// digits: those convert to `f64` without crossing an integer, so truncating the
 /// text equals truncating the float. Anything else goes through `f64`.
 #[inline]
-fn parse_truncated(tok: &[u8]) -> Result<u32, String> {
+fn parse_truncated(tok: &[u8]) -> Result<u32, TokenError> {
     let mut i = 0;
     let mut int: u64 = 0;
     let mut digits = 0;
@@ -310,11 +338,11 @@ fn parse_truncated(tok: &[u8]) -> Result<u32, String> {
         }
     }
     if plain && digits <= 15 {
-        return u32::try_from(int).map_err(|_| format!("{int} is too large"));
+        return u32::try_from(int).map_err(|_| TokenError::TooLarge(int.to_string()));
     }
     let v = parse_number(tok)?.trunc();
     if v > u32::MAX as f64 {
-        return Err(format!("{v} is too large"));
+        return Err(TokenError::TooLarge(v.to_string()));
     }
     Ok(v as u32)
 }

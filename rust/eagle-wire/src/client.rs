@@ -8,17 +8,67 @@
 //! asked about. Every error names the address and what failed (connect, handshake,
 //! answer), so a script can print it as is.
 
-use crate::frame::{write_frame, FrameReader};
-use crate::handshake::{connect, Role};
+use crate::frame::{write_frame, FrameError, FrameReader};
+use crate::handshake::{connect, HandshakeError, Role};
 use crate::msg::{CentralStatus, FromCentral, FromNode, NodeStatus, ToCentral, ToNode};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
-use std::io::{BufReader, Write};
+use std::fmt;
+use std::io::{self, BufReader, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::time::Duration;
 
 /// The peer id a status query presents in the handshake.
 pub const STATUS_CLIENT: &str = "eagle-status";
+
+/// Why a query to a daemon failed: which daemon (`what`), at which address, and the step.
+#[derive(Debug)]
+pub struct ClientError {
+    /// The daemon asked (`eagle-node`, `eagle-central`).
+    pub what: String,
+    pub addr: String,
+    pub step: ClientStep,
+}
+
+/// The step of a [`ClientError`] that failed, with its cause.
+#[derive(Debug)]
+pub enum ClientStep {
+    /// The address did not resolve (`None`: it resolved to no address).
+    Resolve(Option<io::Error>),
+    Connect(io::Error),
+    /// Setting the socket's timeouts.
+    Socket(io::Error),
+    Handshake(HandshakeError),
+    Send(FrameError),
+    /// The connection ended before the status answer.
+    NoAnswer(FrameError),
+}
+
+impl fmt::Display for ClientError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} at {}: ", self.what, self.addr)?;
+        match &self.step {
+            ClientStep::Resolve(Some(e)) => write!(f, "cannot resolve the address: {e}"),
+            ClientStep::Resolve(None) => f.write_str("cannot resolve the address: no address found"),
+            ClientStep::Connect(e) => write!(f, "connect: {e}"),
+            ClientStep::Socket(e) => write!(f, "socket: {e}"),
+            ClientStep::Handshake(e) => write!(f, "handshake: {e}"),
+            ClientStep::Send(e) => write!(f, "send: {e}"),
+            ClientStep::NoAnswer(e) => write!(f, "no status answer: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for ClientError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match &self.step {
+            ClientStep::Resolve(e) => e.as_ref().map(|e| e as _),
+            ClientStep::Connect(e) | ClientStep::Socket(e) => Some(e),
+            ClientStep::Handshake(e) => Some(e),
+            ClientStep::Send(e) | ClientStep::NoAnswer(e) => Some(e),
+        }
+    }
+}
 
 /// Opens an authenticated connection to the daemon at `addr` (as `role`, id `app`),
 /// every step bounded by `timeout`. The error names `what` and `addr`.
@@ -29,18 +79,18 @@ pub fn open(
     app: &str,
     what: &str,
     timeout: Duration,
-) -> Result<TcpStream, String> {
-    let fail = |step: &str, e: &dyn std::fmt::Display| format!("{what} at {addr}: {step}: {e}");
+) -> Result<TcpStream, ClientError> {
+    let fail = |step| ClientError { what: what.to_string(), addr: addr.to_string(), step };
     let sock = addr
         .to_socket_addrs()
-        .map_err(|e| fail("cannot resolve the address", &e))?
+        .map_err(|e| fail(ClientStep::Resolve(Some(e))))?
         .next()
-        .ok_or_else(|| fail("cannot resolve the address", &"no address found"))?;
-    let s = TcpStream::connect_timeout(&sock, timeout).map_err(|e| fail("connect", &e))?;
+        .ok_or_else(|| fail(ClientStep::Resolve(None)))?;
+    let s = TcpStream::connect_timeout(&sock, timeout).map_err(|e| fail(ClientStep::Connect(e)))?;
     let _ = s.set_nodelay(true);
-    s.set_read_timeout(Some(timeout)).map_err(|e| fail("socket", &e))?;
-    s.set_write_timeout(Some(timeout)).map_err(|e| fail("socket", &e))?;
-    connect(&mut &s, secret, role, app).map_err(|e| fail("handshake", &e))?;
+    s.set_read_timeout(Some(timeout)).map_err(|e| fail(ClientStep::Socket(e)))?;
+    s.set_write_timeout(Some(timeout)).map_err(|e| fail(ClientStep::Socket(e)))?;
+    connect(&mut &s, secret, role, app).map_err(|e| fail(ClientStep::Handshake(e)))?;
     Ok(s)
 }
 
@@ -53,15 +103,14 @@ fn query<Q: Serialize, A: DeserializeOwned, T>(
     timeout: Duration,
     ask: &Q,
     pick: impl Fn(A) -> Option<T>,
-) -> Result<T, String> {
+) -> Result<T, ClientError> {
+    let fail = |step| ClientError { what: what.to_string(), addr: addr.to_string(), step };
     let s = open(addr, secret, Role::Node, STATUS_CLIENT, what, timeout)?;
     let mut w = &s;
-    write_frame(&mut w, ask)
-        .and_then(|_| w.flush().map_err(Into::into))
-        .map_err(|e| format!("{what} at {addr}: send: {e}"))?;
+    write_frame(&mut w, ask).and_then(|_| w.flush().map_err(Into::into)).map_err(|e| fail(ClientStep::Send(e)))?;
     let mut r = FrameReader::new(BufReader::new(&s));
     loop {
-        let m = r.read::<A>().map_err(|e| format!("{what} at {addr}: no status answer: {e}"))?;
+        let m = r.read::<A>().map_err(|e| fail(ClientStep::NoAnswer(e)))?;
         if let Some(t) = pick(m) {
             let _ = s.shutdown(std::net::Shutdown::Both);
             return Ok(t);
@@ -70,7 +119,7 @@ fn query<Q: Serialize, A: DeserializeOwned, T>(
 }
 
 /// The status of the `eagle-node` daemon at `addr`.
-pub fn node_status(addr: &str, secret: &[u8], timeout: Duration) -> Result<NodeStatus, String> {
+pub fn node_status(addr: &str, secret: &[u8], timeout: Duration) -> Result<NodeStatus, ClientError> {
     query(addr, secret, "eagle-node", timeout, &ToNode::Status, |m: FromNode| match m {
         FromNode::Status(s) => Some(s),
         _ => None,
@@ -78,7 +127,7 @@ pub fn node_status(addr: &str, secret: &[u8], timeout: Duration) -> Result<NodeS
 }
 
 /// The status of the `eagle-central` daemon at `addr`.
-pub fn central_status(addr: &str, secret: &[u8], timeout: Duration) -> Result<CentralStatus, String> {
+pub fn central_status(addr: &str, secret: &[u8], timeout: Duration) -> Result<CentralStatus, ClientError> {
     query(addr, secret, "eagle-central", timeout, &ToCentral::Status, |m: FromCentral| match m {
         FromCentral::Status(s) => Some(s),
         _ => None,

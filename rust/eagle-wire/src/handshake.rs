@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use sha2::Sha256;
 use std::fmt;
 use std::io::{Read, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 type HmacSha256 = Hmac<Sha256>;
 
@@ -109,13 +109,42 @@ impl From<FrameError> for HandshakeError {
     }
 }
 
+/// Why a shared secret file could not be used; both name the path.
+#[derive(Debug)]
+pub enum SecretError {
+    /// The file could not be read.
+    Unreadable { path: PathBuf, source: std::io::Error },
+    /// The file holds nothing but whitespace.
+    Empty { path: PathBuf },
+}
+
+impl fmt::Display for SecretError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SecretError::Unreadable { path, source } => {
+                write!(f, "cannot read secret file {}: {source}", path.display())
+            }
+            SecretError::Empty { path } => write!(f, "secret file {} is empty", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for SecretError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            SecretError::Unreadable { source, .. } => Some(source),
+            SecretError::Empty { .. } => None,
+        }
+    }
+}
+
 /// Reads a shared secret file: its bytes without trailing whitespace. An unreadable or
 /// empty file is an error naming the path.
-pub fn read_secret(path: &Path) -> Result<Vec<u8>, String> {
-    let raw = std::fs::read(path).map_err(|e| format!("cannot read secret file {}: {e}", path.display()))?;
+pub fn read_secret(path: &Path) -> Result<Vec<u8>, SecretError> {
+    let raw = std::fs::read(path).map_err(|source| SecretError::Unreadable { path: path.to_path_buf(), source })?;
     let end = raw.iter().rposition(|b| !b.is_ascii_whitespace()).map_or(0, |i| i + 1);
     if end == 0 {
-        return Err(format!("secret file {} is empty", path.display()));
+        return Err(SecretError::Empty { path: path.to_path_buf() });
     }
     Ok(raw[..end].to_vec())
 }
@@ -371,8 +400,8 @@ mod tests {
         std::fs::write(&dir, b"abc\n").unwrap();
         assert_eq!(read_secret(&dir).unwrap(), b"abc");
         std::fs::write(&dir, b"\n \n").unwrap();
-        assert!(read_secret(&dir).unwrap_err().contains("is empty"));
+        assert!(read_secret(&dir).unwrap_err().to_string().contains("is empty"));
         std::fs::remove_file(&dir).unwrap();
-        assert!(read_secret(&dir).unwrap_err().contains("cannot read secret file"));
+        assert!(read_secret(&dir).unwrap_err().to_string().contains("cannot read secret file"));
     }
 }

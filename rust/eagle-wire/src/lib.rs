@@ -36,7 +36,7 @@ pub mod msg;
 pub mod net;
 
 pub use frame::{read_frame, write_frame, FrameError, FrameReader};
-pub use handshake::{accept, accept_deferred, connect, read_secret, HandshakeError, Peer, Role, Welcome};
+pub use handshake::{accept, accept_deferred, connect, read_secret, HandshakeError, Peer, Role, SecretError, Welcome};
 pub use msg::{
     Bitvector, CentralStatus, FromCentral, FromNode, NodeHealth, NodeStatus, QueuedByApp, StolenProbe, ToCentral,
     ToNode,

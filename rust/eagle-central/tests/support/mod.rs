@@ -9,8 +9,8 @@
 
 #![allow(dead_code)]
 
-use eagle_wire::client::open;
-use eagle_wire::{write_frame, FrameReader, FromCentral, FromNode, Role, ToCentral, ToNode};
+use eagle_wire::client::{open, ClientError};
+use eagle_wire::{write_frame, FrameError, FrameReader, FromCentral, FromNode, Role, ToCentral, ToNode};
 use std::io::{BufRead, BufReader, Write};
 use std::net::{Shutdown, TcpStream};
 use std::path::{Path, PathBuf};
@@ -188,6 +188,32 @@ pub fn eventually<T, D: std::fmt::Debug>(what: &str, mut probe: impl FnMut() -> 
     }
 }
 
+/// Why the fake driver could not link to a daemon; names the address and the step.
+#[derive(Debug)]
+pub enum LinkError {
+    Open(ClientError),
+    Ping { addr: String, cause: FrameError },
+    NoPong { addr: String, cause: FrameError },
+    NotPong { addr: String, got: String },
+}
+
+impl From<ClientError> for LinkError {
+    fn from(e: ClientError) -> Self {
+        LinkError::Open(e)
+    }
+}
+
+impl std::fmt::Display for LinkError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LinkError::Open(e) => write!(f, "{e}"),
+            LinkError::Ping { addr, cause } => write!(f, "eagle-node at {addr}: ping: {cause}"),
+            LinkError::NoPong { addr, cause } => write!(f, "eagle-node at {addr}: no pong: {cause}"),
+            LinkError::NotPong { addr, got } => write!(f, "eagle-node at {addr}: expected Pong, got {got}"),
+        }
+    }
+}
+
 /// What the fake driver's reader threads report. `gen` tells a link's incarnations
 /// apart (a reconnect starts a new one), so a late event of a dead link is ignored.
 #[derive(Debug)]
@@ -256,13 +282,13 @@ impl FakeDriver {
     /// Connects (or reconnects) to node `i`; the error names the address. Returns once
     /// the node answered a `Ping`: its state thread has then registered the connection,
     /// so a placement the central sends there next finds the application.
-    pub fn connect_node(&mut self, i: usize) -> Result<(), String> {
+    pub fn connect_node(&mut self, i: usize) -> Result<(), LinkError> {
         let addr = self.nodes[i].addr.clone();
         let s = open(&addr, SECRET, Role::Driver, &self.app, "eagle-node", Duration::from_secs(5))?;
-        write_frame(&mut &s, &ToNode::Ping).map_err(|e| format!("eagle-node at {addr}: ping: {e}"))?;
-        match FrameReader::new(&s).read::<FromNode>().map_err(|e| format!("eagle-node at {addr}: no pong: {e}"))? {
+        write_frame(&mut &s, &ToNode::Ping).map_err(|e| LinkError::Ping { addr: addr.clone(), cause: e })?;
+        match FrameReader::new(&s).read::<FromNode>().map_err(|e| LinkError::NoPong { addr: addr.clone(), cause: e })? {
             FromNode::Pong => {}
-            other => return Err(format!("eagle-node at {addr}: expected Pong, got {other:?}")),
+            other => return Err(LinkError::NotPong { addr, got: format!("{other:?}") }),
         }
         let l = &mut self.nodes[i];
         l.gen += 1;
@@ -272,7 +298,7 @@ impl FakeDriver {
         Ok(())
     }
 
-    pub fn connect_central(&mut self) -> Result<(), String> {
+    pub fn connect_central(&mut self) -> Result<(), LinkError> {
         let s = open(&self.central.addr, SECRET, Role::Driver, &self.app, "eagle-central", Duration::from_secs(5))?;
         let l = &mut self.central;
         l.gen += 1;

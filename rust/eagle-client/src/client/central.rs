@@ -159,7 +159,7 @@ impl State {
     }
 
     /// The central link's first outcome, for [`Client::central_first`](crate::Client::central_first); later ones are not sent.
-    pub(super) fn first_outcome(&mut self, r: Result<bool, String>) {
+    pub(super) fn first_outcome(&mut self, r: Result<bool, crate::Refused>) {
         if let Some(tx) = self.first_central.take() {
             let _ = tx.try_send(r);
         }
@@ -178,7 +178,7 @@ impl State {
                 self.emit(Event::CentralUp);
             }
             LinkEvent::Down { why, refused, .. } => {
-                self.first_outcome(if refused { Err(why.clone()) } else { Ok(false) });
+                self.first_outcome(refused.map_or(Ok(false), Err));
                 self.writers.remove(CENTRAL);
                 if std::mem::replace(&mut self.central_up, false) {
                     log::warn!("eagle-client: central scheduler unreachable, long task sets placed locally: {why}");

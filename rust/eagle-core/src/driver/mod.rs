@@ -12,6 +12,7 @@ use crate::config::{Config, System};
 use crate::cutoff::CutoffLearner;
 use crate::delay::{DelayParams, LearnedIntervals, Level, Sample, StageDelay};
 use crate::engine::{Counters, Engine, JobSpec};
+use crate::error::{Bound, ConfigError};
 pub use crate::estimate::EstimateSource;
 use crate::estimate::{self, History, RunningMean, TypicalTask};
 
@@ -126,27 +127,28 @@ impl Default for DriverConfig {
 
 impl DriverConfig {
     /// Rejects out-of-range values, naming the field.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let bad = ConfigError::out_of_range;
         if let Some(c) = self.cutoff {
             if !(c > 0.0 && c.is_finite()) {
-                return Err(format!("cutoff must be a positive number of seconds, got {c}"));
+                return Err(bad("cutoff", c, Bound::PositiveSeconds));
             }
         }
         self.adaptive.validate()?;
         if !(0.0..1.0).contains(&self.short_partition) {
-            return Err(format!("short_partition must be within [0, 1), got {}", self.short_partition));
+            return Err(bad("short_partition", self.short_partition, Bound::WithinHalfOpen(0.0, 1.0)));
         }
         if !(1..=MAX_MIN_PROBES).contains(&self.min_probes) {
-            return Err(format!("min_probes must be within [1, {MAX_MIN_PROBES}], got {}", self.min_probes));
+            return Err(bad("min_probes", self.min_probes.into(), Bound::Within(1.0, MAX_MIN_PROBES.into())));
         }
         if !(1..=MAX_PROBE_RATIO).contains(&self.probe_ratio) {
-            return Err(format!("probe_ratio must be within [1, {MAX_PROBE_RATIO}], got {}", self.probe_ratio));
+            return Err(bad("probe_ratio", self.probe_ratio.into(), Bound::Within(1.0, MAX_PROBE_RATIO.into())));
         }
         if !(self.starvation_factor >= 0.0 && self.starvation_factor.is_finite()) {
-            return Err(format!("starvation_factor must be >= 0, got {}", self.starvation_factor));
+            return Err(bad("starvation_factor", self.starvation_factor, Bound::NonNegative));
         }
         if !(self.default_estimate >= 0.0 && self.default_estimate.is_finite()) {
-            return Err(format!("default_estimate must be >= 0, got {}", self.default_estimate));
+            return Err(bad("default_estimate", self.default_estimate, Bound::NonNegative));
         }
         Ok(())
     }
@@ -180,7 +182,7 @@ pub struct Driver {
 }
 
 impl Driver {
-    pub fn new(cfg: DriverConfig, seed: u64) -> Result<Driver, String> {
+    pub fn new(cfg: DriverConfig, seed: u64) -> Result<Driver, ConfigError> {
         cfg.validate()?;
         let mut ec = match cfg.policy {
             PolicyKind::Paper => Config::driver(cfg.cutoff.unwrap_or(PAPER_DEFAULT_CUTOFF), cfg.short_partition),
@@ -263,7 +265,7 @@ impl Driver {
     /// Turns on Dynamic Delay Scheduling (see [`crate::delay`]) for task sets submitted
     /// from now on; the plugin then asks [`Driver::allowed_locality`] instead of using
     /// Spark's fixed `spark.locality.wait*`.
-    pub fn enable_delay(&mut self, params: DelayParams) -> Result<(), String> {
+    pub fn enable_delay(&mut self, params: DelayParams) -> Result<(), ConfigError> {
         params.validate()?;
         self.learned = Some(LearnedIntervals::new(&params));
         self.delay = Some(params);
@@ -273,7 +275,7 @@ impl Driver {
     /// Turns on Eirene's Scheduler-Aware Task Cloning (§III-C) for the host: see
     /// Turns on Eirene's Coordinated Cold Data Migration for the host: `cm` migrations per
     /// executor at once, `mpp` per probe (see [`crate::eirene::prefetch`]).
-    pub fn enable_ccdm(&mut self, cm: u32, mpp: u32) -> Result<(), String> {
+    pub fn enable_ccdm(&mut self, cm: u32, mpp: u32) -> Result<(), ConfigError> {
         if self.ccdm.is_none() {
             self.ccdm = Some(crate::eirene::prefetch::Prefetch::new(cm, mpp, self.seed ^ 0xCCD4)?);
         }

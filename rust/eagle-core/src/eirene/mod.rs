@@ -71,12 +71,13 @@ impl EireneParams {
     pub fn on(&self) -> bool {
         self.satc || self.ccdm
     }
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), crate::error::ConfigError> {
+        use crate::error::{Bound, ConfigError};
         if self.cm == 0 {
-            return Err("eirene.cm must be >= 1".into());
+            return Err(ConfigError::Invalid { key: "eirene.cm", bound: Bound::AtLeast(1.0) });
         }
         if !(self.dmt >= 0.0 && self.dmt.is_finite()) {
-            return Err(format!("eirene.dmt must be a finite number >= 0, got {}", self.dmt));
+            return Err(ConfigError::out_of_range("eirene.dmt", self.dmt, Bound::FiniteNonNegative));
         }
         Ok(())
     }

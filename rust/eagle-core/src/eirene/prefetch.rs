@@ -102,9 +102,9 @@ pub struct Prefetch {
 
 impl Prefetch {
     /// `cm`: migrations per executor at once from the MQ; `mpp`: requests per probe.
-    pub fn new(cm: u32, mpp: u32, seed: u64) -> Result<Prefetch, String> {
+    pub fn new(cm: u32, mpp: u32, seed: u64) -> Result<Prefetch, crate::error::ConfigError> {
         if cm == 0 {
-            return Err("ccdm: cm (concurrent migrations per executor) must be at least 1".into());
+            return Err(crate::error::ConfigError::NoConcurrentMigrations);
         }
         Ok(Prefetch {
             cm,

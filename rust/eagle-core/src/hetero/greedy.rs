@@ -10,6 +10,7 @@
 //!   head fits (a head that does not fit blocks the queue: first come, first served).
 
 use super::{MachineConfig, Placer, Pool, Request, Start};
+use crate::error::PlacementError;
 use crate::rng::Rng;
 use crate::types::Time;
 use std::collections::VecDeque;
@@ -23,7 +24,7 @@ pub struct Greedy {
 }
 
 impl Greedy {
-    pub fn new(configs: &[MachineConfig], seed: u64) -> Result<Greedy, String> {
+    pub fn new(configs: &[MachineConfig], seed: u64) -> Result<Greedy, PlacementError> {
         let pool = Pool::new(configs)?;
         let queues = vec![VecDeque::new(); pool.len()];
         Ok(Greedy { pool, queues, rng: Rng::new(seed), queued: 0 })
@@ -35,7 +36,7 @@ impl Greedy {
 }
 
 impl Placer for Greedy {
-    fn arrive(&mut self, _now: Time, r: Request, out: &mut Vec<Start>) -> Result<(), String> {
+    fn arrive(&mut self, _now: Time, r: Request, out: &mut Vec<Start>) -> Result<(), PlacementError> {
         self.pool.check(&r)?;
         if let Some(m) = (0..self.pool.len() as u32).find(|&m| self.pool.fits(m, &r.demand)) {
             self.pool.take(m, &r, out);
@@ -70,7 +71,7 @@ impl Placer for Greedy {
         Ok(())
     }
 
-    fn finished(&mut self, _now: Time, machine: u32, key: u64, out: &mut Vec<Start>) -> Result<(), String> {
+    fn finished(&mut self, _now: Time, machine: u32, key: u64, out: &mut Vec<Start>) -> Result<(), PlacementError> {
         self.pool.give_back(machine, key)?;
         let q = &mut self.queues[machine as usize];
         while q.front().is_some_and(|r| self.pool.fits(machine, &r.demand)) {

@@ -21,6 +21,7 @@
 pub mod greedy;
 pub mod tetris;
 
+pub use crate::error::PlacementError;
 use crate::resources::Resources;
 use crate::types::Time;
 
@@ -74,26 +75,26 @@ pub struct Pool {
 impl Pool {
     /// Builds the machines of `configs`; every capacity must have the same
     /// number of resources, be finite and non-negative.
-    pub fn new(configs: &[MachineConfig]) -> Result<Pool, String> {
+    pub fn new(configs: &[MachineConfig]) -> Result<Pool, PlacementError> {
         let dims = configs.first().map_or(0, |c| c.capacity.dims());
         let mut pool = Pool { machines: Vec::new(), dims, configs: 0, running: Default::default() };
         for c in configs {
             pool.add_config(c)?;
         }
         if pool.machines.is_empty() {
-            return Err("no machines".into());
+            return Err(PlacementError::NoMachines);
         }
         Ok(pool)
     }
     /// Appends the machines of one more configuration (its index is the number
     /// of configurations before it).
-    pub fn add_config(&mut self, c: &MachineConfig) -> Result<(), String> {
+    pub fn add_config(&mut self, c: &MachineConfig) -> Result<(), PlacementError> {
         let j = self.configs;
         if c.capacity.dims() != self.dims {
-            return Err(format!("configuration {j} has {} resources, the first has {}", c.capacity.dims(), self.dims));
+            return Err(PlacementError::ConfigDims { config: j, dims: c.capacity.dims(), first: self.dims });
         }
         if !c.capacity.is_valid() {
-            return Err(format!("configuration {j} has a negative or non-finite capacity"));
+            return Err(PlacementError::BadCapacity { config: j });
         }
         for _ in 0..c.count {
             self.machines.push(Machine {
@@ -130,23 +131,18 @@ impl Pool {
         self.machines.iter().any(|m| demand.fits_in(&m.capacity))
     }
     /// Checks a request before a placer takes it.
-    pub fn check(&self, r: &Request) -> Result<(), String> {
+    pub fn check(&self, r: &Request) -> Result<(), PlacementError> {
         if r.demand.dims() != self.dims || !r.demand.is_valid() {
-            return Err(format!(
-                "task {}: demand {:?} is not {} finite non-negative amounts",
-                r.key,
-                r.demand.amounts(),
-                self.dims
-            ));
+            return Err(PlacementError::BadDemand { key: r.key, demand: r.demand.amounts().to_vec(), dims: self.dims });
         }
         if !(r.duration.is_finite() && r.duration >= 0.0) {
-            return Err(format!("task {}: duration {} is not finite and >= 0", r.key, r.duration));
+            return Err(PlacementError::BadDuration { key: r.key, duration: r.duration });
         }
         if self.running.contains_key(&r.key) {
-            return Err(format!("task {} is already running", r.key));
+            return Err(PlacementError::AlreadyRunning { key: r.key });
         }
         if !self.fits_somewhere(&r.demand) {
-            return Err(format!("task {}: demand {:?} exceeds every machine's capacity", r.key, r.demand.amounts()));
+            return Err(PlacementError::FitsNowhere { key: r.key, demand: r.demand.amounts().to_vec() });
         }
         Ok(())
     }
@@ -161,7 +157,7 @@ impl Pool {
         out.push(Start { key: r.key, machine: m });
     }
     /// Gives back the resources of task `key`, which ran on `m`; returns its demand.
-    pub fn give_back(&mut self, m: u32, key: u64) -> Result<Resources, String> {
+    pub fn give_back(&mut self, m: u32, key: u64) -> Result<Resources, PlacementError> {
         match self.running.remove(&key) {
             Some((on, d)) if on == m => {
                 let mach = &mut self.machines[m as usize];
@@ -175,9 +171,9 @@ impl Pool {
             }
             Some((on, d)) => {
                 self.running.insert(key, (on, d));
-                Err(format!("task {key} finished on machine {m} but runs on {on}"))
+                Err(PlacementError::WrongMachine { key, machine: m, runs_on: on })
             }
-            None => Err(format!("task {key} finished on machine {m} but is not running")),
+            None => Err(PlacementError::NotRunning { key, machine: m }),
         }
     }
     /// Every running task: key, machine, demand (any order).
@@ -196,9 +192,9 @@ impl Pool {
 /// tasks to start now. Every placer is deterministic given its seed.
 pub trait Placer {
     /// A task arrives at `now`. Errors: a malformed request, or one that fits no machine.
-    fn arrive(&mut self, now: Time, r: Request, out: &mut Vec<Start>) -> Result<(), String>;
+    fn arrive(&mut self, now: Time, r: Request, out: &mut Vec<Start>) -> Result<(), PlacementError>;
     /// Task `key` ended on `machine` at `now`; queued tasks may start.
-    fn finished(&mut self, now: Time, machine: u32, key: u64, out: &mut Vec<Start>) -> Result<(), String>;
+    fn finished(&mut self, now: Time, machine: u32, key: u64, out: &mut Vec<Start>) -> Result<(), PlacementError>;
     /// The machines and what is free on them.
     fn pool(&self) -> &Pool;
     /// Tasks waiting.
@@ -233,6 +229,6 @@ mod tests {
         assert_eq!(p.give_back(2, 8).unwrap(), small.demand);
         assert_eq!(p.machine(2).free, p.machine(2).capacity);
         let huge = Request { key: 9, demand: Resources::new(vec![1.0, 2.0]), duration: 1.0 };
-        assert!(p.check(&huge).unwrap_err().contains("exceeds every machine"));
+        assert!(p.check(&huge).unwrap_err().to_string().contains("exceeds every machine"));
     }
 }

@@ -21,6 +21,7 @@
 //!   arrival), until none fits.
 
 use super::{MachineConfig, Placer, Pool, Request, Start};
+use crate::error::PlacementError;
 use crate::types::Time;
 
 /// Seconds per hour: γ uses hours, the unit of the paper's Table 2.
@@ -36,13 +37,13 @@ pub struct Tetris {
 }
 
 impl Tetris {
-    pub fn new(configs: &[MachineConfig]) -> Result<Tetris, String> {
+    pub fn new(configs: &[MachineConfig]) -> Result<Tetris, PlacementError> {
         Tetris::with_work_weight(configs, 1.0)
     }
     /// Tetris with `ω − w·γ`; `w` must be finite and >= 0.
-    pub fn with_work_weight(configs: &[MachineConfig], w: f64) -> Result<Tetris, String> {
+    pub fn with_work_weight(configs: &[MachineConfig], w: f64) -> Result<Tetris, PlacementError> {
         if !(w.is_finite() && w >= 0.0) {
-            return Err(format!("Tetris work weight {w} is not a finite number >= 0"));
+            return Err(PlacementError::BadWorkWeight(w));
         }
         Ok(Tetris { pool: Pool::new(configs)?, queue: Vec::new(), work_weight: w })
     }
@@ -53,7 +54,7 @@ impl Tetris {
 }
 
 impl Placer for Tetris {
-    fn arrive(&mut self, _now: Time, r: Request, out: &mut Vec<Start>) -> Result<(), String> {
+    fn arrive(&mut self, _now: Time, r: Request, out: &mut Vec<Start>) -> Result<(), PlacementError> {
         self.pool.check(&r)?;
         let mut best: Option<(f64, u32)> = None;
         for m in 0..self.pool.len() as u32 {
@@ -71,7 +72,7 @@ impl Placer for Tetris {
         Ok(())
     }
 
-    fn finished(&mut self, _now: Time, machine: u32, key: u64, out: &mut Vec<Start>) -> Result<(), String> {
+    fn finished(&mut self, _now: Time, machine: u32, key: u64, out: &mut Vec<Start>) -> Result<(), PlacementError> {
         self.pool.give_back(machine, key)?;
         loop {
             let mut best: Option<(f64, usize)> = None;

@@ -11,6 +11,7 @@
 //! fits down to zero; the last class always takes the most that fits (fewer would
 //! leave room for one more of it). Each leaf is kept if nothing else fits.
 
+use crate::error::PlacementError;
 use crate::resources::Resources;
 
 /// Guard against a combinatorial blow-up (tiny demands on a big machine).
@@ -19,7 +20,11 @@ pub const MAX_BINS: usize = 200_000;
 /// Every non-dominated bin of a machine with capacity `cap` over the classes
 /// `members` (indices into `demands`). Each bin is a count per class (length
 /// `demands.len()`, zero outside `members`). Deterministic order.
-pub fn non_dominated(cap: &Resources, demands: &[Resources], members: &[usize]) -> Result<Vec<Vec<u32>>, String> {
+pub fn non_dominated(
+    cap: &Resources,
+    demands: &[Resources],
+    members: &[usize],
+) -> Result<Vec<Vec<u32>>, PlacementError> {
     let mut out = Vec::new();
     let members: Vec<usize> = members.iter().copied().filter(|&k| demands[k].fits_in(cap)).collect();
     if members.is_empty() {
@@ -27,7 +32,7 @@ pub fn non_dominated(cap: &Resources, demands: &[Resources], members: &[usize]) 
     }
     for &k in &members {
         if demands[k].amounts().iter().all(|&d| d <= 0.0) {
-            return Err(format!("class {k} demands nothing: a machine would hold infinitely many"));
+            return Err(PlacementError::EmptyClass { class: k });
         }
     }
     let mut counts = vec![0u32; demands.len()];
@@ -56,7 +61,7 @@ fn dfs(
     i: usize,
     counts: &mut [u32],
     out: &mut Vec<Vec<u32>>,
-) -> Result<(), String> {
+) -> Result<(), PlacementError> {
     let k = members[i];
     let most = max_fit(&free, &demands[k]);
     if i + 1 == members.len() {
@@ -64,9 +69,7 @@ fn dfs(
         let left = free.plus_scaled(&demands[k], -(most as f64));
         if members.iter().all(|&c| !demands[c].fits_in(&left)) {
             if out.len() >= MAX_BINS {
-                return Err(format!(
-                    "more than {MAX_BINS} non-dominated bins; the classes are too small for the machines"
-                ));
+                return Err(PlacementError::TooManyBins { max: MAX_BINS });
             }
             out.push(counts.to_vec());
         }

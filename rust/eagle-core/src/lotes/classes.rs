@@ -13,6 +13,7 @@
 //! already normalized this way). Seeding is k-means++ with the engine's seeded
 //! [`Rng`]; the clustering is deterministic given the seed and the sample order.
 
+use crate::error::PlacementError;
 use crate::resources::Resources;
 use crate::rng::Rng;
 
@@ -48,16 +49,16 @@ const MAX_ITERS: usize = 100;
 impl Classes {
     /// Clusters `samples` into at most `k` classes (fewer when there are fewer
     /// distinct demands). `scale[l]` is the largest capacity of resource `l`.
-    pub fn fit(samples: &[Sample], k: usize, scale: &[f64], rng: &mut Rng) -> Result<Classes, String> {
+    pub fn fit(samples: &[Sample], k: usize, scale: &[f64], rng: &mut Rng) -> Result<Classes, PlacementError> {
         if samples.is_empty() || k == 0 {
-            return Err("k-means needs at least one sample and one class".into());
+            return Err(PlacementError::NothingToCluster);
         }
         let dims = scale.len();
         let scale: Vec<f64> = scale.iter().map(|&s| if s > 0.0 { s } else { 1.0 }).collect();
         let pts: Vec<Vec<f64>> =
             samples.iter().map(|s| s.demand.amounts().iter().zip(&scale).map(|(d, c)| d / c).collect()).collect();
         if pts.iter().any(|p| p.len() != dims) {
-            return Err(format!("every sample must have {dims} resources"));
+            return Err(PlacementError::SampleDims { dims });
         }
         let mut centers = seed_plus_plus(&pts, k, rng);
         let mut assign = vec![usize::MAX; pts.len()];

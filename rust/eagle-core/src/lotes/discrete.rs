@@ -18,6 +18,7 @@
 
 use super::classes::Class;
 use super::lp::{Cmp, Lp};
+use crate::error::PlacementError;
 
 /// The machine assignment: how many machines of each configuration emulate each bin.
 #[derive(Clone, Debug, PartialEq)]
@@ -81,7 +82,11 @@ pub fn round(x: &[f64], n: u32) -> Vec<u32> {
 }
 
 /// The machine-assignment LP (variable 0 is λ; `vars[j][i]` is `x_ij`).
-pub fn model(bins: &[Vec<Vec<u32>>], counts: &[u32], classes: &[Class]) -> Result<(Lp, Vec<Vec<usize>>), String> {
+pub fn model(
+    bins: &[Vec<Vec<u32>>],
+    counts: &[u32],
+    classes: &[Class],
+) -> Result<(Lp, Vec<Vec<usize>>), PlacementError> {
     let mut lp = Lp::default();
     let lambda = lp.var(1.0, f64::INFINITY);
     let vars: Vec<Vec<usize>> = bins.iter().map(|bj| bj.iter().map(|_| lp.var(0.0, f64::INFINITY)).collect()).collect();
@@ -101,7 +106,7 @@ pub fn model(bins: &[Vec<Vec<u32>>], counts: &[u32], classes: &[Class]) -> Resul
     for (j, vj) in vars.iter().enumerate() {
         if vj.is_empty() {
             if counts[j] > 0 {
-                return Err(format!("configuration {j} has {} machines but no bin", counts[j]));
+                return Err(PlacementError::NoBin { config: j, machines: counts[j] });
             }
             continue;
         }
@@ -115,7 +120,7 @@ impl Assignment {
     /// configurations of `counts[j]` machines, then rounds it. A configuration
     /// without bins must have none of its machines planned (pass an empty-bin list
     /// `[vec![0; K]]` for it: its machines then serve no class by plan).
-    pub fn solve(bins: &[Vec<Vec<u32>>], counts: &[u32], classes: &[Class]) -> Result<Assignment, String> {
+    pub fn solve(bins: &[Vec<Vec<u32>>], counts: &[u32], classes: &[Class]) -> Result<Assignment, PlacementError> {
         let (lp, vars) = model(bins, counts, classes)?;
         let (v, obj) = lp.maximize()?;
         let fractional: Vec<Vec<f64>> = vars.iter().map(|vj| vj.iter().map(|&i| v[i].max(0.0)).collect()).collect();

@@ -22,6 +22,7 @@
 
 use super::classes::{Classes, Sample};
 use super::Plan;
+use crate::error::PlacementError;
 use crate::hetero::{MachineConfig, Placer, Pool, Request, Start};
 use crate::rng::Rng;
 use crate::types::Time;
@@ -74,7 +75,7 @@ impl Lotes {
         training: &[Sample],
         params: LotesParams,
         seed: u64,
-    ) -> Result<Lotes, String> {
+    ) -> Result<Lotes, PlacementError> {
         let pool = Pool::new(configs)?;
         let mut rng = Rng::new(seed);
         let classes = Classes::fit(training, params.classes, &max_capacity(configs), &mut rng)?;
@@ -87,7 +88,7 @@ impl Lotes {
         classes: Classes,
         params: LotesParams,
         seed: u64,
-    ) -> Result<Lotes, String> {
+    ) -> Result<Lotes, PlacementError> {
         let pool = Pool::new(configs)?;
         Lotes::with_classes(configs, classes, params, Rng::new(seed), pool)
     }
@@ -98,7 +99,7 @@ impl Lotes {
         params: LotesParams,
         rng: Rng,
         pool: Pool,
-    ) -> Result<Lotes, String> {
+    ) -> Result<Lotes, PlacementError> {
         let plan = Plan::build(configs, classes)?;
         let k = plan.classes.len();
         let mut l = Lotes {
@@ -138,7 +139,7 @@ impl Lotes {
     }
 
     /// New machines join (a new configuration); stages 1–2 are solved again.
-    pub fn add_machines(&mut self, config: MachineConfig) -> Result<(), String> {
+    pub fn add_machines(&mut self, config: MachineConfig) -> Result<(), PlacementError> {
         let mut configs = self.configs.clone();
         configs.push(config.clone());
         let plan = Plan::build(&configs, self.plan.classes.clone())?;
@@ -255,7 +256,7 @@ fn max_capacity(configs: &[MachineConfig]) -> Vec<f64> {
 }
 
 impl Placer for Lotes {
-    fn arrive(&mut self, _now: Time, r: Request, out: &mut Vec<Start>) -> Result<(), String> {
+    fn arrive(&mut self, _now: Time, r: Request, out: &mut Vec<Start>) -> Result<(), PlacementError> {
         self.pool.check(&r)?;
         self.watch_mix(&r);
         let k = self.plan.classes.classify(&r.demand);
@@ -275,7 +276,7 @@ impl Placer for Lotes {
         Ok(())
     }
 
-    fn finished(&mut self, _now: Time, machine: u32, key: u64, out: &mut Vec<Start>) -> Result<(), String> {
+    fn finished(&mut self, _now: Time, machine: u32, key: u64, out: &mut Vec<Start>) -> Result<(), PlacementError> {
         self.pool.give_back(machine, key)?;
         if let Some(c) = self.class_of.remove(&key) {
             self.kappa[machine as usize][c] -= 1;

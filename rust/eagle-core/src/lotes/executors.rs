@@ -37,6 +37,7 @@
 
 use super::classes::{Class, Classes, Sample};
 use super::{LotesParams, Plan};
+use crate::error::{AmountOf, PlacementError};
 use crate::hetero::MachineConfig;
 use crate::resources::Resources;
 use crate::rng::Rng;
@@ -74,12 +75,12 @@ pub struct ExecutorPlacement {
     dirty: bool,
     replans: u32,
     /// Why the last planning attempt failed (the filter then only checks fit).
-    last_error: Option<String>,
+    last_error: Option<PlacementError>,
 }
 
-fn check(what: &str, amounts: &[f64]) -> Result<(), String> {
+fn check(of: AmountOf, amounts: &[f64]) -> Result<(), PlacementError> {
     match amounts.iter().position(|v| !v.is_finite() || *v < 0.0) {
-        Some(i) => Err(format!("{what}: resource {i} must be a finite amount >= 0, got {}", amounts[i])),
+        Some(i) => Err(PlacementError::BadAmount { of, resource: i, value: amounts[i] }),
         None => Ok(()),
     }
 }
@@ -91,12 +92,12 @@ fn padded(v: &[f64], dims: usize) -> Resources {
 }
 
 impl ExecutorPlacement {
-    pub fn new(params: LotesParams, seed: u64) -> Result<ExecutorPlacement, String> {
+    pub fn new(params: LotesParams, seed: u64) -> Result<ExecutorPlacement, PlacementError> {
         if params.classes == 0 {
-            return Err("LoTES needs at least one class".into());
+            return Err(PlacementError::NoClasses);
         }
         if !params.drift.is_finite() || params.drift < 0.0 {
-            return Err(format!("LoTES drift must be a finite number >= 0, got {}", params.drift));
+            return Err(PlacementError::BadDrift(params.drift));
         }
         Ok(ExecutorPlacement {
             params,
@@ -111,8 +112,8 @@ impl ExecutorPlacement {
     }
 
     /// An executor joins with `capacity` (its total of each resource).
-    pub fn add_executor(&mut self, node: NodeId, capacity: &[f64]) -> Result<(), String> {
-        check(&format!("executor {}", node.0), capacity)?;
+    pub fn add_executor(&mut self, node: NodeId, capacity: &[f64]) -> Result<(), PlacementError> {
+        check(AmountOf::Executor(node), capacity)?;
         self.executors.insert(node, capacity.to_vec());
         self.dirty = true;
         Ok(())
@@ -127,10 +128,16 @@ impl ExecutorPlacement {
 
     /// A task set arrives: `demand` per task, `tasks` in all, `duration` its mean task
     /// duration estimate (seconds, > 0).
-    pub fn add_task_set(&mut self, job: JobId, demand: &[f64], tasks: u32, duration: f64) -> Result<(), String> {
-        check(&format!("task set {}", job.0), demand)?;
+    pub fn add_task_set(
+        &mut self,
+        job: JobId,
+        demand: &[f64],
+        tasks: u32,
+        duration: f64,
+    ) -> Result<(), PlacementError> {
+        check(AmountOf::TaskSet(job), demand)?;
         if !duration.is_finite() || duration <= 0.0 {
-            return Err(format!("task set {}: duration must be a finite number > 0, got {duration}", job.0));
+            return Err(PlacementError::BadTaskSetDuration { job, duration });
         }
         let ts = TaskSet { demand: demand.to_vec(), pending: tasks, duration };
         self.task_sets.insert(job, ts);
@@ -162,8 +169,8 @@ impl ExecutorPlacement {
     }
 
     /// Why the last plan could not be built, if it could not.
-    pub fn last_error(&self) -> Option<&str> {
-        self.last_error.as_deref()
+    pub fn last_error(&self) -> Option<&PlacementError> {
+        self.last_error.as_ref()
     }
 
     /// The plan in force (after any pending re-plan).
@@ -223,7 +230,7 @@ impl ExecutorPlacement {
     }
 
     /// Stages 1–2 over the current executors and task sets (None: nothing to plan).
-    fn build(&mut self) -> Result<Option<Installed>, String> {
+    fn build(&mut self) -> Result<Option<Installed>, PlacementError> {
         if self.executors.is_empty() || self.task_sets.is_empty() {
             return Ok(None);
         }
@@ -296,8 +303,8 @@ impl ExecutorPlacement {
 
     /// The task sets that may not launch on executor `node` in this offer, whose free
     /// resources are `free` (see the module doc), in job order.
-    pub fn exclude(&mut self, node: NodeId, free: &[f64]) -> Result<Vec<JobId>, String> {
-        check(&format!("offer of executor {}", node.0), free)?;
+    pub fn exclude(&mut self, node: NodeId, free: &[f64]) -> Result<Vec<JobId>, PlacementError> {
+        check(AmountOf::Offer(node), free)?;
         self.refresh();
         let dims = self.dims();
         let free = padded(free, dims);

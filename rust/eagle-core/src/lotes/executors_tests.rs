@@ -113,13 +113,13 @@ fn custom_resources_and_short_vectors() {
 #[test]
 fn bad_amounts_are_errors_naming_what() {
     let mut p = placement();
-    let e = p.add_executor(NodeId(3), &[2.0, -1.0]).unwrap_err();
+    let e = p.add_executor(NodeId(3), &[2.0, -1.0]).unwrap_err().to_string();
     assert!(e.contains("executor 3") && e.contains("resource 1"), "{e}");
-    let e = p.add_task_set(JobId(4), &[f64::NAN], 1, 1.0).unwrap_err();
+    let e = p.add_task_set(JobId(4), &[f64::NAN], 1, 1.0).unwrap_err().to_string();
     assert!(e.contains("task set 4"), "{e}");
-    let e = p.add_task_set(JobId(4), &[1.0], 1, 0.0).unwrap_err();
+    let e = p.add_task_set(JobId(4), &[1.0], 1, 0.0).unwrap_err().to_string();
     assert!(e.contains("duration"), "{e}");
-    let e = p.exclude(NodeId(0), &[f64::INFINITY]).unwrap_err();
+    let e = p.exclude(NodeId(0), &[f64::INFINITY]).unwrap_err().to_string();
     assert!(e.contains("offer of executor 0"), "{e}");
     assert!(ExecutorPlacement::new(LotesParams { classes: 0, ..LotesParams::default() }, 1).is_err());
 }

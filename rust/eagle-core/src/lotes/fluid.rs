@@ -24,6 +24,7 @@
 
 use super::classes::Class;
 use super::lp::{Cmp, Lp};
+use crate::error::PlacementError;
 use crate::hetero::MachineConfig;
 
 /// The allocation LP's answer.
@@ -37,7 +38,7 @@ pub struct Fluid {
 
 impl Fluid {
     /// Solves the allocation LP. Errors when no class fits any machine.
-    pub fn solve(configs: &[MachineConfig], classes: &[Class]) -> Result<Fluid, String> {
+    pub fn solve(configs: &[MachineConfig], classes: &[Class]) -> Result<Fluid, PlacementError> {
         let mut lp = Lp::default();
         let lambda = lp.var(1.0, f64::INFINITY);
         let mut x = vec![vec![0usize; classes.len()]; configs.len()];
@@ -68,7 +69,7 @@ impl Fluid {
         }
         let (v, obj) = lp.maximize()?;
         if obj <= 0.0 {
-            return Err("allocation LP: no class can run on any machine (λ* = 0)".into());
+            return Err(PlacementError::NoThroughput);
         }
         Ok(Fluid { lambda: obj, x: x.iter().map(|row| row.iter().map(|&i| v[i].max(0.0)).collect()).collect() })
     }

@@ -38,7 +38,7 @@ impl Lp {
         self.rows.push((terms, cmp, rhs));
     }
     /// The optimal `x` and objective, or why there is none.
-    pub fn maximize(&self) -> Result<(Vec<f64>, f64), String> {
+    pub fn maximize(&self) -> Result<(Vec<f64>, f64), crate::error::PlacementError> {
         let mut p = Problem::new(OptimizationDirection::Maximize);
         let vars: Vec<_> = self.objective.iter().zip(&self.upper).map(|(&c, &u)| p.add_var(c, (0.0, u))).collect();
         for (terms, cmp, rhs) in &self.rows {
@@ -52,9 +52,9 @@ impl Lp {
         }
         let sol = p
             .solve()
-            .map_err(|e| format!("LP: {e}"))?
+            .map_err(|e| crate::error::PlacementError::Lp(e.to_string()))?
             .into_solution()
-            .map_err(|e| format!("LP interrupted: {:?}", e.termination_reason()))?;
+            .map_err(|e| crate::error::PlacementError::LpInterrupted(format!("{:?}", e.termination_reason())))?;
         Ok((vars.iter().map(|&v| sol.var_value(v)).collect(), sol.objective()))
     }
 }

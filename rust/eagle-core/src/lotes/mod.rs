@@ -33,6 +33,7 @@ pub use classes::{Class, Classes, Sample};
 pub use dispatch::{Lotes, LotesParams};
 pub use executors::ExecutorPlacement;
 
+use crate::error::PlacementError;
 use crate::hetero::MachineConfig;
 use discrete::Assignment;
 use fluid::Fluid;
@@ -54,7 +55,7 @@ pub struct Plan {
 
 impl Plan {
     /// Runs stages 1 and 2.
-    pub fn build(configs: &[MachineConfig], classes: Classes) -> Result<Plan, String> {
+    pub fn build(configs: &[MachineConfig], classes: Classes) -> Result<Plan, PlacementError> {
         let cls = &classes.classes;
         let fluid = Fluid::solve(configs, cls)?;
         let demands: Vec<_> = cls.iter().map(|c| c.demand.clone()).collect();

@@ -85,7 +85,7 @@ pub trait Policy: Send {
 }
 
 /// The policy that runs `config.system`.
-pub fn build(config: Config, seed: u64) -> Result<Box<dyn Policy>, String> {
+pub fn build(config: Config, seed: u64) -> Result<Box<dyn Policy>, crate::error::ConfigError> {
     config.validate()?;
     Ok(match config.system {
         System::EagleAdaptive => Box::new(adaptive::Adaptive::new(config, seed)),

@@ -36,29 +36,29 @@ fn decodes_the_documented_layout() {
 
 #[test]
 fn rejects_wrong_length_and_names_the_bad_slot() {
-    let err = Params::decode(&good()[..8]).unwrap_err();
+    let err = Params::decode(&good()[..8]).unwrap_err().to_string();
     assert!(err.contains("expected 23 parameters"), "{err}");
     for (i, name) in PARAM_NAMES.iter().enumerate() {
         let mut p = good();
         p[i] = f64::NAN;
-        let err = Params::decode(&p).unwrap_err();
+        let err = Params::decode(&p).unwrap_err().to_string();
         assert!(err.contains(name), "slot {i}: {err}");
     }
     let mut p = good();
     p[1] = 1.0;
-    assert!(Params::decode(&p).unwrap_err().contains("shortPartition"));
+    assert!(Params::decode(&p).unwrap_err().to_string().contains("shortPartition"));
     p = good();
     p[2] = 2.5;
-    assert!(Params::decode(&p).unwrap_err().contains("minProbes"));
+    assert!(Params::decode(&p).unwrap_err().to_string().contains("minProbes"));
     p = good();
     p[5] = 2.0;
-    assert!(Params::decode(&p).unwrap_err().contains("defaultClass"));
+    assert!(Params::decode(&p).unwrap_err().to_string().contains("defaultClass"));
     p = good();
     p[8] = 3.0;
     assert_eq!(Params::decode(&p).unwrap().fail_after_calls, Some(3));
     p = good();
     p[18] = 2.0;
-    assert!(Params::decode(&p).unwrap_err().contains("placement"));
+    assert!(Params::decode(&p).unwrap_err().to_string().contains("placement"));
     p[18] = 1.0;
     assert!(Params::decode(&p).unwrap().lotes);
 }
@@ -95,17 +95,17 @@ fn delay_params_decode_ms_to_seconds_and_validate() {
     assert_eq!(p.initial, [3.0, 2.0, 0.0, 1.0, 0.0]);
     assert_eq!((p.min, p.max, p.window, p.inherit), (0.0, 10.0, 2.0, true));
     assert!(!decode_delay_params(&[3000.0, 2000.0, 1000.0, 0.0, 10000.0, 2.0, 0.0]).unwrap().inherit);
-    let e = decode_delay_params(&[3000.0; 6]).unwrap_err();
+    let e = decode_delay_params(&[3000.0; 6]).unwrap_err().to_string();
     assert!(e.contains("expected 7 delay parameters") && e.contains("processWaitMs"), "{e}");
-    let e = decode_delay_params(&[3000.0, -1.0, 0.0, 0.0, 1.0, 2.0, 1.0]).unwrap_err();
+    let e = decode_delay_params(&[3000.0, -1.0, 0.0, 0.0, 1.0, 2.0, 1.0]).unwrap_err().to_string();
     assert!(e.contains("nodeWaitMs"), "{e}");
-    let e = decode_delay_params(&[0.0, 0.0, 0.0, 0.0, 1.0, f64::NAN, 1.0]).unwrap_err();
+    let e = decode_delay_params(&[0.0, 0.0, 0.0, 0.0, 1.0, f64::NAN, 1.0]).unwrap_err().to_string();
     assert!(e.contains("window"), "{e}");
-    let e = decode_delay_params(&[0.0, 0.0, 0.0, 5000.0, 1000.0, 2.0, 1.0]).unwrap_err();
+    let e = decode_delay_params(&[0.0, 0.0, 0.0, 5000.0, 1000.0, 2.0, 1.0]).unwrap_err().to_string();
     assert!(e.contains("max wait"), "{e}");
-    let e = decode_delay_params(&[0.0, 0.0, 0.0, 0.0, 1000.0, 0.5, 1.0]).unwrap_err();
+    let e = decode_delay_params(&[0.0, 0.0, 0.0, 0.0, 1000.0, 0.5, 1.0]).unwrap_err().to_string();
     assert!(e.contains("window"), "{e}");
-    let e = decode_delay_params(&[0.0, 0.0, 0.0, 0.0, 1000.0, 2.0, 0.5]).unwrap_err();
+    let e = decode_delay_params(&[0.0, 0.0, 0.0, 0.0, 1000.0, 2.0, 0.5]).unwrap_err().to_string();
     assert!(e.contains("inherit"), "{e}");
 }
 
@@ -116,7 +116,7 @@ fn level_codes_are_sparks_task_locality_ids() {
     assert_eq!(level(4).unwrap(), Level::Any);
     assert!(level(5).is_err() && level(-1).is_err());
     assert_eq!(levels(&[0, 1, 4]).unwrap(), vec![Level::ProcessLocal, Level::NodeLocal, Level::Any]);
-    assert!(levels(&[1, 0]).unwrap_err().contains("increasing"));
+    assert!(levels(&[1, 0]).unwrap_err().to_string().contains("increasing"));
     assert!(levels(&[1, 1]).is_err());
     assert_eq!(pending_flags(&[1, 0], 2).unwrap(), vec![true, false]);
     assert!(pending_flags(&[1], 2).is_err());
@@ -147,12 +147,12 @@ fn history_rejects_huge_or_bad_samples_naming_the_line() {
         ("5", "0", "samples"),
         ("5", "18446744073709551615", "samples"),
     ] {
-        let e = parse_history(&entry("0000000000000002", mean, samples)).unwrap_err();
+        let e = parse_history(&entry("0000000000000002", mean, samples)).unwrap_err().to_string();
         assert!(e.contains("line 3") && e.contains(what), "{mean} {samples}: {e}");
     }
-    let e = parse_history(&entry("zz", "1", "1")).unwrap_err();
+    let e = parse_history(&entry("zz", "1", "1")).unwrap_err().to_string();
     assert!(e.contains("line 3") && e.contains("signature"), "{e}");
-    let e = parse_history(&entry("0000000000000002", "\"x\"", "1")).unwrap_err();
+    let e = parse_history(&entry("0000000000000002", "\"x\"", "1")).unwrap_err().to_string();
     assert!(e.contains("line 3"), "{e}");
 }
 
@@ -164,7 +164,7 @@ fn loaded_history_keeps_estimates_finite() {
     let path = dir.join("h.json");
     std::fs::write(&path, entry("0000000000000002", "1e308", "1000000")).unwrap();
     let mut st = State::new(&good()).unwrap();
-    let e = load_history(&mut st.driver, &path).unwrap_err();
+    let e = load_history(&mut st.driver, &path).unwrap_err().to_string();
     assert!(e.contains(&path.display().to_string()) && e.contains("line 3"), "{e}");
     let job = st.driver.submit(0.0, 1, None, None, 2);
     let (est, _) = st.driver.job_estimate(job).unwrap();
@@ -227,19 +227,19 @@ fn status_is_the_counters_then_the_status_slots() {
 fn probe_bounds_are_enforced_by_the_bridge() {
     let mut p = good();
     p[2] = 10_001.0;
-    assert!(Params::decode(&p).unwrap_err().contains("minProbes"));
+    assert!(Params::decode(&p).unwrap_err().to_string().contains("minProbes"));
     p[2] = 10_000.0;
     assert!(Params::decode(&p).is_ok());
     p = good();
     p[3] = 101.0;
-    assert!(Params::decode(&p).unwrap_err().contains("probeRatio"));
+    assert!(Params::decode(&p).unwrap_err().to_string().contains("probeRatio"));
     p = good();
     p[2] = i32::MAX as f64;
-    assert!(Params::decode(&p).unwrap_err().contains("minProbes"));
+    assert!(Params::decode(&p).unwrap_err().to_string().contains("minProbes"));
     p = good();
     p[9] = 0.0;
-    assert!(Params::decode(&p).unwrap_err().contains("historyMaxEntries"));
+    assert!(Params::decode(&p).unwrap_err().to_string().contains("historyMaxEntries"));
     p = good();
     p[10] = 60_001.0;
-    assert!(Params::decode(&p).unwrap_err().contains("debugHoldCallMs"));
+    assert!(Params::decode(&p).unwrap_err().to_string().contains("debugHoldCallMs"));
 }

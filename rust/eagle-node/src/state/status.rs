@@ -43,38 +43,45 @@ impl NodeState {
     }
 
     /// Checks the invariants of the module documentation; `Err` names the first broken one.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), crate::error::BrokenInvariant> {
+        use crate::error::BrokenInvariant;
         let slots = self.settings.slots;
         if self.leased() + self.node.free != slots {
-            return Err(format!("{} leased + {} free slots != {slots} slots", self.leased(), self.node.free));
+            return Err(BrokenInvariant::Slots { leased: self.leased(), free: self.node.free, slots });
         }
         if self.leases.keys().any(|&id| id >= self.next_lease) {
-            return Err("a lease id was granted twice".into());
+            return Err(BrokenInvariant::LeaseIdReused);
         }
         let queued_long = self.node.queue.iter().filter(|e| e.long).count() as u32;
         if queued_long != self.node.queued_long {
-            return Err(format!("queued_long {} but {queued_long} long entries", self.node.queued_long));
+            return Err(BrokenInvariant::QueuedLong { counted: self.node.queued_long, entries: queued_long });
         }
         let leased_long = self.leases.values().filter(|l| l.long).count() as u32;
         if leased_long != self.node.running_long {
-            return Err(format!("running_long {} but {leased_long} long leases", self.node.running_long));
+            return Err(BrokenInvariant::RunningLong { counted: self.node.running_long, leases: leased_long });
         }
         for (i, j) in self.jobs.iter().enumerate() {
             let Some(j) = j else { continue };
             let q = self.node.queue.iter().filter(|e| e.job.0 as usize == i).count() as u32;
             let l = self.leases.values().filter(|l| l.job.0 as usize == i).count() as u32;
             if q != j.queued || l != j.leases {
-                return Err(format!("job {} counts {}/{} but holds {q} entries/{l} leases", j.id, j.queued, j.leases));
+                return Err(BrokenInvariant::JobCounts {
+                    job: j.id,
+                    queued: j.queued,
+                    leases: j.leases,
+                    held_entries: q,
+                    held_leases: l,
+                });
             }
             if !self.conns.contains_key(&j.conn) {
-                return Err(format!("job {} outlived its connection", j.id));
+                return Err(BrokenInvariant::JobOutlivedConnection { job: j.id });
             }
             if q == 0 && l == 0 {
-                return Err(format!("job {} has nothing and was not freed", j.id));
+                return Err(BrokenInvariant::JobNotFreed { job: j.id });
             }
         }
         if let Some(e) = self.node.queue.iter().find(|e| self.jobs[e.job.0 as usize].is_none()) {
-            return Err(format!("a queue entry names a freed job {:?}", e.job));
+            return Err(BrokenInvariant::FreedJobQueued { job: e.job });
         }
         let _ = &self.by_key;
         Ok(())

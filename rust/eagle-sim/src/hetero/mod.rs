@@ -11,6 +11,7 @@ pub mod demands;
 pub mod files;
 pub mod run;
 
+use crate::error::{SimError, ValueError};
 use crate::progress::{Mode, Progress};
 use crate::sim::SimConfig;
 use crate::stats::Summary;
@@ -97,24 +98,24 @@ pub struct HeteroArgs {
     pub lotes_drift: Option<f64>,
 }
 
-fn positive(s: &str) -> Result<f64, String> {
+fn positive(s: &str) -> Result<f64, ValueError> {
     match s.parse::<f64>() {
         Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
-        _ => Err("must be a finite number > 0".into()),
+        _ => Err(ValueError::NotFinitePositive),
     }
 }
 
-fn non_negative(s: &str) -> Result<f64, String> {
+fn non_negative(s: &str) -> Result<f64, ValueError> {
     match s.parse::<f64>() {
         Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
-        _ => Err("must be a finite number >= 0".into()),
+        _ => Err(ValueError::NotFiniteNonNegative),
     }
 }
 
-fn fraction(s: &str) -> Result<f64, String> {
+fn fraction(s: &str) -> Result<f64, ValueError> {
     match s.parse::<f64>() {
         Ok(v) if v > 0.0 && v <= 1.0 => Ok(v),
-        _ => Err("must be a number in (0, 1]".into()),
+        _ => Err(ValueError::NotAFraction),
     }
 }
 
@@ -212,22 +213,23 @@ pub fn cmd_run(
     base: Option<SimConfig>,
     json: bool,
     mode: Mode,
-) -> Result<String, String> {
+) -> Result<String, SimError> {
     let started = Instant::now();
     let mpath = h.machines.as_deref().expect("heterogeneous mode");
-    let machines = Machines::load(mpath).map_err(|e| e.to_string())?.scaled(h.machine_scale.unwrap_or(1.0));
-    let trace = Trace::load(trace_path).map_err(|e| e.to_string())?;
+    let machines = Machines::load(mpath)?.scaled(h.machine_scale.unwrap_or(1.0));
+    let trace = Trace::load(trace_path)?;
     let dpath = h.demands.clone().unwrap_or_else(|| demands::path_for(trace_path));
     let d = Demands::load(&dpath).map_err(|e| {
         if h.demands.is_none() && !std::path::Path::new(&dpath).exists() {
-            format!("{dpath}: not found; write demands with `eagle-sim gen ... --classes FILE` or pass --demands FILE")
+            SimError::NoDemands(dpath.clone())
         } else {
-            e.to_string()
+            e.into()
         }
     })?;
-    files::same_resources(&dpath, &d.resources, &machines).map_err(|e| e.to_string())?;
+    files::same_resources(&dpath, &d.resources, &machines)?;
     if d.demand.len() != trace.len() {
-        return Err(format!("{dpath}: {} demand lines for the {} jobs of {trace_path}", d.demand.len(), trace.len()));
+        let (lines, jobs, trace) = (d.demand.len(), trace.len(), trace_path.to_string());
+        return Err(SimError::DemandCount { path: dpath, lines, jobs, trace });
     }
     let seed = base.as_ref().map_or(1, |b| b.seed);
     let cutoff = base.as_ref().map_or_else(|| Family::detect(trace_path).cutoff(), |b| b.cutoff);
@@ -235,9 +237,7 @@ pub fn cmd_run(
     let set = |n: usize| progress.set(n as u64);
     let (outcome, plan) = match system {
         SimSystem::Engine(_) => {
-            let cores = machines.cores().ok_or_else(|| {
-                format!("{mpath}: resource-blind systems count slots from a 'cores' column, and there is none")
-            })?;
+            let cores = machines.cores().ok_or_else(|| SimError::NoCores(mpath.to_string()))?;
             let mut cfg = base.expect("engine systems have a SimConfig");
             cfg.node_slots = run::node_slots(&machines.configs, cores, h.slots_per_core.unwrap_or(1.0));
             cfg.nodes = cfg.node_slots.len() as u32;
@@ -263,8 +263,7 @@ pub fn cmd_run(
                 window: h.lotes_window.unwrap_or(LotesParams::default().window),
                 drift: h.lotes_drift.unwrap_or(LotesParams::default().drift),
             };
-            let mut l =
-                Lotes::new(&machines.configs, &training, params, seed).map_err(|e| format!("LoTES plan: {e}"))?;
+            let mut l = Lotes::new(&machines.configs, &training, params, seed).map_err(SimError::LotesPlan)?;
             let seconds = t.elapsed().as_secs_f64();
             let o = run::run_placer(&trace, &d.demand, &mut l, set);
             (o, Some(plan_report(&l, seconds, training.len())))

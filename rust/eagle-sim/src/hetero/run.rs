@@ -12,6 +12,7 @@
 //! task's end minus its submission, summarized for short and long jobs as in the
 //! rest of the simulator.
 
+use crate::error::SimError;
 use crate::sim::{self, Observer, SimConfig};
 use crate::stats::Summary;
 use crate::trace::Trace;
@@ -80,7 +81,7 @@ pub fn run_placer(
     demands: &[Resources],
     placer: &mut dyn Placer,
     mut on_job_done: impl FnMut(usize),
-) -> Result<HeteroOutcome, String> {
+) -> Result<HeteroOutcome, SimError> {
     let n = trace.len();
     let keys = Keys::new(trace);
     let mut o = HeteroOutcome { response: vec![f64::NAN; n], running: vec![f64::NAN; n], peak_queued: 0, launches: 0 };
@@ -96,11 +97,7 @@ pub fn run_placer(
             (Some(_), false) => true,
             (None, true) => false,
             (None, false) => {
-                return Err(format!(
-                    "simulation stalled: {} of {n} jobs never completed, {} tasks still queued",
-                    n - done,
-                    placer.queued()
-                ));
+                return Err(SimError::PlacerStalled { left: n - done, jobs: n, queued: placer.queued() });
             }
         };
         let now;
@@ -124,7 +121,7 @@ pub fn run_placer(
                     demand: demands[next].clone(),
                     duration: job.durations[t as usize] as f64,
                 };
-                placer.arrive(now, r, &mut out).map_err(|e| format!("trace job {} (line {}): {e}", next, next + 1))?;
+                placer.arrive(now, r, &mut out).map_err(|cause| SimError::Placement { job: next, cause })?;
             }
             next += 1;
         }
@@ -163,7 +160,7 @@ impl<F: FnMut(usize)> Observer for FirstStart<'_, F> {
 }
 
 /// Runs an engine system resource-blind: one node per machine, one slot per core.
-pub fn run_blind(trace: &Trace, cfg: &SimConfig, on_job_done: impl FnMut(usize)) -> Result<HeteroOutcome, String> {
+pub fn run_blind(trace: &Trace, cfg: &SimConfig, on_job_done: impl FnMut(usize)) -> Result<HeteroOutcome, SimError> {
     let mut obs = FirstStart { trace, first: vec![f64::NAN; trace.len()], progress: on_job_done };
     let outcome = sim::run_observed(trace, cfg, &mut obs)?;
     Ok(HeteroOutcome {
