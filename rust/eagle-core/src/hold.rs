@@ -21,6 +21,10 @@
 //!   slot, so holds take at most that share of the cluster from the waiting work, on any
 //!   cluster size (as the reservation's base takes at most `base_fraction` of the slots).
 //!
+//! - **From whom.** While long work is known (a learned split, and long work running or
+//!   waiting), held slots are kept from long work only: waiting short work takes them, its
+//!   tasks end soon. With no long work known, they are kept from every job.
+//!
 //! Invariants: a hold never exceeds the reservation's cap; held slot-seconds never exceed the
 //! budget; `hold_max = 0` or `hold_fraction = 0` turns the hold off.
 

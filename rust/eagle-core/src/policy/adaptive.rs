@@ -274,14 +274,18 @@ impl Adaptive {
     /// finish tag under FSP) among the jobs worth the slot (warm executors); long jobs only
     /// while the reservation allows.
     fn pick(&mut self, now: Time, node: Option<usize>, exclude: &[JobId]) -> Option<u32> {
-        if self.slot_held(now) {
-            return None;
-        }
+        // A held slot is kept from long work only: from every job while no work is long
+        // (no split known, or none of its long side here), else from the long jobs.
+        let held = self.slot_held(now);
+        let long_here = self.long_running > 0 || !self.ready_long.is_empty();
+        let quick = |s: &Self, j: u32| !held || (long_here && !s.c.jobs[j as usize].class.is_long());
         let (long_ok, r) = self.long_allowed(now);
         let long_waits = long_ok && self.ready_long.iter().any(|(_, j)| !exclude.contains(&JobId(*j)));
         let short_ok = self.short_allowed(now, r, long_waits, node);
         let eligible = |s: &Self, j: u32| {
-            !exclude.contains(&JobId(j)) && if s.c.jobs[j as usize].class.is_long() { long_ok } else { short_ok }
+            !exclude.contains(&JobId(j))
+                && quick(s, j)
+                && if s.c.jobs[j as usize].class.is_long() { long_ok } else { short_ok }
         };
         // The starvation deadline (SRPT order only: under FSP age is in the key).
         let mut overdue = None;
@@ -315,8 +319,9 @@ impl Adaptive {
         // Warm executors: the first job worth the slot with the other jobs waiting for it;
         // failing that, the first job that still gains from it (no other job wants it).
         let first_worth = |s: &Self, crowded: bool| {
-            let worth =
-                |j: u32| !exclude.contains(&JobId(j)) && node.is_none_or(|ni| s.worth_here(now, ni, j, crowded));
+            let worth = |j: u32| {
+                !exclude.contains(&JobId(j)) && quick(s, j) && node.is_none_or(|ni| s.worth_here(now, ni, j, crowded))
+            };
             let short = if short_ok { s.ready_short.iter().find(|(_, j)| worth(*j)).copied() } else { None };
             let long = if long_ok { s.ready_long.iter().find(|(_, j)| worth(*j)).copied() } else { None };
             match (short, long) {
