@@ -53,6 +53,8 @@ pub enum ConfigError {
     MaxWaitBelowMin { min: f64, max: f64 },
     /// A system name that is none of [`crate::System::ALL`].
     UnknownSystem(String),
+    /// `component` does not run `policy`; it runs `allowed`.
+    PolicyNotRun { component: &'static str, policy: crate::System, allowed: &'static [crate::System] },
     /// An order name that is neither `srpt` nor `fsp`.
     UnknownOrder(String),
     /// Eirene (SATC, CCDM) asked for with the driver or locality mode.
@@ -76,7 +78,12 @@ impl fmt::Display for ConfigError {
             ConfigError::NotANumber { key } => write!(f, "{key} must be a number"),
             ConfigError::MaxWaitBelowMin { min, max } => write!(f, "max wait must be >= min wait ({min}), got {max}"),
             ConfigError::UnknownSystem(s) => {
-                write!(f, "unknown system '{s}' (expected one of sparrow, hawk, eagle, dlwl, clwl, eagle-adaptive)")
+                let all = crate::system::list(&crate::System::ALL);
+                write!(f, "unknown system '{s}' (expected {all}, or the aliases paper, adaptive)")
+            }
+            ConfigError::PolicyNotRun { component, policy, allowed } => {
+                let allowed = crate::system::list(allowed);
+                write!(f, "{component} does not run policy '{policy}' (it runs {allowed})")
             }
             ConfigError::UnknownOrder(s) => write!(f, "order must be srpt or fsp, got {s:?}"),
             ConfigError::EireneOutsideSimulator => {

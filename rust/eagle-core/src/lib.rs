@@ -58,11 +58,12 @@ pub mod rng;
 pub mod srpt;
 pub mod sss;
 pub mod steal;
+pub mod system;
 pub mod types;
 pub mod warmup;
 
 pub use config::{Config, System};
-pub use driver::{AdaptivePoint, Driver, DriverConfig, DriverStatus, PolicyKind};
+pub use driver::{AdaptivePoint, Driver, DriverConfig, DriverStatus};
 pub use engine::{Counters, Engine, JobSpec, JobView, NodeView};
 pub use error::{Bound, ConfigError, PlacementError};
 pub use estimate::EstimateSource;

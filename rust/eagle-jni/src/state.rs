@@ -9,7 +9,7 @@ use eagle_core::driver::{MAX_MIN_PROBES, MAX_PROBE_RATIO};
 use eagle_core::fsp::Order;
 use eagle_core::lotes::{ExecutorPlacement, LotesParams};
 use eagle_core::reservation::AdaptiveParams;
-use eagle_core::{Class, Counters, Driver, DriverConfig, EstimateSource, JobId, NodeId, PolicyKind};
+use eagle_core::{Class, Counters, Driver, DriverConfig, EstimateSource, JobId, NodeId, System};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -158,8 +158,8 @@ impl Params {
             integral("historyMaxEntries", p[9], 1.0, eagle_core::estimate::MAX_HISTORY_ENTRIES as f64)? as usize;
         let hold_call_ms = integral("debugHoldCallMs", p[10], 0.0, MAX_HOLD_CALL_MS)? as u64;
         let policy = match integral("policy", p[11], 0.0, 1.0)? as u8 {
-            0 => PolicyKind::Paper,
-            _ => PolicyKind::Adaptive,
+            0 => System::Eagle,
+            _ => System::EagleAdaptive,
         };
         let adaptive = AdaptiveParams {
             window: positive("reservationWindowMs", p[12])? / 1000.0,

@@ -14,7 +14,7 @@ pub(crate) fn good() -> Vec<f64> {
 fn decodes_the_documented_layout() {
     let p = Params::decode(&good()).unwrap();
     assert_eq!(p.config.cutoff, Some(10.0));
-    assert_eq!(p.config.policy, PolicyKind::Adaptive);
+    assert_eq!(p.config.policy, System::EagleAdaptive);
     assert_eq!(p.config.adaptive.window, 60.0);
     assert_eq!(p.config.adaptive.idle, 30.0);
     assert_eq!((p.config.adaptive.hold_max, p.config.adaptive.hold_fraction), (2.0, 0.05));
@@ -22,7 +22,7 @@ fn decodes_the_documented_layout() {
     q[0] = 0.0;
     q[11] = 0.0;
     let p = Params::decode(&q).unwrap();
-    assert_eq!((p.config.cutoff, p.config.policy), (None, PolicyKind::Paper), "cutoffMs 0 = not set");
+    assert_eq!((p.config.cutoff, p.config.policy), (None, System::Eagle), "cutoffMs 0 = not set");
     assert_eq!(p.config.short_partition, 0.1);
     assert_eq!(p.config.min_probes, 20);
     assert_eq!(p.config.probe_ratio, 2);
