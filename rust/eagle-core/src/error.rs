@@ -55,6 +55,10 @@ pub enum ConfigError {
     UnknownSystem(String),
     /// `component` does not run `policy`; it runs `allowed`.
     PolicyNotRun { component: &'static str, policy: crate::System, allowed: &'static [crate::System] },
+    /// A `spark.scheduler.eagle.*` key the engine does not know (name after the prefix).
+    UnknownKey(String),
+    /// Key `key` (after the prefix) is `value`, not `expected`.
+    BadValue { key: &'static str, value: String, expected: String },
     /// An order name that is neither `srpt` nor `fsp`.
     UnknownOrder(String),
     /// Eirene (SATC, CCDM) asked for with the driver or locality mode.
@@ -84,6 +88,12 @@ impl fmt::Display for ConfigError {
             ConfigError::PolicyNotRun { component, policy, allowed } => {
                 let allowed = crate::system::list(allowed);
                 write!(f, "{component} does not run policy '{policy}' (it runs {allowed})")
+            }
+            ConfigError::UnknownKey(k) => {
+                write!(f, "unknown Eagle configuration key {}{k}", crate::settings::SPARK_PREFIX)
+            }
+            ConfigError::BadValue { key, value, expected } => {
+                write!(f, "{}{key} = '{value}': expected {expected}", crate::settings::SPARK_PREFIX)
             }
             ConfigError::UnknownOrder(s) => write!(f, "order must be srpt or fsp, got {s:?}"),
             ConfigError::EireneOutsideSimulator => {

@@ -55,6 +55,7 @@ pub mod probe;
 pub mod reservation;
 pub mod resources;
 pub mod rng;
+pub mod settings;
 pub mod srpt;
 pub mod sss;
 pub mod steal;

@@ -39,7 +39,7 @@ impl System {
     pub const DRIVER: [System; 2] = [System::Eagle, System::EagleAdaptive];
 
     /// Other names accepted for a system: the values of the Spark key `policy`.
-    pub const ALIASES: [(&'static str, System); 2] = [("paper", System::Eagle), ("adaptive", System::EagleAdaptive)];
+    pub const ALIASES: [(&'static str, System); 2] = [("adaptive", System::EagleAdaptive), ("paper", System::Eagle)];
 
     pub fn name(self) -> &'static str {
         match self {
