@@ -7,6 +7,10 @@
 use crate::types::{JobId, NodeId};
 use std::fmt;
 
+/// The prefix of the Spark keys [`ConfigError::UnknownKey`] and [`ConfigError::BadValue`] name
+/// (see [`crate::settings`]).
+pub const SPARK_PREFIX: &str = "spark.scheduler.eagle.";
+
 /// The range a numeric setting must lie in, worded as the error message says it.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub enum Bound {
@@ -54,7 +58,7 @@ pub enum ConfigError {
     /// A system name that is none of [`crate::System::ALL`].
     UnknownSystem(String),
     /// `component` does not run `policy`; it runs `allowed`.
-    PolicyNotRun { component: &'static str, policy: crate::System, allowed: &'static [crate::System] },
+    PolicyNotRun { component: &'static str, policy: &'static str, allowed: String },
     /// A `spark.scheduler.eagle.*` key the engine does not know (name after the prefix).
     UnknownKey(String),
     /// Key `key` (after the prefix) is `value`, not `expected`.
@@ -82,18 +86,16 @@ impl fmt::Display for ConfigError {
             ConfigError::NotANumber { key } => write!(f, "{key} must be a number"),
             ConfigError::MaxWaitBelowMin { min, max } => write!(f, "max wait must be >= min wait ({min}), got {max}"),
             ConfigError::UnknownSystem(s) => {
-                let all = crate::system::list(&crate::System::ALL);
-                write!(f, "unknown system '{s}' (expected {all}, or the aliases paper, adaptive)")
+                write!(f, "unknown system '{s}' (expected one of sparrow, hawk, eagle, dlwl, clwl, eagle-adaptive, or the aliases adaptive, paper)")
             }
             ConfigError::PolicyNotRun { component, policy, allowed } => {
-                let allowed = crate::system::list(allowed);
                 write!(f, "{component} does not run policy '{policy}' (it runs {allowed})")
             }
             ConfigError::UnknownKey(k) => {
-                write!(f, "unknown Eagle configuration key {}{k}", crate::settings::SPARK_PREFIX)
+                write!(f, "unknown Eagle configuration key {SPARK_PREFIX}{k}")
             }
             ConfigError::BadValue { key, value, expected } => {
-                write!(f, "{}{key} = '{value}': expected {expected}", crate::settings::SPARK_PREFIX)
+                write!(f, "{SPARK_PREFIX}{key} = '{value}': expected {expected}")
             }
             ConfigError::UnknownOrder(s) => write!(f, "order must be srpt or fsp, got {s:?}"),
             ConfigError::EireneOutsideSimulator => {

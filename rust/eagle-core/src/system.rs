@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
 
-/// The scheduling system. All share one engine; the flags in [`crate::Config`] differ.
+/// The scheduling system. All share one engine; the flags of the engine's `Config` differ.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum System {
@@ -63,7 +63,7 @@ impl System {
         if allowed.contains(&self) {
             Ok(self)
         } else {
-            Err(ConfigError::PolicyNotRun { component, policy: self, allowed })
+            Err(ConfigError::PolicyNotRun { component, policy: self.name(), allowed: list(allowed) })
         }
     }
 }

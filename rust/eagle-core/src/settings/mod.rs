@@ -21,7 +21,7 @@ use crate::{Class, DriverConfig};
 use serde_json::{json, Map, Value};
 
 /// The prefix every key name here is relative to.
-pub const SPARK_PREFIX: &str = "spark.scheduler.eagle.";
+pub use crate::error::SPARK_PREFIX;
 
 /// Upper bound of `debug.holdCallMs` (a test hook; one minute is far more than any test needs).
 pub const MAX_HOLD_CALL_MS: i64 = 60_000;
