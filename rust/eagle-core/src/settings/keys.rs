@@ -94,6 +94,16 @@ pub static KEYS: &[Key] = &[
         set: |c, v| c.driver.adaptive.base_fraction = v.num(),
     },
     Key {
+        name: "reservation.buckets",
+        kind: Kind::Int { min: 1, max: 1000 },
+        range: None,
+        unset: None,
+        doc: "adaptive: equal buckets the window is cut into; the short demand's burstiness is one \
+              standard deviation of the bucket averages.",
+        get: |c| c.driver.adaptive.buckets.into(),
+        set: |c, v| c.driver.adaptive.buckets = v.int() as u32,
+    },
+    Key {
         name: "longShare",
         kind: Kind::Num(UNIT),
         range: None,
