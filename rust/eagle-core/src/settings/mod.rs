@@ -91,38 +91,21 @@ pub enum Parsed {
     Policy(System),
 }
 
-impl Parsed {
-    pub(crate) fn int(self) -> i64 {
-        match self {
-            Parsed::Int(v) => v,
-            other => unreachable!("not an integer: {other:?}"),
+/// `Parsed`'s accessors: a key's `set` reads the variant its own kind parses to.
+macro_rules! accessors {
+    ($($name:ident: $variant:ident -> $t:ty),* $(,)?) => {
+        impl Parsed {
+            $(pub(crate) fn $name(self) -> $t {
+                match self {
+                    Parsed::$variant(v) => v,
+                    other => unreachable!("{other:?} is not a {}", stringify!($variant)),
+                }
+            })*
         }
-    }
-    pub(crate) fn num(self) -> f64 {
-        match self {
-            Parsed::Num(v) => v,
-            other => unreachable!("not a number: {other:?}"),
-        }
-    }
-    pub(crate) fn word(self) -> &'static str {
-        match self {
-            Parsed::Word(v) => v,
-            other => unreachable!("not a word: {other:?}"),
-        }
-    }
-    pub(crate) fn policy(self) -> System {
-        match self {
-            Parsed::Policy(v) => v,
-            other => unreachable!("not a policy: {other:?}"),
-        }
-    }
-    pub(crate) fn flag(self) -> bool {
-        match self {
-            Parsed::Bool(v) => v,
-            other => unreachable!("not a boolean: {other:?}"),
-        }
-    }
+    };
 }
+
+accessors!(int: Int -> i64, num: Num -> f64, word: Word -> &'static str, policy: Policy -> System, flag: Bool -> bool);
 
 /// One engine key: the whole of its definition.
 pub struct Key {
