@@ -66,9 +66,12 @@ object EagleConfDoc {
       table(EagleConf.JobProperties)
   }
 
+  /** `--keys`: one line per key of [[EagleConf.Keys]], `name<TAB>default` (the pip package's
+   *  key list, python/stage_wheel.py); else the page. */
   def main(args: Array[String]): Unit = {
     val out = new PrintStream(System.out, false, StandardCharsets.UTF_8.name)
-    lines.foreach(l => out.print(l + "\n"))
+    val rows = if (args.contains("--keys")) EagleConf.Keys.map(k => s"${k.name}\t${k.default}") else lines
+    rows.foreach(l => out.print(l + "\n"))
     out.flush()
   }
 }
