@@ -27,7 +27,7 @@
 #                         plan over the hosts' sizes (hosts of different --slots, e.g. the
 #                         default nproc on machines of different sizes)
 #   --long-headroom F     the share of the general hosts no one long job's tasks go to (eagle-central
-#                         --long-headroom) [0.1 under --policy eagle-adaptive, else 0: the papers']
+#                         --long-headroom) [its own default, 0.1, under --policy eagle-adaptive, else 0: the papers']
 #   --bind ADDR           listen address of every daemon [the host as given]; e.g. 0.0.0.0
 #   --state DIR           pid files, logs/ and the default secret [target/eagle-cluster]
 #   --secret-file F       the shared secret [STATE/secret]; created (0600, 32 random bytes as hex)
@@ -144,8 +144,9 @@ is_port "$NODE_PORT" || die "--node-port must be a port (1-65535), got '$NODE_PO
 case "$POLICY" in eagle|eagle-adaptive|hawk|sparrow) ;; *) die "--policy must be eagle, eagle-adaptive, hawk or sparrow, got '$POLICY'" ;; esac
 case "$PLACEMENT" in lwl|lotes) ;; *) die "--placement must be lwl or lotes, got '$PLACEMENT'" ;; esac
 case "$SHORT_PARTITION" in fixed|adaptive|slots|share) ;; *) die "--short-partition must be fixed, adaptive, slots or share, got '$SHORT_PARTITION'" ;; esac
-[ -n "$LONG_HEADROOM" ] || { [ "$POLICY" = eagle-adaptive ] && LONG_HEADROOM=0.1 || LONG_HEADROOM=0; }
-[[ "$LONG_HEADROOM" =~ ^0(\.[0-9]+)?$ ]] || die "--long-headroom must be a number in [0, 1), got '$LONG_HEADROOM'"
+# eagle-central's own default (0.1) is eagle-adaptive's; the papers' policies place over every host.
+[ -n "$LONG_HEADROOM" ] || [ "$POLICY" = eagle-adaptive ] || LONG_HEADROOM=0
+[ -z "$LONG_HEADROOM" ] || [[ "$LONG_HEADROOM" =~ ^0(\.[0-9]+)?$ ]] || die "--long-headroom must be a number in [0, 1), got '$LONG_HEADROOM'"
 [[ "$LEASE_MS" =~ ^[0-9]+$ && "$LEASE_MS" -ge 10 ]] || die "--lease-ms must be an integer >= 10, got '$LEASE_MS'"
 [[ "$TIMEOUT" =~ ^[0-9]+$ && "$TIMEOUT" -ge 1 ]] || die "--timeout must be a positive integer, got '$TIMEOUT'"
 [[ "$SHORT_FRACTION" =~ ^0(\.[0-9]+)?$|^\.[0-9]+$ ]] || die "--short-fraction must be in [0, 1), got '$SHORT_FRACTION'"
@@ -240,7 +241,7 @@ start() {
   read -r ch cp < <(split_hp "$CENTRAL" 7100)
   on_host "$ch" _start eagle-central central "$STATE" "$BIN" "$SECRET" "$TIMEOUT" "$(listen_of "$ch" "$cp")" -- \
     --listen "$(listen_of "$ch" "$cp")" --secret-file "$SECRET" --nodes "$list" --short-fraction "$SHORT_FRACTION" \
-    --short-partition "$SHORT_PARTITION" --long-headroom "$LONG_HEADROOM" --placement "$PLACEMENT" --ping-ms "$ping" \
+    --short-partition "$SHORT_PARTITION" ${LONG_HEADROOM:+--long-headroom "$LONG_HEADROOM"} --placement "$PLACEMENT" --ping-ms "$ping" \
     < /dev/null || failed=1
   [ $failed = 0 ] || { log "some daemons did not start (above)"; exit 1; }
 }

@@ -39,7 +39,7 @@
 #                    paper's share, or grown to the drivers' short load (whole hosts, or slots
 #                    kept on every host)
 #   --eagle-long-headroom F  eagle-central's --long-headroom: the share of the general hosts no one
-#                    long job's tasks go to [0.1 under --eagle-policy eagle-adaptive, else 0: the papers']
+#                    long job's tasks go to [its own default, 0.1, under --eagle-policy eagle-adaptive, else 0]
 #
 # Each worker runs in its own network namespace behind a veth on a bridge in the root namespace,
 # so Spark sees W distinct hosts and PROCESS_LOCAL / NODE_LOCAL / ANY mean something. netem is
@@ -107,8 +107,9 @@ EAGLE_SLOTS="${EAGLE_SLOTS:-$CORES}"
 case "$EAGLE_POLICY" in eagle|eagle-adaptive|hawk|sparrow) ;; *) echo "testbed: --eagle-policy must be eagle, eagle-adaptive, hawk or sparrow" >&2; exit 2 ;; esac
 case "$EAGLE_PLACEMENT" in lwl|lotes) ;; *) echo "testbed: --eagle-placement must be lwl or lotes, got '$EAGLE_PLACEMENT'" >&2; exit 2 ;; esac
 case "$EAGLE_SHORT_PARTITION" in fixed|adaptive|slots|share) ;; *) echo "testbed: --eagle-short-partition must be fixed, adaptive, slots or share, got '$EAGLE_SHORT_PARTITION'" >&2; exit 2 ;; esac
-[ -n "$EAGLE_LONG_HEADROOM" ] || { [ "$EAGLE_POLICY" = eagle-adaptive ] && EAGLE_LONG_HEADROOM=0.1 || EAGLE_LONG_HEADROOM=0; }
-[[ "$EAGLE_LONG_HEADROOM" =~ ^0(\.[0-9]+)?$ ]] || { echo "testbed: --eagle-long-headroom must be a number in [0, 1), got '$EAGLE_LONG_HEADROOM'" >&2; exit 2; }
+# eagle-central's own default (0.1) is eagle-adaptive's; the papers' policies place over every host.
+[ -n "$EAGLE_LONG_HEADROOM" ] || [ "$EAGLE_POLICY" = eagle-adaptive ] || EAGLE_LONG_HEADROOM=0
+[ -z "$EAGLE_LONG_HEADROOM" ] || [[ "$EAGLE_LONG_HEADROOM" =~ ^0(\.[0-9]+)?$ ]] || { echo "testbed: --eagle-long-headroom must be a number in [0, 1), got '$EAGLE_LONG_HEADROOM'" >&2; exit 2; }
 if [ -n "$EAGLE_SLOTS_LIST" ]; then
   [[ "$EAGLE_SLOTS_LIST" =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || { echo "testbed: --eagle-slots-list must be positive integers separated by commas, got '$EAGLE_SLOTS_LIST'" >&2; exit 2; }
   IFS=, read -r -a EAGLE_SLOTS_OF <<< "$EAGLE_SLOTS_LIST"
@@ -288,7 +289,7 @@ start_eagle() { # mode central-addr node-addr...
   done
   local ping=$(( EAGLE_LEASE_MS / 4 < 500 ? EAGLE_LEASE_MS / 4 + 1 : 500 ))
   RUST_LOG="${RUST_LOG:-info}" nohup "$bin/eagle-central" --listen "$central" --secret-file "$secret" --nodes "$list" \
-    --placement "$EAGLE_PLACEMENT" --short-partition "$EAGLE_SHORT_PARTITION" --long-headroom "$EAGLE_LONG_HEADROOM" \
+    --placement "$EAGLE_PLACEMENT" --short-partition "$EAGLE_SHORT_PARTITION" ${EAGLE_LONG_HEADROOM:+--long-headroom "$EAGLE_LONG_HEADROOM"} \
     --ping-ms "$ping" > "$logs/eagle-central.log" 2>&1 < /dev/null &
   echo "$! eagle-central@$central" >> "$STATE/pids"
   for addr in "$@"; do
@@ -306,7 +307,7 @@ start_eagle() { # mode central-addr node-addr...
     echo "TB_EAGLE_PLACEMENT=$EAGLE_PLACEMENT"
     echo "TB_EAGLE_SHORT_PARTITION=$EAGLE_SHORT_PARTITION"
   } >> "$STATE/testbed.env"
-  log "eagle: central $central, $# nodes x ${EAGLE_SLOTS_LIST:-$EAGLE_SLOTS} slots, policy $EAGLE_POLICY, placement $EAGLE_PLACEMENT, short partition $EAGLE_SHORT_PARTITION, long headroom $EAGLE_LONG_HEADROOM"
+  log "eagle: central $central, $# nodes x ${EAGLE_SLOTS_LIST:-$EAGLE_SLOTS} slots, policy $EAGLE_POLICY, placement $EAGLE_PLACEMENT, short partition $EAGLE_SHORT_PARTITION, long headroom ${EAGLE_LONG_HEADROOM:-eagle-central's default}"
 }
 
 netns_possible() {

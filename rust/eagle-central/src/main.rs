@@ -45,8 +45,9 @@ struct Args {
     /// The share of the general hosts (rounded up, at least one) that no one long job's
     /// tasks go to: a job is placed over the rest at most, so that a later small long job,
     /// and short probes, find whole hosts free of it instead of waiting for its tasks to
-    /// end. 0: over every general host (the paper's).
-    #[arg(long, default_value = "0", value_parser = eagle_central::headroom::parse)]
+    /// end. 0: over every general host (the papers'); 0.1, the default, is what
+    /// eagle-adaptive runs with (a node policy other than eagle-adaptive wants 0).
+    #[arg(long, default_value = "0.1", value_parser = eagle_central::headroom::parse)]
     long_headroom: f64,
 }
 

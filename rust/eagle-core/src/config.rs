@@ -4,62 +4,8 @@
 //! simulator's `simulation/README.md` (epfl-labos/eagle).
 
 use crate::error::{Bound, ConfigError};
+pub use crate::system::System;
 use serde::{Deserialize, Serialize};
-use std::fmt;
-use std::str::FromStr;
-
-/// The scheduling system. All share one engine; the flags in [`Config`] differ.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum System {
-    /// Sparrow: batch sampling of 2t probes over all nodes, late binding, FIFO queues.
-    Sparrow,
-    /// Hawk: centralized LWL for long jobs, Sparrow probing for short ones, work stealing.
-    Hawk,
-    /// Eagle: SSS + retry rounds + SBP + SRPT with starvation cap, max(K, 2t) probes.
-    Eagle,
-    /// Yaq-D style distributed LWL with heartbeat-stale queue state, SRPT queues.
-    Dlwl,
-    /// Omniscient centralized LWL for every task, same partitions, FIFO queues.
-    Clwl,
-    /// eagle-adaptive: exact central SRPT over (query) remaining work, a floating
-    /// slot-level short reservation sized from the observed load, a starvation deadline
-    /// (see [`crate::policy::adaptive`]). What the Spark plugin runs by default.
-    #[serde(rename = "eagle-adaptive")]
-    EagleAdaptive,
-}
-
-impl System {
-    pub const ALL: [System; 6] =
-        [System::Sparrow, System::Hawk, System::Eagle, System::Dlwl, System::Clwl, System::EagleAdaptive];
-    pub fn name(self) -> &'static str {
-        match self {
-            System::Sparrow => "sparrow",
-            System::Hawk => "hawk",
-            System::Eagle => "eagle",
-            System::Dlwl => "dlwl",
-            System::Clwl => "clwl",
-            System::EagleAdaptive => "eagle-adaptive",
-        }
-    }
-}
-
-impl fmt::Display for System {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for System {
-    type Err = ConfigError;
-    fn from_str(s: &str) -> Result<Self, ConfigError> {
-        System::ALL
-            .iter()
-            .copied()
-            .find(|x| x.name() == s.to_ascii_lowercase())
-            .ok_or_else(|| ConfigError::UnknownSystem(s.to_string()))
-    }
-}
 
 /// Every knob of the engine. Build one with [`Config::for_system`] and adjust.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -7,6 +7,10 @@
 use crate::types::{JobId, NodeId};
 use std::fmt;
 
+/// The prefix of the Spark keys [`ConfigError::UnknownKey`] and [`ConfigError::BadValue`] name
+/// (see [`crate::settings`]).
+pub const SPARK_PREFIX: &str = "spark.scheduler.eagle.";
+
 /// The range a numeric setting must lie in, worded as the error message says it.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub enum Bound {
@@ -53,6 +57,12 @@ pub enum ConfigError {
     MaxWaitBelowMin { min: f64, max: f64 },
     /// A system name that is none of [`crate::System::ALL`].
     UnknownSystem(String),
+    /// `component` does not run `policy`; it runs `allowed`.
+    PolicyNotRun { component: &'static str, policy: &'static str, allowed: String },
+    /// A `spark.scheduler.eagle.*` key the engine does not know (name after the prefix).
+    UnknownKey(String),
+    /// Key `key` (after the prefix) is `value`, not `expected`.
+    BadValue { key: &'static str, value: String, expected: String },
     /// An order name that is neither `srpt` nor `fsp`.
     UnknownOrder(String),
     /// Eirene (SATC, CCDM) asked for with the driver or locality mode.
@@ -76,7 +86,16 @@ impl fmt::Display for ConfigError {
             ConfigError::NotANumber { key } => write!(f, "{key} must be a number"),
             ConfigError::MaxWaitBelowMin { min, max } => write!(f, "max wait must be >= min wait ({min}), got {max}"),
             ConfigError::UnknownSystem(s) => {
-                write!(f, "unknown system '{s}' (expected one of sparrow, hawk, eagle, dlwl, clwl, eagle-adaptive)")
+                write!(f, "unknown system '{s}' (expected one of sparrow, hawk, eagle, dlwl, clwl, eagle-adaptive, or the aliases adaptive, paper)")
+            }
+            ConfigError::PolicyNotRun { component, policy, allowed } => {
+                write!(f, "{component} does not run policy '{policy}' (it runs {allowed})")
+            }
+            ConfigError::UnknownKey(k) => {
+                write!(f, "unknown Eagle configuration key {SPARK_PREFIX}{k}")
+            }
+            ConfigError::BadValue { key, value, expected } => {
+                write!(f, "{SPARK_PREFIX}{key} = '{value}': expected {expected}")
             }
             ConfigError::UnknownOrder(s) => write!(f, "order must be srpt or fsp, got {s:?}"),
             ConfigError::EireneOutsideSimulator => {

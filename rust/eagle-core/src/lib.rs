@@ -55,14 +55,16 @@ pub mod probe;
 pub mod reservation;
 pub mod resources;
 pub mod rng;
+pub mod settings;
 pub mod srpt;
 pub mod sss;
 pub mod steal;
+pub mod system;
 pub mod types;
 pub mod warmup;
 
 pub use config::{Config, System};
-pub use driver::{AdaptivePoint, Driver, DriverConfig, DriverStatus, PolicyKind};
+pub use driver::{AdaptivePoint, Driver, DriverConfig, DriverStatus};
 pub use engine::{Counters, Engine, JobSpec, JobView, NodeView};
 pub use error::{Bound, ConfigError, PlacementError};
 pub use estimate::EstimateSource;

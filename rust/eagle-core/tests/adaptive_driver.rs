@@ -1,6 +1,6 @@
 //! eagle-adaptive through the Spark façade ([`Driver`]): the learned split, settled
 //! classes, the reservation and query-aware SRPT, on a virtual clock.
-use eagle_core::{Class, Driver, DriverConfig, JobId, NodeId, PolicyKind};
+use eagle_core::{Class, Driver, DriverConfig, JobId, NodeId, System};
 
 fn driver() -> Driver {
     Driver::new(DriverConfig::default(), 1).unwrap()
@@ -37,7 +37,7 @@ fn a_split_is_learned_from_hints_and_the_big_job_becomes_long() {
 
 #[test]
 fn paper_policy_keeps_its_fixed_cutoff() {
-    let cfg = DriverConfig { policy: PolicyKind::Paper, ..DriverConfig::default() };
+    let cfg = DriverConfig { policy: System::Eagle, ..DriverConfig::default() };
     let d = Driver::new(cfg, 1).unwrap();
     assert_eq!(d.cutoff(), Some(10.0));
     assert_eq!(d.reservation(), None);

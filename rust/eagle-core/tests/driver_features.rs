@@ -1,6 +1,6 @@
 //! Driver protocol for Spark features the plugin forwards: speculative copies and the
 //! busy-slot count (issue 11).
-use eagle_core::{Class, Driver, DriverConfig, PolicyKind};
+use eagle_core::{Class, Driver, DriverConfig, System};
 
 fn driver() -> Driver {
     Driver::new(DriverConfig { cutoff: Some(10.0), short_partition: 0.0, ..DriverConfig::default() }, 7).unwrap()
@@ -45,7 +45,7 @@ fn waiting_and_speculatable_counts_add_up() {
 #[test]
 fn a_long_job_spark_allows_only_on_short_only_nodes_is_planned_there() {
     let mut d = Driver::new(
-        DriverConfig { policy: PolicyKind::Paper, cutoff: Some(10.0), short_partition: 0.5, ..DriverConfig::default() },
+        DriverConfig { policy: System::Eagle, cutoff: Some(10.0), short_partition: 0.5, ..DriverConfig::default() },
         7,
     )
     .unwrap();
@@ -70,7 +70,7 @@ fn a_long_job_spark_allows_only_on_short_only_nodes_is_planned_there() {
 #[test]
 fn a_restricted_job_that_can_use_a_general_node_keeps_its_class() {
     let mut d = Driver::new(
-        DriverConfig { policy: PolicyKind::Paper, cutoff: Some(10.0), short_partition: 0.5, ..DriverConfig::default() },
+        DriverConfig { policy: System::Eagle, cutoff: Some(10.0), short_partition: 0.5, ..DriverConfig::default() },
         7,
     )
     .unwrap();

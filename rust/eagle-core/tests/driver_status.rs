@@ -1,6 +1,6 @@
 //! `Driver::status`: the read-only view the plugin's metrics and Spark UI tab show.
 use eagle_core::delay::{DelayParams, Level};
-use eagle_core::{Class, Driver, DriverConfig, PolicyKind};
+use eagle_core::{Class, Driver, DriverConfig, System};
 
 #[test]
 fn status_counts_live_jobs_by_class_and_follows_the_slots() {
@@ -62,7 +62,7 @@ fn status_reports_mean_and_max_of_the_live_intervals() {
 
 #[test]
 fn paper_policy_has_no_reservation_and_its_fixed_cutoff() {
-    let mut d = Driver::new(DriverConfig { policy: PolicyKind::Paper, ..DriverConfig::default() }, 1).unwrap();
+    let mut d = Driver::new(DriverConfig { policy: System::Eagle, ..DriverConfig::default() }, 1).unwrap();
     let n = d.add_node(0.0, 2);
     let j = d.submit(0.0, 2, None, None, 1);
     assert_eq!(d.offer(0.0, n, 2, &[]), vec![j, j]);

@@ -1,8 +1,6 @@
 //! Behaviour of the engine's rules, driven the way the simulator drives it:
 //! a tiny deterministic event loop over `Output::Timer` and task ends.
-use eagle_core::{
-    Class, Config, Driver, DriverConfig, Engine, JobId, JobSpec, Msg, NodeId, Output, PolicyKind, System, Time,
-};
+use eagle_core::{Class, Config, Driver, DriverConfig, Engine, JobId, JobSpec, Msg, NodeId, Output, System, Time};
 use std::collections::BTreeMap;
 
 /// A minimal host: delivers timers in (time, seq) order and ends every task after `dur(job)`.
@@ -364,7 +362,7 @@ fn same_seed_same_decisions() {
 
 fn driver(short_partition: f64) -> Driver {
     Driver::new(
-        DriverConfig { policy: PolicyKind::Paper, cutoff: Some(10.0), short_partition, ..DriverConfig::default() },
+        DriverConfig { policy: System::Eagle, cutoff: Some(10.0), short_partition, ..DriverConfig::default() },
         7,
     )
     .unwrap()

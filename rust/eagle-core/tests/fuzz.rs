@@ -17,7 +17,7 @@
 //! 20,000, about a second in CI; 1,000,000 with `--features fuzz-long`):
 //! `cargo test -p eagle-core --release --features fuzz-long --test fuzz -- --nocapture`.
 use eagle_core::reservation::AdaptiveParams;
-use eagle_core::{Class, Driver, DriverConfig, JobId, NodeId, PolicyKind};
+use eagle_core::{Class, Driver, DriverConfig, JobId, NodeId, System};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
@@ -110,10 +110,10 @@ fn check(d: &Driver, m: &Model, ctx: &dyn Fn() -> String) {
 fn sequence(seed: u64) -> u64 {
     let mut r = Rng(seed);
     // Both policies, with and without an explicit cutoff (adaptive then learns one).
-    let policy = if r.chance(50) { PolicyKind::Paper } else { PolicyKind::Adaptive };
+    let policy = if r.chance(50) { System::Eagle } else { System::EagleAdaptive };
     let cfg = DriverConfig {
         policy,
-        cutoff: if policy == PolicyKind::Adaptive && r.chance(50) { None } else { Some(0.5 + r.unit() * 20.0) },
+        cutoff: if policy == System::EagleAdaptive && r.chance(50) { None } else { Some(0.5 + r.unit() * 20.0) },
         adaptive: AdaptiveParams {
             window: 1.0 + r.unit() * 60.0,
             headroom: 0.5 + r.unit() * 2.0,

@@ -410,8 +410,7 @@ fn a_new_task_set_is_estimated_at_the_applications_typical_warm_task() {
     assert!((est - 0.3).abs() < 1e-9, "{est}");
     assert_eq!(src, eagle_core::EstimateSource::Default);
     // The paper's policy keeps `defaultEstimateMs` exactly.
-    let mut p =
-        Driver::new(DriverConfig { policy: eagle_core::PolicyKind::Paper, ..DriverConfig::default() }, 1).unwrap();
+    let mut p = Driver::new(DriverConfig { policy: eagle_core::System::Eagle, ..DriverConfig::default() }, 1).unwrap();
     let n = p.add_node(0.0, 1);
     let j = p.submit(0.0, 1, None, Some(0.2), 70);
     assert_eq!(p.offer(0.0, n, 1, &[]), vec![j]);

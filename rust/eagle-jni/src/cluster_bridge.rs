@@ -70,9 +70,9 @@ pub fn params(
         probe_ratio: st.driver.config().probe_ratio,
         ping_ms,
         seed: st.seed,
-        retry_rejected: st.driver.config().policy != eagle_core::PolicyKind::Paper,
+        retry_rejected: st.driver.config().policy != eagle_core::System::Eagle,
         warm_grants,
-        affinity: affinity && st.driver.config().policy != eagle_core::PolicyKind::Paper,
+        affinity: affinity && st.driver.config().policy != eagle_core::System::Eagle,
     };
     Ok(p)
 }

@@ -43,30 +43,8 @@ impl fmt::Display for Expect {
 /// Why a bridge call failed.
 #[derive(Debug)]
 pub enum Error {
-    /// `create`'s parameter array does not have the [`crate::PARAM_NAMES`] layout's length.
-    ParamCount {
-        expected: &'static [&'static str],
-        got: usize,
-    },
-    /// Parameter `name` of `create` is `value`, not what it must be.
-    Param {
-        name: &'static str,
-        expected: Expect,
-        value: f64,
-    },
-    /// An adaptive parameter of `create` the engine rejects.
-    AdaptiveParam(ConfigError),
-    /// `enableDelay`'s array does not have the [`crate::state::DELAY_PARAM_NAMES`] layout's length.
-    DelayParamCount {
-        expected: &'static [&'static str],
-        got: usize,
-    },
-    /// Delay parameter `name` is `value`, not what it must be.
-    DelayParam {
-        name: &'static str,
-        expected: Expect,
-        value: f64,
-    },
+    /// The configuration `create` or `configCheck` got is not a JSON object of strings.
+    ConfigJson(serde_json::Error),
     /// Argument `name` of a call is `value`, not what it must be.
     Arg {
         name: &'static str,
@@ -130,17 +108,7 @@ pub enum Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::ParamCount { expected, got } => {
-                write!(f, "expected {} parameters ({}), got {got}", expected.len(), expected.join(", "))
-            }
-            Error::Param { name, expected, value } => write!(f, "parameter {name} must be {expected}, got {value}"),
-            Error::AdaptiveParam(e) => write!(f, "parameter {e}"),
-            Error::DelayParamCount { expected, got } => {
-                write!(f, "expected {} delay parameters ({}), got {got}", expected.len(), expected.join(", "))
-            }
-            Error::DelayParam { name, expected, value } => {
-                write!(f, "delay parameter {name} must be {expected}, got {value}")
-            }
+            Error::ConfigJson(e) => write!(f, "configuration: not a JSON object of strings: {e}"),
             Error::Arg { name, expected, value } => write!(f, "{name} must be {expected}, got {value}"),
             Error::Negative { what, value } => write!(f, "{what} must be >= 0, got {value}"),
             Error::BadLevel(code) => write!(f, "locality level must be in [0, 4], got {code}"),
@@ -180,7 +148,8 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            Error::AdaptiveParam(e) | Error::Config(e) => Some(e),
+            Error::Config(e) => Some(e),
+            Error::ConfigJson(e) => Some(e),
             Error::Placement(e) => Some(e),
             Error::History(e) => Some(e),
             Error::Cluster(e) => Some(e),

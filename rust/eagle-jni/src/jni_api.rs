@@ -185,24 +185,26 @@ fn doubles_out<'l>(env: &mut Env<'l>, v: &[f64]) -> Res<JDoubleArray<'l>> {
     Ok(a)
 }
 
-fn path_in(env: &Env<'_>, a: &JByteArray<'_>) -> Res<PathBuf> {
+pub(crate) fn utf8_in(env: &Env<'_>, a: &JByteArray<'_>, what: &'static str) -> Res<String> {
     let bytes = env.convert_byte_array(a)?;
-    let s = String::from_utf8(bytes).map_err(|_| Error::NotUtf8("path"))?;
-    Ok(PathBuf::from(s))
+    Ok(String::from_utf8(bytes).map_err(|_| Error::NotUtf8(what))?)
 }
 
-/// `create(params: Array[Double]): Long` — a new engine; layout in [`state::PARAM_NAMES`].
+fn path_in(env: &Env<'_>, a: &JByteArray<'_>) -> Res<PathBuf> {
+    Ok(PathBuf::from(utf8_in(env, a, "path")?))
+}
+
+/// `create(config: Array[Byte]): Long` — a new engine from its configuration, UTF-8 JSON:
+/// an object of `spark.scheduler.eagle.*`-relative keys to their string values (see
+/// [`state::decode_settings`]).
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_create<'l>(
     mut env: EnvUnowned<'l>,
     _this: JObject<'l>,
-    params: JDoubleArray<'l>,
+    config: JByteArray<'l>,
 ) -> jlong {
     env.with_env(|env| -> Res<jlong> {
-        let n = params.len(env)?;
-        let mut p = vec![0f64; n];
-        params.get_region(env, 0, &mut p)?;
-        let st = State::new(&p)?;
+        let st = State::new(&utf8_in(env, &config, "config")?)?;
         Ok(ENGINES.insert(st))
     })
     .resolve_with::<ThrowEagle, _>(|| "create")
@@ -551,21 +553,23 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_historySave<
     .resolve_with::<ThrowEagle, _>(|| "historySave")
 }
 
-/// `enableDelay(handle, params: Array[Double]): Unit` — turns on Dynamic Delay Scheduling
-/// for task sets submitted from now on; layout in [`state::DELAY_PARAM_NAMES`].
+/// `enableDelay(handle, processMs, nodeMs, rackMs): Unit` — turns on Dynamic Delay
+/// Scheduling for task sets submitted from now on, with the `dds.*` keys of `create`'s
+/// configuration and Spark's initial waits `spark.locality.wait.{process,node,rack}`.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_enableDelay<'l>(
     mut env: EnvUnowned<'l>,
     _this: JObject<'l>,
     h: jlong,
-    params: JDoubleArray<'l>,
+    process_ms: jlong,
+    node_ms: jlong,
+    rack_ms: jlong,
 ) {
-    env.with_env(|env| -> Res<()> {
-        let n = params.len(env)?;
-        let mut p = vec![0f64; n];
-        params.get_region(env, 0, &mut p)?;
-        let params = state::decode_delay_params(&p)?;
-        with_state(h, |st| Ok(st.driver.enable_delay(params)?))
+    env.with_env(|_env| -> Res<()> {
+        with_state(h, |st| {
+            let params = st.settings.delay_params([process_ms, node_ms, rack_ms])?;
+            Ok(st.driver.enable_delay(params)?)
+        })
     })
     .resolve_with::<ThrowEagle, _>(|| "enableDelay")
 }

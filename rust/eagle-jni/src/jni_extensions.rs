@@ -1,12 +1,13 @@
-//! The JNI entry points of the policies beyond Eagle: LoTES placement (issue 15) and
-//! Eirene's SATC (issue 14), `@native` methods of `org.apache.spark.scheduler.eagle.Native`
+//! The JNI entry points of the configuration (the engine's key table, and a configuration
+//! checked without an engine) and of the policies beyond Eagle: LoTES placement and
+//! Eirene's SATC, `@native` methods of `org.apache.spark.scheduler.eagle.Native`
 //! with the conventions of `jni_api` (a handle is a registry key, primitives only, every body
 //! inside `catch_unwind`, errors and panics thrown as `EagleNativeException`). The logic is
 //! in the safe [`crate::placement`] and [`crate::eirene`].
 
-use crate::jni_api::{ints_in, ints_out, with_state, Res, ThrowEagle};
+use crate::jni_api::{ints_in, ints_out, utf8_in, with_state, Res, ThrowEagle};
 use crate::{placement, state};
-use jni::objects::{JDoubleArray, JIntArray, JObject};
+use jni::objects::{JByteArray, JDoubleArray, JIntArray, JObject};
 use jni::sys::{jint, jlong};
 use jni::{Env, EnvUnowned};
 
@@ -15,6 +16,35 @@ fn doubles_in(env: &Env<'_>, a: &JDoubleArray<'_>) -> Res<Vec<f64>> {
     let mut v = vec![0f64; n];
     a.get_region(env, 0, &mut v)?;
     Ok(v)
+}
+
+/// `configKeys(): Array[Byte]` — the engine's keys as UTF-8 JSON
+/// ([`eagle_core::settings::keys_json`]): name, default, type, range and meaning of each.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_configKeys<'l>(
+    mut env: EnvUnowned<'l>,
+    _this: JObject<'l>,
+) -> JByteArray<'l> {
+    env.with_env(|env| -> Res<JByteArray<'l>> {
+        Ok(env.byte_array_from_slice(eagle_core::settings::keys_json().as_bytes())?)
+    })
+    .resolve_with::<ThrowEagle, _>(|| "configKeys")
+}
+
+/// `configCheck(config: Array[Byte]): Array[Byte]` — decodes and validates a configuration
+/// as `create` does, without creating an engine; returns every engine key's value in force
+/// as UTF-8 JSON (the run summary's `config`).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_configCheck<'l>(
+    mut env: EnvUnowned<'l>,
+    _this: JObject<'l>,
+    config: JByteArray<'l>,
+) -> JByteArray<'l> {
+    env.with_env(|env| -> Res<JByteArray<'l>> {
+        let settings = state::decode_settings(&utf8_in(env, &config, "config")?)?;
+        Ok(env.byte_array_from_slice(settings.to_json().to_string().as_bytes())?)
+    })
+    .resolve_with::<ThrowEagle, _>(|| "configCheck")
 }
 
 /// `lotesExecutor(handle, node, capacity: Array[Double]): Unit` — `placement=lotes`: the

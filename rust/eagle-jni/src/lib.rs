@@ -9,13 +9,14 @@
 //! - [`handle`]: safe Rust. The registry that JNI handles are keys of: calls racing
 //!   with `destroy` get a clean "engine closed" error, never freed memory.
 //! - [`state`]: safe Rust. The per-application [`state::State`] (driver + test hook),
-//!   the fixed layouts of the parameter and counter arrays, and the history JSON file.
+//!   its configuration (decoded by [`eagle_core::settings`]), the fixed layouts of the
+//!   counter arrays, and the history JSON file.
 //!   Unit-tested without a JVM.
 //! - [`placement`]: safe Rust. `placement=lotes`: executor and task-set descriptions
 //!   for LoTES, kept in step with the driver's events.
 //! - [`cluster`]: safe Rust. Cluster mode's driver side: the grants of the hosts'
 //!   `eagle-node` daemons become the offer rounds' plans (issue 13).
-//! - `jni_api` and `jni_cluster` (private): the only modules with `unsafe` and the only ones that
+//! - `jni_api`, `jni_cluster` and `jni_extensions` (private): the only modules with `unsafe` and the only ones that
 //!   know about the JVM. Every entry point runs inside `catch_unwind`
 //!   (through `jni::EnvUnowned::with_env`) and turns an error or a panic into a
 //!   Java `org.apache.spark.scheduler.eagle.EagleNativeException`; nothing ever
@@ -40,4 +41,4 @@ mod jni_cluster;
 mod jni_extensions;
 
 pub use error::Error;
-pub use state::{Params, State, COUNTER_NAMES, PARAM_NAMES};
+pub use state::{State, COUNTER_NAMES};

@@ -58,16 +58,14 @@ pub fn pending(st: &mut State, job: JobId, pending: u32) {
 mod tests {
     use super::*;
 
-    /// The valid parameters with `placement` (slot 18: 0 slots, 1 lotes).
-    fn params(placement: f64) -> Vec<f64> {
-        let mut p = crate::state::tests::good();
-        p[18] = placement;
-        p
+    /// The valid configuration with `placement` (slots or lotes).
+    fn params(placement: &str) -> String {
+        crate::state::tests::good_with(&[("placement", placement)])
     }
 
     #[test]
     fn slots_placement_refuses_the_lotes_calls_by_name() {
-        let mut st = State::new(&params(0.0)).unwrap();
+        let mut st = State::new(&params("slots")).unwrap();
         let e = add_executor(&mut st, NodeId(0), &[2.0]).unwrap_err().to_string();
         assert!(e.contains("spark.scheduler.eagle.placement"), "{e}");
         node_removed(&mut st, NodeId(0)); // harmless
@@ -75,7 +73,7 @@ mod tests {
 
     #[test]
     fn lotes_follows_the_driver_events() {
-        let mut st = State::new(&params(1.0)).unwrap();
+        let mut st = State::new(&params("lotes")).unwrap();
         let big = st.driver.add_node(0.0, 4);
         let small = st.driver.add_node(0.0, 1);
         add_executor(&mut st, big, &[4.0, 4096.0]).unwrap();

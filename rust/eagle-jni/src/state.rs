@@ -1,49 +1,17 @@
-//! Safe half of the bridge: the state behind a JNI handle, the fixed array
-//! layouts shared with `Native.scala`, and the history file.
+//! Safe half of the bridge: the state behind a JNI handle, the configuration it is created
+//! from, the fixed array layouts shared with `Native.scala`, and the history file.
 //!
 //! Nothing here touches the JVM, so it is unit-tested with plain `cargo test`.
 
-use crate::error::{EntryAt, Error, Expect, HistoryError, HistoryFormatError};
-use eagle_core::delay::{DelayParams, Level, Sample};
-use eagle_core::driver::{MAX_MIN_PROBES, MAX_PROBE_RATIO};
-use eagle_core::fsp::Order;
+use crate::error::{EntryAt, Error, HistoryError, HistoryFormatError};
+use eagle_core::delay::{Level, Sample};
 use eagle_core::lotes::{ExecutorPlacement, LotesParams};
-use eagle_core::reservation::AdaptiveParams;
-use eagle_core::{Class, Counters, Driver, DriverConfig, EstimateSource, JobId, NodeId, PolicyKind};
+use eagle_core::settings::EngineSettings;
+use eagle_core::{Class, Counters, Driver, EstimateSource, JobId, NodeId};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
-
-/// Names of the `create(params: Array[Double])` slots, in order. `Native.scala`
-/// builds the array in exactly this order (see `EagleConf.toNativeParams`).
-pub const PARAM_NAMES: [&str; 23] = [
-    "cutoffMs",
-    "shortPartition",
-    "minProbes",
-    "probeRatio",
-    "starvationFactor",
-    "defaultClass",
-    "defaultEstimateMs",
-    "seed",
-    "failAfterCalls",
-    "historyMaxEntries",
-    "debugHoldCallMs",
-    "policy",
-    "reservationWindowMs",
-    "reservationHeadroom",
-    "reservationMaxFraction",
-    "reservationIdleMs",
-    "reservationBaseFraction",
-    "longShare",
-    "placement",
-    "deadlineFactor",
-    "order",
-    "holdMaxMs",
-    "holdFraction",
-];
-
-/// Upper bound of `debugHoldCallMs` (a test hook; one minute is far more than any test needs).
-pub const MAX_HOLD_CALL_MS: f64 = 60_000.0;
 
 /// Names of the `counters(handle): Array[Long]` slots, in order. The first twelve
 /// are the engine's [`Counters`]; the last is the number of bridge calls made on
@@ -89,144 +57,12 @@ pub const STATUS_NAMES: [&str; 16] = [
     "warmupMs",
 ];
 
-/// Seeds travel as `f64`; integers above 2^53 would not survive the trip.
-const MAX_EXACT_F64_INT: f64 = 9_007_199_254_740_992.0;
-
-/// Decoded `create` parameters.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Params {
-    pub config: DriverConfig,
-    pub seed: u64,
-    /// Test hook: panic on every bridge call after this many (None = never).
-    pub fail_after_calls: Option<u64>,
-    /// Most stage signatures the history keeps (least recently used evicted first).
-    pub history_max_entries: usize,
-    /// Test hook: every `taskFinished` call holds the engine this long (ms, 0 = off).
-    pub hold_call_ms: u64,
-    /// `placement=lotes`: LoTES filters which task sets an executor's offer may serve.
-    pub lotes: bool,
-}
-
-fn integral(name: &'static str, v: f64, min: f64, max: f64) -> Result<f64, Error> {
-    if !v.is_finite() || v.fract() != 0.0 || v < min || v > max {
-        return Err(Error::Param { name, expected: Expect::Integer { min, max }, value: v });
-    }
-    Ok(v)
-}
-
-fn positive(name: &'static str, v: f64) -> Result<f64, Error> {
-    if !v.is_finite() || v <= 0.0 {
-        return Err(Error::Param { name, expected: Expect::Positive, value: v });
-    }
-    Ok(v)
-}
-
-/// `v` if it is within [0, 1], else an error naming parameter `name`.
-fn fraction(name: &'static str, v: f64) -> Result<f64, Error> {
-    if (0.0..=1.0).contains(&v) {
-        Ok(v)
-    } else {
-        Err(Error::Param { name, expected: Expect::Fraction, value: v })
-    }
-}
-
-impl Params {
-    /// Decodes the fixed layout [`PARAM_NAMES`]. Times arrive in milliseconds and
-    /// leave in the engine's seconds.
-    pub fn decode(p: &[f64]) -> Result<Params, Error> {
-        if p.len() != PARAM_NAMES.len() {
-            return Err(Error::ParamCount { expected: &PARAM_NAMES, got: p.len() });
-        }
-        // cutoffMs 0: not set (adaptive learns the split; paper uses its 10 s default).
-        let cutoff_ms = if p[0] == 0.0 { None } else { Some(positive("cutoffMs", p[0])?) };
-        let short_partition = p[1];
-        if !short_partition.is_finite() || !(0.0..1.0).contains(&short_partition) {
-            let expected = Expect::FractionBelowOne;
-            return Err(Error::Param { name: "shortPartition", expected, value: short_partition });
-        }
-        let min_probes = integral("minProbes", p[2], 1.0, MAX_MIN_PROBES as f64)? as u32;
-        let probe_ratio = integral("probeRatio", p[3], 1.0, MAX_PROBE_RATIO as f64)? as u32;
-        let starvation_factor = positive("starvationFactor", p[4])?;
-        let default_class = match integral("defaultClass", p[5], 0.0, 1.0)? as u8 {
-            0 => Class::Short,
-            _ => Class::Long,
-        };
-        let default_estimate_ms = positive("defaultEstimateMs", p[6])?;
-        let seed = integral("seed", p[7], 0.0, MAX_EXACT_F64_INT)? as u64;
-        let fail = integral("failAfterCalls", p[8], -1.0, MAX_EXACT_F64_INT)?;
-        let history_max_entries =
-            integral("historyMaxEntries", p[9], 1.0, eagle_core::estimate::MAX_HISTORY_ENTRIES as f64)? as usize;
-        let hold_call_ms = integral("debugHoldCallMs", p[10], 0.0, MAX_HOLD_CALL_MS)? as u64;
-        let policy = match integral("policy", p[11], 0.0, 1.0)? as u8 {
-            0 => PolicyKind::Paper,
-            _ => PolicyKind::Adaptive,
-        };
-        let adaptive = AdaptiveParams {
-            window: positive("reservationWindowMs", p[12])? / 1000.0,
-            headroom: positive("reservationHeadroom", p[13])?,
-            max_fraction: fraction("reservationMaxFraction", p[14])?,
-            idle: if p[15].is_finite() && p[15] >= 0.0 {
-                p[15] / 1000.0
-            } else {
-                return Err(Error::Param { name: "reservationIdleMs", expected: Expect::NonNegative, value: p[15] });
-            },
-            base_fraction: fraction("reservationBaseFraction", p[16])?,
-            long_share: fraction("longShare", p[17])?,
-            deadline_factor: positive("deadlineFactor", p[19])?,
-            order: if integral("order", p[20], 0.0, 1.0)? == 1.0 { Order::Fsp } else { Order::Srpt },
-            hold_max: integral("holdMaxMs", p[21], 0.0, 3_600_000.0)? / 1000.0,
-            hold_fraction: fraction("holdFraction", p[22])?,
-            ..AdaptiveParams::default()
-        };
-        adaptive.validate().map_err(Error::AdaptiveParam)?;
-        let lotes = integral("placement", p[18], 0.0, 1.0)? == 1.0;
-        Ok(Params {
-            config: DriverConfig {
-                policy,
-                adaptive,
-                cutoff: cutoff_ms.map(|c| c / 1000.0),
-                short_partition,
-                min_probes,
-                probe_ratio,
-                starvation_factor,
-                default_class,
-                default_estimate: default_estimate_ms / 1000.0,
-            },
-            seed,
-            fail_after_calls: if fail < 0.0 { None } else { Some(fail as u64) },
-            history_max_entries,
-            hold_call_ms,
-            lotes,
-        })
-    }
-}
-
-/// Names of the `enableDelay(handle, params: Array[Double])` slots, in order. `Native.scala`
-/// builds the array in exactly this order (see `EagleConf.toDelayParams`). Waits are
-/// milliseconds; the window is a plain number (2 = the paper's rule); inherit is 1 or 0.
-pub const DELAY_PARAM_NAMES: [&str; 7] =
-    ["processWaitMs", "nodeWaitMs", "rackWaitMs", "minWaitMs", "maxWaitMs", "window", "inherit"];
-
-/// Decodes the [`DELAY_PARAM_NAMES`] layout into the engine's [`DelayParams`] (seconds).
-pub fn decode_delay_params(p: &[f64]) -> Result<DelayParams, Error> {
-    if p.len() != DELAY_PARAM_NAMES.len() {
-        return Err(Error::DelayParamCount { expected: &DELAY_PARAM_NAMES, got: p.len() });
-    }
-    for (&name, &v) in DELAY_PARAM_NAMES.iter().zip(p) {
-        if !v.is_finite() || v < 0.0 {
-            return Err(Error::DelayParam { name, expected: Expect::NonNegative, value: v });
-        }
-    }
-    let mut initial = [0.0; 5];
-    initial[Level::ProcessLocal as usize] = p[0] / 1000.0;
-    initial[Level::NodeLocal as usize] = p[1] / 1000.0;
-    initial[Level::RackLocal as usize] = p[2] / 1000.0;
-    if p[6] != 0.0 && p[6] != 1.0 {
-        return Err(Error::DelayParam { name: "inherit", expected: Expect::Flag, value: p[6] });
-    }
-    let params = DelayParams { initial, min: p[3] / 1000.0, max: p[4] / 1000.0, window: p[5], inherit: p[6] == 1.0 };
-    params.validate()?;
-    Ok(params)
+/// Decodes `create`'s configuration: a JSON object of `spark.scheduler.eagle.*`-relative
+/// keys to their values as set (strings), decoded and validated by
+/// [`EngineSettings::from_pairs`] (an unknown or bad key is an error naming it).
+pub fn decode_settings(json: &str) -> Result<EngineSettings, Error> {
+    let m: BTreeMap<String, String> = serde_json::from_str(json).map_err(Error::ConfigJson)?;
+    Ok(EngineSettings::from_pairs(m.iter().map(|(k, v)| (k.as_str(), v.as_str())))?)
 }
 
 /// A locality level code on the JNI surface: Spark's `TaskLocality` id (0 PROCESS_LOCAL,
@@ -337,6 +173,8 @@ pub struct State {
     pub cluster: Option<crate::cluster::ClusterSide>,
     /// The `seed` parameter (cluster mode's probe sampling uses it too).
     pub seed: u64,
+    /// The configuration the state was created from (`enableDelay` reads its DDS part).
+    pub settings: EngineSettings,
     calls: u64,
     fail_after_calls: Option<u64>,
     hold_call_ms: u64,
@@ -352,9 +190,13 @@ impl Drop for State {
 }
 
 impl State {
-    pub fn new(params: &[f64]) -> Result<State, Error> {
-        let p = Params::decode(params)?;
-        let mut driver = Driver::new(p.config, p.seed)?;
+    /// A state from `create`'s configuration (see [`decode_settings`]).
+    pub fn new(config: &str) -> Result<State, Error> {
+        State::with(decode_settings(config)?)
+    }
+
+    pub fn with(p: EngineSettings) -> Result<State, Error> {
+        let mut driver = Driver::new(p.driver.clone(), p.seed)?;
         driver.set_history_max_entries(p.history_max_entries);
         let placement = if p.lotes { Some(ExecutorPlacement::new(LotesParams::default(), p.seed)?) } else { None };
         Ok(State {
@@ -367,6 +209,7 @@ impl State {
             fail_after_calls: p.fail_after_calls,
             hold_call_ms: p.hold_call_ms,
             canary: AtomicU64::new(ALIVE),
+            settings: p,
         })
     }
 

@@ -5,7 +5,7 @@
 //! warm-up nothing may accumulate (the engine's per-job state and delay histories are
 //! freed, the history map is bounded: `historyMaxEntries`).
 use eagle_core::delay::Level;
-use eagle_jni::state::{decode_delay_params, State};
+use eagle_jni::state::State;
 
 #[path = "common/counting.rs"]
 mod counting;
@@ -13,24 +13,24 @@ mod counting;
 #[test]
 fn one_million_tasks_leave_nothing_behind() {
     // Both orders of the adaptive policy, one after the other (the counter is global).
-    for order in [0.0, 1.0] {
+    for order in ["srpt", "fsp"] {
         soak(order);
     }
 }
 
-/// One soak under `order` (parameter 21: 0 srpt, 1 fsp, whose virtual finish tags must be
-/// forgotten once processor sharing has ended their task sets).
-fn soak(order: f64) {
+/// One soak under `order` (srpt, or fsp, whose virtual finish tags must be forgotten once
+/// processor sharing has ended their task sets).
+fn soak(order: &str) {
     // historyMaxEntries = 1000: every task set has its own stage signature (as generated SQL
     // gives), so without the LRU bound the history would grow by one entry per task set.
     // The default policy (adaptive) with a learned cutoff: its learner, reservation window
     // and adaptive history must stay bounded too.
-    let params = [
-        0.0, 0.1, 20.0, 2.0, 5.0, 0.0, 1000.0, 42.0, -1.0, 1000.0, 0.0, 1.0, 60_000.0, 1.0, 0.5, 30_000.0, 0.1, 0.5,
-        0.0, 5.0, order, 2000.0, 0.05,
-    ];
-    let mut st = State::new(&params).unwrap();
-    st.driver.enable_delay(decode_delay_params(&[3000.0, 3000.0, 3000.0, 0.0, 10_000.0, 2.0, 1.0]).unwrap()).unwrap();
+    let config = format!(
+        r#"{{"history.maxEntries": "1000", "policy": "adaptive", "order": "{order}",
+             "dds.minWaitMs": "0", "dds.maxWaitMs": "10000", "dds.window": "2", "dds.inherit": "true"}}"#
+    );
+    let mut st = State::new(&config).unwrap();
+    st.driver.enable_delay(st.settings.delay_params([3000, 3000, 3000]).unwrap()).unwrap();
     let node = st.driver.add_node(0.0, 4);
     let (jobs, per_job) = (20_000u32, 50u32);
     let mut now = 0.0;

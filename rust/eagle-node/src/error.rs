@@ -1,21 +1,9 @@
-//! The node daemon's errors: [`UnknownPolicy`] for a `--policy` it does not run, and
-//! [`BrokenInvariant`] for a state that breaks the invariants [`crate::NodeState::check`]
-//! verifies.
+//! The node daemon's errors: [`BrokenInvariant`] for a state that breaks the invariants
+//! [`crate::NodeState::check`] verifies (a `--policy` it does not run is the engine's
+//! [`eagle_core::ConfigError`], see [`crate::policy::parse`]).
 
 use eagle_core::JobId;
 use std::fmt;
-
-/// A `--policy` name that is none of eagle, eagle-adaptive, hawk, sparrow.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UnknownPolicy(pub String);
-
-impl fmt::Display for UnknownPolicy {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "unknown policy '{}' (expected eagle, eagle-adaptive, hawk or sparrow)", self.0)
-    }
-}
-
-impl std::error::Error for UnknownPolicy {}
 
 /// The first invariant of the node state found broken (see `state`'s module doc).
 #[derive(Clone, Debug, PartialEq, Eq)]

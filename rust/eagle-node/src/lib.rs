@@ -14,6 +14,6 @@ pub mod policy;
 pub mod server;
 pub mod state;
 
-pub use error::{BrokenInvariant, UnknownPolicy};
+pub use error::BrokenInvariant;
 pub use server::{spawn, NodeHandle, Options};
 pub use state::{Action, ConnId, Event, Ms, NodeState, Policy, Settings, StealDone};

@@ -31,7 +31,7 @@ struct Args {
     /// Queue policy: eagle-adaptive (the default: short probes start on a free slot beside
     /// long work, or wait beside long work due to free a slot within 1 s; SRPT over long work), eagle (the paper's SBP + SRPT + SSS, as published),
     /// hawk (FIFO + work stealing) or sparrow (FIFO probes).
-    #[arg(long, default_value = "eagle-adaptive", value_parser = Policy::parse)]
+    #[arg(long, default_value = "eagle-adaptive", value_parser = eagle_node::policy::parse)]
     policy: Policy,
     /// Name in the central's host list (default: the advertised address).
     #[arg(long)]

@@ -30,39 +30,24 @@
 //! * **sparrow**: FIFO, one grant per probe, no rejection, no stealing.
 //!
 
-use eagle_core::System;
+use eagle_core::{ConfigError, System};
 
-/// The policy a node runs. Parsed from `--policy`.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Policy {
-    Eagle,
-    EagleAdaptive,
-    Hawk,
-    Sparrow,
+/// The policy a node runs: the engine's one policy name, one of [`NODE_POLICIES`].
+pub use eagle_core::System as Policy;
+
+/// The policies a node daemon runs.
+pub const NODE_POLICIES: [System; 4] = [System::Eagle, System::EagleAdaptive, System::Hawk, System::Sparrow];
+
+/// Parses `--policy`: a policy name (or alias) the node runs, else an error naming it and
+/// [`NODE_POLICIES`].
+pub fn parse(s: &str) -> Result<System, ConfigError> {
+    s.parse::<System>()?.require("eagle-node", &NODE_POLICIES)
 }
 
-impl Policy {
-    pub fn parse(s: &str) -> Result<Policy, crate::error::UnknownPolicy> {
-        match s {
-            "eagle" => Ok(Policy::Eagle),
-            "eagle-adaptive" => Ok(Policy::EagleAdaptive),
-            "hawk" => Ok(Policy::Hawk),
-            "sparrow" => Ok(Policy::Sparrow),
-            other => Err(crate::error::UnknownPolicy(other.to_string())),
-        }
-    }
-    pub fn name(self) -> &'static str {
-        match self {
-            Policy::EagleAdaptive => System::EagleAdaptive.name(),
-            p => p.system().name(),
-        }
-    }
-    /// The paper system whose switches (SRPT, SBP, SSS, stealing) the node starts from.
-    pub(crate) fn system(self) -> System {
-        match self {
-            Policy::Eagle | Policy::EagleAdaptive => System::Eagle,
-            Policy::Hawk => System::Hawk,
-            Policy::Sparrow => System::Sparrow,
-        }
+/// The paper system whose switches (SRPT, SBP, SSS, stealing) the node starts from.
+pub(crate) fn switches(p: System) -> System {
+    match p {
+        System::EagleAdaptive => System::Eagle,
+        other => other,
     }
 }

@@ -192,7 +192,7 @@ pub const LEND_AFTER_MS: Ms = 1000;
 
 impl NodeState {
     pub fn new(settings: Settings) -> NodeState {
-        let cfg = Config::for_system(settings.policy.system());
+        let cfg = Config::for_system(crate::policy::switches(settings.policy));
         let hold = held::hold_for(&settings, &cfg);
         let hold_cap = ((cfg.adaptive.max_fraction * settings.slots as f64).floor() as u32).max(1);
         NodeState {

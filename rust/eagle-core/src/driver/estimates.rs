@@ -3,10 +3,11 @@
 //! (Eagle §3.1, where an estimate is what SRPT (§3.3) and the short/long split rank by),
 //! and under the adaptive policy the warm mean, the typical task as the default, the
 //! learned cutoff and the no-flapping rule for classes.
-use super::{Driver, PolicyKind};
+use super::Driver;
 use crate::delay::StageDelay;
 use crate::estimate::{EstimateSource, RunningMean};
 use crate::types::*;
+use crate::System;
 
 /// Adaptive: how many tasks the estimate a task set was submitted with counts for against
 /// its cold completions, until a warm one ends (see [`Driver::task_finished`]).
@@ -39,8 +40,8 @@ impl Driver {
     /// the adaptive policy the application's typical task once a task set has ended.
     pub(super) fn default_estimate(&self) -> f64 {
         match self.cfg.policy {
-            PolicyKind::Adaptive => self.typical.median().unwrap_or(self.cfg.default_estimate),
-            PolicyKind::Paper => self.cfg.default_estimate,
+            System::EagleAdaptive => self.typical.median().unwrap_or(self.cfg.default_estimate),
+            _ => self.cfg.default_estimate,
         }
     }
 
@@ -60,7 +61,7 @@ impl Driver {
     /// Learns from a task set's mean duration (adaptive without an explicit cutoff); a
     /// moved boundary restarts the engine's short-demand window.
     pub(super) fn learn(&mut self, now: Time, seconds: f64) {
-        if self.cfg.policy == PolicyKind::Adaptive && self.cfg.cutoff.is_none() && self.split.observe(seconds) {
+        if self.cfg.policy == System::EagleAdaptive && self.cfg.cutoff.is_none() && self.split.observe(seconds) {
             self.engine.classes_changed(now);
         }
     }
@@ -68,7 +69,7 @@ impl Driver {
     pub(super) fn learn_from_task(&mut self, now: Time, job: JobId, duration: Option<f64>) {
         let Some(d) = duration.filter(|d| d.is_finite() && *d >= 0.0) else { return };
         let cutoff = self.cutoff();
-        let adaptive = self.cfg.policy == PolicyKind::Adaptive;
+        let adaptive = self.cfg.policy == System::EagleAdaptive;
         // Adaptive: the warm mean (a task's first tasks on each executor paid the warm-up).
         let warm = if adaptive { self.warmup.warm_mean(job.0) } else { None };
         let cold_only = adaptive && self.warmup.measured_warm_mean(job.0).is_none();
@@ -123,7 +124,7 @@ impl Driver {
     /// stages' 1.1 s looked two to four times their size against later ones). The class
     /// stays as it was: a task set does not change class on a guess.
     fn follow_typical(&mut self, now: Time, ended: JobId) {
-        if self.cfg.policy != PolicyKind::Adaptive {
+        if self.cfg.policy != System::EagleAdaptive {
             return;
         }
         let mut moved: Vec<(u32, f64)> = Vec::new();

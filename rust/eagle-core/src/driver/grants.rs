@@ -97,12 +97,12 @@ impl Driver {
 #[cfg(test)]
 mod tests {
     use crate::types::{Class, JobId, NodeId};
-    use crate::{Driver, DriverConfig, PolicyKind};
+    use crate::{Driver, DriverConfig, System};
 
     /// An application of `nodes` executors × 2 slots whose warm-up is measured at 0.1 s
     /// from one ended task set (a cold task of 0.15 s beside settled ones of 0.05 s), after
     /// a task set that started every executor (it gives no sample).
-    fn measured(policy: PolicyKind, nodes: u32) -> (Driver, Vec<NodeId>) {
+    fn measured(policy: System, nodes: u32) -> (Driver, Vec<NodeId>) {
         let cfg = DriverConfig { policy, cutoff: Some(10.0), ..DriverConfig::default() };
         let mut d = Driver::new(cfg, 1).unwrap();
         let ns: Vec<NodeId> = (0..nodes).map(|_| d.add_node(0.0, 2)).collect();
@@ -125,7 +125,7 @@ mod tests {
 
     #[test]
     fn a_cold_host_is_handed_back_while_the_jobs_own_slots_drain_it_sooner() {
-        let (mut d, ns) = measured(PolicyKind::Adaptive, 4);
+        let (mut d, ns) = measured(System::EagleAdaptive, 4);
         assert!((d.warmup_cost() - 0.1).abs() < 1e-9, "{}", d.warmup_cost());
         let j = d.submit(1.0, 4, Some(Class::Short), Some(0.03), 2);
         // Nothing running: the first grant is taken wherever it is.
@@ -148,7 +148,7 @@ mod tests {
     /// network (a cached stage on the cluster-mode testbed).
     #[test]
     fn a_cold_host_holding_a_waiting_tasks_input_is_taken() {
-        let (mut d, ns) = measured(PolicyKind::Adaptive, 4);
+        let (mut d, ns) = measured(System::EagleAdaptive, 4);
         let j = d.submit(1.0, 4, Some(Class::Short), Some(0.03), 2);
         d.set_input_nodes(j, &[ns[1], ns[1], ns[2], ns[2]]);
         d.cluster_launched(1.0, j, ns[1]);
@@ -165,7 +165,7 @@ mod tests {
     /// wave, and the host idled unless another application queued there.
     #[test]
     fn a_cold_host_is_taken_once_the_running_tasks_overrun_a_low_estimate() {
-        let (mut d, ns) = measured(PolicyKind::Adaptive, 4);
+        let (mut d, ns) = measured(System::EagleAdaptive, 4);
         let j = d.submit(1.0, 4, None, Some(0.035), 2);
         d.cluster_launched(1.0, j, ns[0]);
         d.cluster_launched(1.0, j, ns[0]);
@@ -188,7 +188,7 @@ mod tests {
     /// slot beside a first task about to end goes back (as in one application).
     #[test]
     fn a_warming_hosts_slot_is_handed_back_when_its_first_task_is_nearly_done_and_others_are_live() {
-        let (mut d, ns) = measured(PolicyKind::Adaptive, 4);
+        let (mut d, ns) = measured(System::EagleAdaptive, 4);
         let j = d.submit(1.0, 4, None, Some(0.035), 2);
         let _other = d.submit(1.0, 4, None, Some(0.035), 3);
         d.cluster_launched(1.0, j, ns[0]);
@@ -198,7 +198,7 @@ mod tests {
 
     #[test]
     fn the_paper_policy_and_an_unmeasured_warm_up_take_every_grant() {
-        let (d, ns) = measured(PolicyKind::Paper, 4);
+        let (d, ns) = measured(System::Eagle, 4);
         assert_eq!(d.warmup_cost(), 0.0);
         assert!(d.worth_grant(1.0, JobId(0), ns[2], 3, 1));
         let mut fresh = Driver::new(DriverConfig::default(), 1).unwrap();

@@ -24,15 +24,6 @@ use crate::warmup::WarmupCost;
 use estimates::Meta;
 use std::collections::{HashMap, VecDeque};
 
-/// Which policy the driver runs (`spark.scheduler.eagle.policy`).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum PolicyKind {
-    /// Eagle exactly as published (SoCC'16), on exact driver state.
-    Paper,
-    /// eagle-adaptive (see [`crate::policy::adaptive`]): the default.
-    Adaptive,
-}
-
 /// The cutoff the paper policy uses when none is configured (seconds).
 pub const PAPER_DEFAULT_CUTOFF: f64 = 10.0;
 
@@ -88,7 +79,9 @@ pub const MAX_PROBE_RATIO: u32 = 100;
 /// How the driver was configured (from `spark.scheduler.eagle.*`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct DriverConfig {
-    pub policy: PolicyKind,
+    /// Which policy the driver runs (`spark.scheduler.eagle.policy`): one of
+    /// [`System::DRIVER`], eagle-adaptive by default.
+    pub policy: System,
     /// Tasks whose estimated duration exceeds this (seconds) are long. `None`: learned
     /// from the application's task durations (adaptive; the paper policy uses
     /// [`PAPER_DEFAULT_CUTOFF`]).
@@ -112,7 +105,7 @@ pub struct DriverConfig {
 impl Default for DriverConfig {
     fn default() -> Self {
         DriverConfig {
-            policy: PolicyKind::Adaptive,
+            policy: System::EagleAdaptive,
             cutoff: None,
             short_partition: 0.1,
             min_probes: 20,
@@ -129,6 +122,7 @@ impl DriverConfig {
     /// Rejects out-of-range values, naming the field.
     pub fn validate(&self) -> Result<(), ConfigError> {
         let bad = ConfigError::out_of_range;
+        self.policy.require("the Spark driver", &System::DRIVER)?;
         if let Some(c) = self.cutoff {
             if !(c > 0.0 && c.is_finite()) {
                 return Err(bad("cutoff", c, Bound::PositiveSeconds));
@@ -185,8 +179,8 @@ impl Driver {
     pub fn new(cfg: DriverConfig, seed: u64) -> Result<Driver, ConfigError> {
         cfg.validate()?;
         let mut ec = match cfg.policy {
-            PolicyKind::Paper => Config::driver(cfg.cutoff.unwrap_or(PAPER_DEFAULT_CUTOFF), cfg.short_partition),
-            PolicyKind::Adaptive => {
+            // (validated: System::DRIVER only, the paper's Eagle otherwise)
+            System::EagleAdaptive => {
                 let mut c = Config::for_system(System::EagleAdaptive);
                 // The driver classifies every job itself (explicit or learned cutoff).
                 c.cutoff = cfg.cutoff.unwrap_or(f64::INFINITY);
@@ -195,6 +189,7 @@ impl Driver {
                 c.adaptive = cfg.adaptive.clone();
                 c
             }
+            _ => Config::driver(cfg.cutoff.unwrap_or(PAPER_DEFAULT_CUTOFF), cfg.short_partition),
         };
         ec.min_probes = cfg.min_probes;
         ec.probe_ratio = cfg.probe_ratio;
@@ -229,8 +224,8 @@ impl Driver {
     pub fn cutoff(&self) -> Option<f64> {
         match (self.cfg.cutoff, self.cfg.policy) {
             (Some(c), _) => Some(c),
-            (None, PolicyKind::Paper) => Some(PAPER_DEFAULT_CUTOFF),
-            (None, PolicyKind::Adaptive) => self.split.cutoff(),
+            (None, System::EagleAdaptive) => self.split.cutoff(),
+            (None, _) => Some(PAPER_DEFAULT_CUTOFF),
         }
     }
 
@@ -544,7 +539,7 @@ impl Driver {
     /// Warm executors: the adaptive policy measures the warm-up from the tasks of the task
     /// sets it knows.
     fn tracks_warmup(&self, job: JobId) -> bool {
-        self.cfg.policy == PolicyKind::Adaptive && self.meta.contains_key(&job.0)
+        self.cfg.policy == System::EagleAdaptive && self.meta.contains_key(&job.0)
     }
 
     /// A task ended on `node`; `duration` is Some(seconds) when it succeeded.

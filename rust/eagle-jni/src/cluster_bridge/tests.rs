@@ -6,25 +6,21 @@ use crate::state::State;
 /// `policy=paper` keeps the published client: a rejecting host is not probed again.
 #[test]
 fn rejections_are_retried_unless_the_driver_runs_the_paper_policy() {
-    let params_of = |policy: f64| {
-        let mut v = crate::state::tests::good();
-        v[11] = policy;
-        let st = State::new(&v).unwrap();
+    let params_of = |policy: &str| {
+        let st = State::new(&crate::state::tests::good_with(&[("policy", policy)])).unwrap();
         params(&st, "127.0.0.1:7100".into(), 7101, b"s".to_vec(), "app".into(), 900, true, true).unwrap()
     };
-    assert!(!params_of(0.0).retry_rejected, "policy=paper");
-    assert!(params_of(1.0).retry_rejected, "policy=adaptive");
-    assert!(!params_of(0.0).affinity, "policy=paper probes as published");
-    assert!(params_of(1.0).affinity, "policy=adaptive");
+    assert!(!params_of("paper").retry_rejected, "policy=paper");
+    assert!(params_of("adaptive").retry_rejected, "policy=adaptive");
+    assert!(!params_of("paper").affinity, "policy=paper probes as published");
+    assert!(params_of("adaptive").affinity, "policy=adaptive");
 }
 
 /// `minProbes` and `probeRatio` reach the client (the ratio is not a constant 2 in cluster
 /// mode, whatever the key says).
 #[test]
 fn the_probe_keys_reach_the_client() {
-    let mut v = crate::state::tests::good();
-    (v[2], v[3]) = (3.0, 1.0);
-    let st = State::new(&v).unwrap();
+    let st = State::new(&crate::state::tests::good_with(&[("minProbes", "3"), ("probeRatio", "1")])).unwrap();
     let p = params(&st, "127.0.0.1:7100".into(), 7101, b"s".to_vec(), "app".into(), 900, true, true).unwrap();
     assert_eq!((p.min_probes, p.probe_ratio), (3, 1));
 }

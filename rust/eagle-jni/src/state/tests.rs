@@ -1,66 +1,88 @@
 //! Unit tests of the bridge state (`super`), and helpers the other modules' tests share.
 
 use super::*;
+use eagle_core::System;
 
-/// A valid `create()` parameter array (every slot documented in [`PARAM_NAMES`]).
-pub(crate) fn good() -> Vec<f64> {
-    vec![
-        10_000.0, 0.1, 20.0, 2.0, 5.0, 0.0, 1000.0, 42.0, -1.0, 10_000.0, 0.0, 1.0, 60_000.0, 1.0, 0.5, 30_000.0, 0.1,
-        0.5, 0.0, 5.0, 0.0, 2000.0, 0.05,
-    ]
+/// Every engine key of `create()`'s configuration, as the plugin sends them.
+const GOOD: [(&str, &str); 23] = [
+    ("cutoffMs", "10000"),
+    ("shortPartition", "0.1"),
+    ("minProbes", "20"),
+    ("probeRatio", "2"),
+    ("starvationFactor", "5"),
+    ("defaultClass", "short"),
+    ("defaultEstimateMs", "1000"),
+    ("seed", "42"),
+    ("debug.failAfterCalls", "-1"),
+    ("history.maxEntries", "10000"),
+    ("debug.holdCallMs", "0"),
+    ("policy", "adaptive"),
+    ("reservation.windowMs", "60000"),
+    ("reservation.headroom", "1.0"),
+    ("reservation.maxFraction", "0.5"),
+    ("reservation.idleMs", "30000"),
+    ("reservation.baseFraction", "0.1"),
+    ("longShare", "0.5"),
+    ("placement", "slots"),
+    ("deadlineFactor", "5"),
+    ("order", "srpt"),
+    ("hold.maxMs", "2000"),
+    ("hold.fraction", "0.05"),
+];
+
+/// A valid `create()` configuration with `changes` applied (JSON, as the plugin sends it).
+pub(crate) fn good_with(changes: &[(&str, &str)]) -> String {
+    let mut m: std::collections::BTreeMap<&str, &str> = GOOD.into_iter().collect();
+    m.extend(changes.iter().copied());
+    serde_json::to_string(&m).unwrap()
+}
+
+/// A valid `create()` configuration (every engine key set).
+pub(crate) fn good() -> String {
+    good_with(&[])
+}
+
+fn decode(changes: &[(&str, &str)]) -> Result<EngineSettings, Error> {
+    decode_settings(&good_with(changes))
 }
 
 #[test]
-fn decodes_the_documented_layout() {
-    let p = Params::decode(&good()).unwrap();
-    assert_eq!(p.config.cutoff, Some(10.0));
-    assert_eq!(p.config.policy, PolicyKind::Adaptive);
-    assert_eq!(p.config.adaptive.window, 60.0);
-    assert_eq!(p.config.adaptive.idle, 30.0);
-    assert_eq!((p.config.adaptive.hold_max, p.config.adaptive.hold_fraction), (2.0, 0.05));
-    let mut q = good();
-    q[0] = 0.0;
-    q[11] = 0.0;
-    let p = Params::decode(&q).unwrap();
-    assert_eq!((p.config.cutoff, p.config.policy), (None, PolicyKind::Paper), "cutoffMs 0 = not set");
-    assert_eq!(p.config.short_partition, 0.1);
-    assert_eq!(p.config.min_probes, 20);
-    assert_eq!(p.config.probe_ratio, 2);
-    assert_eq!(p.config.starvation_factor, 5.0);
-    assert_eq!(p.config.adaptive.deadline_factor, 5.0);
-    assert_eq!(p.config.default_class, Class::Short);
-    assert_eq!(p.config.default_estimate, 1.0);
+fn decodes_the_documented_keys() {
+    let p = decode(&[]).unwrap();
+    assert_eq!(p.driver.cutoff, Some(10.0));
+    assert_eq!(p.driver.policy, System::EagleAdaptive);
+    assert_eq!(p.driver.adaptive.window, 60.0);
+    assert_eq!(p.driver.adaptive.idle, 30.0);
+    assert_eq!((p.driver.adaptive.hold_max, p.driver.adaptive.hold_fraction), (2.0, 0.05));
+    let p = decode_settings(&good().replace(r#""cutoffMs":"10000","#, "").replace("adaptive", "paper")).unwrap();
+    assert_eq!((p.driver.cutoff, p.driver.policy), (None, System::Eagle), "cutoffMs unset = learned");
+    assert_eq!(p.driver.short_partition, 0.1);
+    assert_eq!(p.driver.min_probes, 20);
+    assert_eq!(p.driver.probe_ratio, 2);
+    assert_eq!(p.driver.starvation_factor, 5.0);
+    assert_eq!(p.driver.adaptive.deadline_factor, 5.0);
+    assert_eq!(p.driver.default_class, Class::Short);
+    assert_eq!(p.driver.default_estimate, 1.0);
     assert_eq!(p.seed, 42);
     assert_eq!(p.fail_after_calls, None);
 }
 
 #[test]
-fn rejects_wrong_length_and_names_the_bad_slot() {
-    let err = Params::decode(&good()[..8]).unwrap_err().to_string();
-    assert!(err.contains("expected 23 parameters"), "{err}");
-    for (i, name) in PARAM_NAMES.iter().enumerate() {
-        let mut p = good();
-        p[i] = f64::NAN;
-        let err = Params::decode(&p).unwrap_err().to_string();
-        assert!(err.contains(name), "slot {i}: {err}");
+fn rejects_bad_json_and_names_the_bad_key() {
+    let err = decode_settings("[1, 2]").unwrap_err().to_string();
+    assert!(err.contains("not a JSON object of strings"), "{err}");
+    let err = decode(&[("cutofMs", "1")]).unwrap_err().to_string();
+    assert!(err.contains("spark.scheduler.eagle.cutofMs"), "{err}");
+    for (name, _) in GOOD {
+        let err = decode(&[(name, "NaN")]).unwrap_err().to_string();
+        assert!(err.contains(name), "{name}: {err}");
     }
-    let mut p = good();
-    p[1] = 1.0;
-    assert!(Params::decode(&p).unwrap_err().to_string().contains("shortPartition"));
-    p = good();
-    p[2] = 2.5;
-    assert!(Params::decode(&p).unwrap_err().to_string().contains("minProbes"));
-    p = good();
-    p[5] = 2.0;
-    assert!(Params::decode(&p).unwrap_err().to_string().contains("defaultClass"));
-    p = good();
-    p[8] = 3.0;
-    assert_eq!(Params::decode(&p).unwrap().fail_after_calls, Some(3));
-    p = good();
-    p[18] = 2.0;
-    assert!(Params::decode(&p).unwrap_err().to_string().contains("placement"));
-    p[18] = 1.0;
-    assert!(Params::decode(&p).unwrap().lotes);
+    assert!(decode(&[("shortPartition", "1")]).unwrap_err().to_string().contains("shortPartition"));
+    assert!(decode(&[("minProbes", "2.5")]).unwrap_err().to_string().contains("minProbes"));
+    assert!(decode(&[("defaultClass", "2")]).unwrap_err().to_string().contains("defaultClass"));
+    assert_eq!(decode(&[("debug.failAfterCalls", "3")]).unwrap().fail_after_calls, Some(3));
+    assert!(decode(&[("placement", "2")]).unwrap_err().to_string().contains("placement"));
+    assert!(decode(&[("placement", "lotes")]).unwrap().lotes);
 }
 
 #[test]
@@ -91,21 +113,21 @@ fn history_json_round_trips_and_rejects_garbage() {
 
 #[test]
 fn delay_params_decode_ms_to_seconds_and_validate() {
-    let p = decode_delay_params(&[3000.0, 2000.0, 1000.0, 0.0, 10000.0, 2.0, 1.0]).unwrap();
+    let st =
+        State::new(&good_with(&[("dds.minWaitMs", "0"), ("dds.maxWaitMs", "10000"), ("dds.window", "2")])).unwrap();
+    let p = st.settings.delay_params([3000, 2000, 1000]).unwrap();
     assert_eq!(p.initial, [3.0, 2.0, 0.0, 1.0, 0.0]);
     assert_eq!((p.min, p.max, p.window, p.inherit), (0.0, 10.0, 2.0, true));
-    assert!(!decode_delay_params(&[3000.0, 2000.0, 1000.0, 0.0, 10000.0, 2.0, 0.0]).unwrap().inherit);
-    let e = decode_delay_params(&[3000.0; 6]).unwrap_err().to_string();
-    assert!(e.contains("expected 7 delay parameters") && e.contains("processWaitMs"), "{e}");
-    let e = decode_delay_params(&[3000.0, -1.0, 0.0, 0.0, 1.0, 2.0, 1.0]).unwrap_err().to_string();
-    assert!(e.contains("nodeWaitMs"), "{e}");
-    let e = decode_delay_params(&[0.0, 0.0, 0.0, 0.0, 1.0, f64::NAN, 1.0]).unwrap_err().to_string();
+    assert!(!decode(&[("dds.inherit", "false")]).unwrap().delay.inherit);
+    let e = st.settings.delay_params([3000, -1, 0]).unwrap_err().to_string();
+    assert!(e.contains("initial wait"), "{e}");
+    let e = decode(&[("dds.window", "NaN")]).unwrap_err().to_string();
     assert!(e.contains("window"), "{e}");
-    let e = decode_delay_params(&[0.0, 0.0, 0.0, 5000.0, 1000.0, 2.0, 1.0]).unwrap_err().to_string();
-    assert!(e.contains("max wait"), "{e}");
-    let e = decode_delay_params(&[0.0, 0.0, 0.0, 0.0, 1000.0, 0.5, 1.0]).unwrap_err().to_string();
+    let e = decode(&[("dds.minWaitMs", "5000"), ("dds.maxWaitMs", "1000")]).unwrap_err().to_string();
+    assert!(e.contains("dds.maxWaitMs"), "{e}");
+    let e = decode(&[("dds.window", "0.5")]).unwrap_err().to_string();
     assert!(e.contains("window"), "{e}");
-    let e = decode_delay_params(&[0.0, 0.0, 0.0, 0.0, 1000.0, 2.0, 0.5]).unwrap_err().to_string();
+    let e = decode(&[("dds.inherit", "0.5")]).unwrap_err().to_string();
     assert!(e.contains("inherit"), "{e}");
 }
 
@@ -225,21 +247,10 @@ fn status_is_the_counters_then_the_status_slots() {
 
 #[test]
 fn probe_bounds_are_enforced_by_the_bridge() {
-    let mut p = good();
-    p[2] = 10_001.0;
-    assert!(Params::decode(&p).unwrap_err().to_string().contains("minProbes"));
-    p[2] = 10_000.0;
-    assert!(Params::decode(&p).is_ok());
-    p = good();
-    p[3] = 101.0;
-    assert!(Params::decode(&p).unwrap_err().to_string().contains("probeRatio"));
-    p = good();
-    p[2] = i32::MAX as f64;
-    assert!(Params::decode(&p).unwrap_err().to_string().contains("minProbes"));
-    p = good();
-    p[9] = 0.0;
-    assert!(Params::decode(&p).unwrap_err().to_string().contains("historyMaxEntries"));
-    p = good();
-    p[10] = 60_001.0;
-    assert!(Params::decode(&p).unwrap_err().to_string().contains("debugHoldCallMs"));
+    assert!(decode(&[("minProbes", "10001")]).unwrap_err().to_string().contains("minProbes"));
+    assert!(decode(&[("minProbes", "10000")]).is_ok());
+    assert!(decode(&[("probeRatio", "101")]).unwrap_err().to_string().contains("probeRatio"));
+    assert!(decode(&[("minProbes", "2147483647")]).unwrap_err().to_string().contains("minProbes"));
+    assert!(decode(&[("history.maxEntries", "0")]).unwrap_err().to_string().contains("history.maxEntries"));
+    assert!(decode(&[("debug.holdCallMs", "60001")]).unwrap_err().to_string().contains("debug.holdCallMs"));
 }

@@ -42,7 +42,7 @@ private[spark] object EagleBench {
     NativeLibrary.load(sys.props.get("eagle.native.path"))
     val native = new Native
     val conf = EagleConf.fromSparkConf(new SparkConf(false))
-    val h = native.create(conf.toNativeParams)
+    val h = native.create(conf.engine.toJson)
     val plain = new Plain
     var x = h
     // warm up both paths (JIT) before measuring

@@ -42,8 +42,10 @@ private[eagle] final class EagleEngine(conf: EagleConf) extends Logging {
   def start(): Unit = {
     try {
       NativeLibrary.load(conf.nativePath)
-      handle = native.create(conf.toNativeParams)
-      if (conf.ddsEnabled) native.enableDelay(handle, conf.toDelayParams)
+      handle = native.create(conf.engine.toJson)
+      if (conf.ddsEnabled) {
+        native.enableDelay(handle, conf.localityWaitProcessMs, conf.localityWaitNodeMs, conf.localityWaitRackMs)
+      }
       if (conf.eireneSatc) native.enableSatc(handle)
       if (conf.eireneCcdm) native.ccdm(handle, Native.CcdmEnable, Array(conf.ccdmCm, conf.ccdmMpp))
     } catch {

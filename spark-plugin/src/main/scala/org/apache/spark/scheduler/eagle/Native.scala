@@ -28,14 +28,19 @@ package org.apache.spark.scheduler.eagle
 private[eagle] class Native {
 
   /**
-   * A new engine. `params` has the fixed layout [[Native.ParamNames]]: cutoffMs,
-   * shortPartition, minProbes, probeRatio, starvationFactor, defaultClass (0/1),
-   * defaultEstimateMs, seed (< 2^53), failAfterCalls (-1 = never; test hook that makes
-   * every call after the N-th panic), historyMaxEntries (LRU bound of the history),
-   * debugHoldCallMs (0 = off; test hook: every taskFinished holds the engine that long).
-   * Returns the handle (owned by the caller).
+   * A new engine. `config`: UTF-8 JSON, an object of the engine's `spark.scheduler.eagle.*`
+   * keys (relative to the prefix) to their values as set; decoded and validated by the Rust
+   * key table (an unknown or bad key throws, naming it). Returns the handle (owned by the
+   * caller).
    */
-  @native def create(params: Array[Double]): Long
+  @native def create(config: Array[Byte]): Long
+
+  /** The engine's keys as UTF-8 JSON: `[{"name", "default", "type", "range", "doc"}, ...]`. */
+  @native def configKeys(): Array[Byte]
+
+  /** Decodes and validates `config` as `create` does, without an engine; returns every engine
+   *  key's value in force as UTF-8 JSON (an object; the run summary's `config`). */
+  @native def configCheck(config: Array[Byte]): Array[Byte]
 
   /** Frees the engine behind `handle` once the call in progress (if any) returns; later
    *  calls with it throw [[EagleEngineClosedException]]. Idempotent. */
@@ -131,14 +136,11 @@ private[eagle] class Native {
   @native def historySave(handle: Long, pathUtf8: Array[Byte]): Int
 
   /**
-   * Turns on Dynamic Delay Scheduling for task sets submitted from now on. `params` has the
-   * fixed layout [[Native.DelayParamNames]]: processWaitMs, nodeWaitMs, rackWaitMs (initial
-   * intervals: Spark's spark.locality.wait.{process,node,rack}), minWaitMs, maxWaitMs
-   * (bounds of every interval; also the hard bound on a task set's wait), window (averaging
-   * window of the update rule, >= 1; 2 = the paper's rule), inherit (1: a new task set starts
-   * from the application's learned intervals; 0: from the initial ones).
+   * Turns on Dynamic Delay Scheduling for task sets submitted from now on, with the `dds.*`
+   * keys of `create`'s configuration; the initial intervals are Spark's
+   * spark.locality.wait.{process,node,rack} (ms).
    */
-  @native def enableDelay(handle: Long, params: Array[Double]): Unit
+  @native def enableDelay(handle: Long, processWaitMs: Long, nodeWaitMs: Long, rackWaitMs: Long): Unit
 
   /**
    * The least local level (a `TaskLocality` id: 0 PROCESS_LOCAL, 1 NODE_LOCAL, 2 NO_PREF,
@@ -241,18 +243,6 @@ private[eagle] class Native {
 }
 
 private[eagle] object Native {
-  /** Layout of `create(params)`; mirrors `PARAM_NAMES` in rust/eagle-jni/src/state.rs. */
-  val ParamNames: Seq[String] = Seq(
-    "cutoffMs", "shortPartition", "minProbes", "probeRatio", "starvationFactor",
-    "defaultClass", "defaultEstimateMs", "seed", "failAfterCalls", "historyMaxEntries",
-    "debugHoldCallMs", "policy", "reservationWindowMs", "reservationHeadroom",
-    "reservationMaxFraction", "reservationIdleMs", "reservationBaseFraction", "longShare",
-    "placement", "deadlineFactor", "order", "holdMaxMs", "holdFraction")
-
-  /** Layout of `enableDelay(params)`; mirrors `DELAY_PARAM_NAMES` in rust/eagle-jni/src/state.rs. */
-  val DelayParamNames: Seq[String] = Seq(
-    "processWaitMs", "nodeWaitMs", "rackWaitMs", "minWaitMs", "maxWaitMs", "window", "inherit")
-
   /** `ccdm(handle, op, args)` operations; mirror `op` in rust/eagle-jni/src/eirene.rs. */
   val CcdmEnable = 0
   val CcdmRegister = 1
