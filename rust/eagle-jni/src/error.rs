@@ -158,76 +158,11 @@ impl std::error::Error for Error {
     }
 }
 
-/// Where in a history file a bad entry is: its line and its index among the entries.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct EntryAt {
-    pub line: usize,
-    pub entry: usize,
-}
-
-impl fmt::Display for EntryAt {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "line {} (entry {})", self.line, self.entry)
-    }
-}
-
-/// Why a history file's text was rejected (see [`crate::state::parse_history`]).
-#[derive(Debug)]
-pub enum HistoryFormatError {
-    NotJson(serde_json::Error),
-    /// A `format` other than [`crate::state::HISTORY_FORMAT`].
-    UnknownFormat(String),
-    BadEntry {
-        at: EntryAt,
-        cause: serde_json::Error,
-    },
-    BadSignature {
-        at: EntryAt,
-        signature: String,
-    },
-    BadMean {
-        at: EntryAt,
-        mean_ms: f64,
-        signature: String,
-        max_ms: f64,
-    },
-    BadSamples {
-        at: EntryAt,
-        samples: u64,
-        signature: String,
-        max: u64,
-    },
-}
-
-impl fmt::Display for HistoryFormatError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            HistoryFormatError::NotJson(e) => write!(f, "not a history file: {e}"),
-            HistoryFormatError::UnknownFormat(s) => {
-                write!(f, "unknown history format {s:?} (expected {:?})", crate::state::HISTORY_FORMAT)
-            }
-            HistoryFormatError::BadEntry { at, cause } => write!(f, "{at}: bad entry: {cause}"),
-            HistoryFormatError::BadSignature { at, signature } => {
-                write!(f, "{at}: bad signature {signature:?} (expected 16 hex digits)")
-            }
-            HistoryFormatError::BadMean { at, mean_ms, signature, max_ms } => write!(
-                f,
-                "{at}: bad meanMs {mean_ms} for signature {signature} (expected a finite number in [0, {max_ms}])"
-            ),
-            HistoryFormatError::BadSamples { at, samples, signature, max } => {
-                write!(f, "{at}: bad samples {samples} for signature {signature} (expected an integer in [1, {max}])")
-            }
-        }
-    }
-}
-
-impl std::error::Error for HistoryFormatError {}
-
 /// Why the history file could not be loaded or saved; each names the path.
 #[derive(Debug)]
 pub enum HistoryError {
     Read { path: PathBuf, cause: io::Error },
-    Format { path: PathBuf, cause: HistoryFormatError },
+    Format { path: PathBuf, cause: crate::history_file::HistoryFormatError },
     CreateDir { dir: PathBuf, cause: io::Error },
     Write { path: PathBuf, cause: io::Error },
     Rename { path: PathBuf, cause: io::Error },

@@ -30,6 +30,7 @@ pub mod cluster_bridge;
 pub mod eirene;
 pub mod error;
 pub mod handle;
+pub mod history_file;
 pub mod placement;
 pub mod state;
 

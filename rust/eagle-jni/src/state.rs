@@ -1,14 +1,17 @@
 //! Safe half of the bridge: the state behind a JNI handle, the configuration it is created
-//! from, the fixed array layouts shared with `Native.scala`, and the history file.
+//! from, the fixed array layouts shared with `Native.scala`, and loading and saving the
+//! history file ([`crate::history_file`]).
 //!
 //! Nothing here touches the JVM, so it is unit-tested with plain `cargo test`.
 
-use crate::error::{EntryAt, Error, HistoryError, HistoryFormatError};
+use crate::error::{Error, HistoryError};
+pub use crate::history_file::{
+    parse_history, render_history, HistoryEntry, HistoryFile, HISTORY_FORMAT, MAX_FILE_SAMPLES,
+};
 use eagle_core::delay::{Level, Sample};
 use eagle_core::lotes::{ExecutorPlacement, LotesParams};
 use eagle_core::settings::EngineSettings;
 use eagle_core::{Class, Counters, Driver, EstimateSource, JobId, NodeId};
-use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -288,87 +291,6 @@ impl State {
         v.push(s_to_ms(st.warmup));
         v
     }
-}
-
-/// One history entry as stored on disk.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct HistoryEntry {
-    /// Stage signature, 16 lower-case hex digits (a JSON number would lose bits in many readers).
-    pub signature: String,
-    pub mean_ms: f64,
-    pub samples: u64,
-}
-
-/// The history file: `{"format": "eagle-history/1", "entries": [...]}`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct HistoryFile {
-    pub format: String,
-    pub entries: Vec<HistoryEntry>,
-}
-
-pub const HISTORY_FORMAT: &str = "eagle-history/1";
-
-/// The file as read: entries kept raw so that a bad one can be reported with its line.
-#[derive(Deserialize)]
-struct RawHistoryFile<'a> {
-    format: String,
-    #[serde(borrow)]
-    entries: Vec<&'a serde_json::value::RawValue>,
-}
-
-/// Largest `samples` an entry of the file may claim.
-pub const MAX_FILE_SAMPLES: u64 = 1_000_000_000_000;
-
-/// Parses a history file's text into engine entries `(signature, mean seconds, samples)`.
-/// Every entry is validated: 16 hex digits of signature, `meanMs` finite and within
-/// `[0, MAX_HISTORY_MEAN]` (30 days), `samples` within `[1, MAX_FILE_SAMPLES]`; the first bad
-/// one rejects the file with its line number (a corrupt or hand-edited file must not turn
-/// into NaN or overflowing estimates).
-pub fn parse_history(text: &str) -> Result<Vec<(u64, f64, u64)>, HistoryFormatError> {
-    let f: RawHistoryFile<'_> = serde_json::from_str(text).map_err(HistoryFormatError::NotJson)?;
-    if f.format != HISTORY_FORMAT {
-        return Err(HistoryFormatError::UnknownFormat(f.format));
-    }
-    let max_mean_ms = eagle_core::estimate::MAX_HISTORY_MEAN * 1000.0;
-    f.entries
-        .iter()
-        .enumerate()
-        .map(|(i, raw)| {
-            let offset = (raw.get().as_ptr() as usize).saturating_sub(text.as_ptr() as usize).min(text.len());
-            let line = text[..offset].matches('\n').count() + 1;
-            let at = EntryAt { line, entry: i };
-            let e: HistoryEntry =
-                serde_json::from_str(raw.get()).map_err(|cause| HistoryFormatError::BadEntry { at, cause })?;
-            let sig = u64::from_str_radix(&e.signature, 16)
-                .map_err(|_| HistoryFormatError::BadSignature { at, signature: e.signature.clone() })?;
-            if !e.mean_ms.is_finite() || !(0.0..=max_mean_ms).contains(&e.mean_ms) {
-                let (mean_ms, signature) = (e.mean_ms, e.signature);
-                return Err(HistoryFormatError::BadMean { at, mean_ms, signature, max_ms: max_mean_ms });
-            }
-            if !(1..=MAX_FILE_SAMPLES).contains(&e.samples) {
-                let (samples, signature) = (e.samples, e.signature);
-                return Err(HistoryFormatError::BadSamples { at, samples, signature, max: MAX_FILE_SAMPLES });
-            }
-            Ok((sig, e.mean_ms / 1000.0, e.samples))
-        })
-        .collect()
-}
-
-/// Renders engine entries as a history file.
-pub fn render_history(entries: &[(u64, f64, u64)]) -> String {
-    let f = HistoryFile {
-        format: HISTORY_FORMAT.to_string(),
-        entries: entries
-            .iter()
-            .map(|&(sig, mean, n)| HistoryEntry {
-                signature: format!("{sig:016x}"),
-                mean_ms: mean * 1000.0,
-                samples: n,
-            })
-            .collect(),
-    };
-    serde_json::to_string_pretty(&f).expect("history serializes")
 }
 
 /// Loads the history at `path` into the driver. Returns the number of entries,

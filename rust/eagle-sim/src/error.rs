@@ -4,7 +4,6 @@
 //!
 //! `eagle-sim` prints the `Display` text after `eagle-sim: error:` (or clap's usage error).
 
-use crate::hetero::files::FileError;
 use crate::trace::TraceError;
 use eagle_core::{ConfigError, JobId, NodeId, PlacementError, System};
 use std::fmt;
@@ -259,3 +258,20 @@ macro_rules! from_cause {
 }
 
 from_cause!(EngineFault => Engine, ConfigError => Config, TraceError => Trace, FileError => File, PlacementError => Placer);
+
+/// A bad input file, naming the file and (when it applies) the 1-based line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FileError {
+    pub file: String,
+    pub line: Option<usize>,
+    pub message: String,
+}
+
+impl fmt::Display for FileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(l) => write!(f, "{}:{}: {}", self.file, l, self.message),
+            None => write!(f, "{}: {}", self.file, self.message),
+        }
+    }
+}

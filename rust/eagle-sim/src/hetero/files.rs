@@ -19,24 +19,8 @@
 
 use eagle_core::hetero::MachineConfig;
 use eagle_core::resources::Resources;
-use std::fmt;
 
-/// A bad input file, naming the file and (when it applies) the 1-based line.
-#[derive(Clone, Debug, PartialEq)]
-pub struct FileError {
-    pub file: String,
-    pub line: Option<usize>,
-    pub message: String,
-}
-
-impl fmt::Display for FileError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.line {
-            Some(l) => write!(f, "{}:{}: {}", self.file, l, self.message),
-            None => write!(f, "{}: {}", self.file, self.message),
-        }
-    }
-}
+pub use crate::error::FileError;
 
 /// A parsed table: resource names, then `(line, leading fields, amounts)` rows.
 struct Table {
