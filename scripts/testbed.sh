@@ -307,7 +307,7 @@ start_eagle() { # mode central-addr node-addr...
     echo "TB_EAGLE_PLACEMENT=$EAGLE_PLACEMENT"
     echo "TB_EAGLE_SHORT_PARTITION=$EAGLE_SHORT_PARTITION"
   } >> "$STATE/testbed.env"
-  log "eagle: central $central, $# nodes x ${EAGLE_SLOTS_LIST:-$EAGLE_SLOTS} slots, policy $EAGLE_POLICY, placement $EAGLE_PLACEMENT, short partition $EAGLE_SHORT_PARTITION, long headroom ${EAGLE_LONG_HEADROOM:-eagle-central's default}"
+  log "eagle: central $central, $# nodes x ${EAGLE_SLOTS_LIST:-$EAGLE_SLOTS} slots, policy $EAGLE_POLICY, placement $EAGLE_PLACEMENT, short partition $EAGLE_SHORT_PARTITION, long headroom ${EAGLE_LONG_HEADROOM:-the eagle-central default}"
 }
 
 netns_possible() {

@@ -228,12 +228,14 @@ def test_staging_takes_every_line_of_the_version_and_nothing_else(tmp_path):
     versions, and the benchmark and test-only jars, stay out."""
     import shutil
 
-    repo, conf = tmp_path / "repo", "spark-plugin/src/main/scala/org/apache/spark/scheduler/eagle/EagleConf.scala"
+    # The key list comes from the staged jar's registry, through scripts/gen-config-docs.
+    repo, lines = tmp_path / "repo", "spark-plugin/spark-lines.properties"
     (repo / "build/libs").mkdir(parents=True)
-    (repo / os.path.dirname(conf)).mkdir(parents=True)
+    (repo / os.path.dirname(lines)).mkdir(parents=True)
     shutil.copy(os.path.join(ROOT, "Cargo.toml"), repo)
-    shutil.copy(os.path.join(ROOT, conf), repo / conf)
+    shutil.copy(os.path.join(ROOT, lines), repo / lines)
     shutil.copytree(os.path.join(ROOT, "python"), repo / "python")
+    shutil.copytree(os.path.join(ROOT, "scripts"), repo / "scripts")
     jar = sorted(glob.glob(os.path.join(ROOT, "build/libs/eagle-spark-[0-9]*_*-%s.jar" % VERSION)))[-1]
 
     def stage(*names):
