@@ -75,7 +75,8 @@ s.stop()
 """
 
 
-@pytest.mark.parametrize("mode", ["FAIR", "FIFO"])
+# FIFO (nothing to say) is the second tier's: the FAIR case checks the same start-up path.
+@pytest.mark.parametrize("mode", ["FAIR", pytest.param("FIFO", marks=pytest.mark.full)])
 def test_fair_mode_under_eagle_is_named_in_a_warning(tmp_path, mode):
     # spark.scheduler.mode=FAIR (often a spark-defaults.conf left from before) asks for pools
     # that the Eagle policy does not apply: the application runs, and the driver's log says

@@ -82,7 +82,9 @@ def kill_executor_mid_job(sc):
     return out
 
 
-@pytest.fixture(scope="module", params=["adaptive", "paper"])
+# The paper policy's run is the second tier's (its rules are the engine tests' and the
+# simulator's); the default policy's runs in CI.
+@pytest.fixture(scope="module", params=["adaptive", pytest.param("paper", marks=pytest.mark.full)])
 def eagle_cluster(request, tmp_path_factory):
     """One eagle session per policy: the default (adaptive) and Eagle as published."""
     path = tmp_path_factory.mktemp("eagle_cluster") / "summary.json"
