@@ -10,7 +10,10 @@ Spark Connect client for the Connect server, beeline over JDBC for the Thrift se
 Every answer is checked. Under FIFO the small queries would wait until the long query's last
 wave launched (about 15 s); under the plugin a small query waits at most for one running task.
 The assertion leaves a factor of two: every small query within half the long query's time.
-The summary must show that the engine decided every launch (no fallback).
+The summary must show that the engine decided every launch (no fallback), and that each user's
+queries ran for a tenant of its own: a Connect session (with the user the client named), or
+on the Thrift server the pool the session chose (`SET spark.sql.thriftserver.scheduler.pool`,
+Spark's documented set-up for FAIR pools).
 """
 import re
 import time
@@ -51,8 +54,11 @@ def test_users_small_queries_do_not_wait_for_another_users_long_query(kind, tmp_
         long = start_client(srv, "etl", [LONG])
         _wait_for_log(srv, rf"Submitting {LONG_TASKS} missing tasks")
         queries = {u: [small(1000 * (i + 1) + j) for j in range(3)] for i, u in enumerate(USERS)}
-        clients = {u: start_client(srv, u, [q for q, _ in qs]) for u, qs in queries.items()}
-        results = {u: client_results(srv, c, [q for q, _ in queries[u]]) for u, c in clients.items()}
+        # Thrift: each session picks a pool of its own, as Spark documents for FAIR pools.
+        pool = {u: [f"SET spark.sql.thriftserver.scheduler.pool={u}"] if kind == "thrift" else [] for u in USERS}
+        statements = {u: pool[u] + [q for q, _ in qs] for u, qs in queries.items()}
+        clients = {u: start_client(srv, u, statements[u]) for u in USERS}
+        results = {u: client_results(srv, c, statements[u])[len(pool[u]):] for u, c in clients.items()}
         (long_rows, long_s), = client_results(srv, long, [LONG])
     assert long_rows == [[str(LONG_TASKS)]]
     for u, qs in queries.items():
@@ -66,3 +72,12 @@ def test_users_small_queries_do_not_wait_for_another_users_long_query(kind, tmp_
     assert summary["fallback"] is False, summary.get("fallbackReason")
     # Every task launched by the engine's decision: the long query's, and 2 per small query.
     assert summary["counters"]["decisions"] >= LONG_TASKS + 2 * 3 * len(USERS), summary["counters"]
+    # Each user's queries ran for a tenant of its own.
+    tenants = {(t.get("tenant"), t.get("user")) for t in summary["taskSets"] if t.get("tenant")}
+    if kind == "connect":
+        users = {u for _, u in tenants}
+        assert set(USERS) <= users, tenants
+        assert all(name.startswith("session ") for name, _ in tenants), tenants
+        assert len({name for name, u in tenants if u in USERS}) == len(USERS), tenants
+    else:
+        assert {f"pool {u}" for u in USERS} <= {name for name, _ in tenants}, tenants

@@ -134,6 +134,12 @@ impl Engine {
         self.p.set_group_future(group, work)
     }
 
+    /// `job` runs for `tenant` (a session, user or pool), given `share`: its weight in
+    /// SRPT and its minimum share (eagle-adaptive; the paper systems have no tenants).
+    pub fn set_tenant(&mut self, job: JobId, tenant: u64, share: crate::tenant::Share) {
+        self.p.set_tenant(job, tenant, share)
+    }
+
     /// The short/long boundary moved (a learned cutoff): class-based state restarts.
     pub fn classes_changed(&mut self, now: Time) {
         self.p.classes_changed(now)

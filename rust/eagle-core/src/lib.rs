@@ -60,6 +60,7 @@ pub mod srpt;
 pub mod sss;
 pub mod steal;
 pub mod system;
+pub mod tenant;
 pub mod types;
 pub mod warmup;
 

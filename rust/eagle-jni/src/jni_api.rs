@@ -27,7 +27,7 @@ use crate::{cluster_bridge, placement};
 use jni::errors::ErrorPolicy;
 use jni::objects::{JByteArray, JDoubleArray, JIntArray, JLongArray, JObject};
 use jni::strings::JNIString;
-use jni::sys::{jboolean, jint, jlong};
+use jni::sys::{jboolean, jdouble, jint, jlong};
 use jni::{jni_str, Env, EnvUnowned};
 use std::fmt;
 use std::path::PathBuf;
@@ -694,6 +694,30 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_groupFuture<
         })
     })
     .resolve_with::<ThrowEagle, _>(|| "groupFuture")
+}
+
+/// `setTenant(handle, job, tenant, weight, minShare): Unit` — the task set runs for `tenant`
+/// (a hash of a Connect session or a scheduler pool's name), at `weight` (> 0) with
+/// `minShare` slots (>= 0): see eagle-core's `tenant`.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_setTenant<'l>(
+    mut env: EnvUnowned<'l>,
+    _this: JObject<'l>,
+    h: jlong,
+    job: jint,
+    tenant: jlong,
+    weight: jdouble,
+    min_share: jint,
+) {
+    env.with_env(|_env| -> Res<()> {
+        let job = state::job_id(job)?;
+        let share = eagle_core::tenant::Share::new(weight, state::count("minShare", min_share)?)?;
+        with_state(h, |st| {
+            st.driver.set_tenant(job, tenant as u64, share);
+            Ok(())
+        })
+    })
+    .resolve_with::<ThrowEagle, _>(|| "setTenant")
 }
 
 /// `adaptiveHistory(handle): Array[Double]` — the adaptive state over time, flattened

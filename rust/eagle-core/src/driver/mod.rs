@@ -445,6 +445,12 @@ impl Driver {
         self.engine.set_group_future(group, work);
     }
 
+    /// The task set runs for `tenant` (a Connect session, or a `spark.scheduler.pool`), given
+    /// `share` (see [`crate::tenant`]). Call right after the submission.
+    pub fn set_tenant(&mut self, job: JobId, tenant: u64, share: crate::tenant::Share) {
+        self.engine.set_tenant(job, tenant, share);
+    }
+
     /// Spark's truth about how many tasks of the job wait to launch.
     pub fn set_pending(&mut self, now: Time, job: JobId, pending: u32) {
         self.out.clear();

@@ -41,11 +41,13 @@ use crate::fsp::{FairClock, Order, Unit};
 use crate::hold::Hold;
 use crate::node_queue::Running;
 use crate::reservation::Reservation;
+use crate::tenant::Tenants;
 use crate::types::*;
 use std::collections::{BTreeSet, HashMap};
 
 mod held;
 mod long_share;
+mod tenants;
 mod warm;
 
 /// An ordered key over a non-negative `f64` (its bits sort like the number).
@@ -79,6 +81,8 @@ struct Meta {
     /// The job's task estimate when it fell due.
     due_est: f64,
     group: Option<u64>,
+    /// The tenant (session, user or pool) the job runs for ([`crate::tenant`]).
+    tenant: Option<u64>,
     /// Nodes where a task of the job has ended (sorted): warm for it.
     warm: Vec<u32>,
     /// Nodes where the job has tasks running but none has ended yet, with when the first
@@ -130,6 +134,8 @@ pub struct Adaptive {
     arrivals: ShortArrivals,
     /// Processor sharing's virtual clock and the units' finish tags (`order` fsp).
     fair: FairClock,
+    /// The tenants of live jobs: weights, minimum shares, running tasks.
+    tenants: Tenants,
 }
 
 impl Adaptive {
@@ -156,6 +162,7 @@ impl Adaptive {
             grouped: 0,
             arrivals: ShortArrivals::default(),
             fair: FairClock::default(),
+            tenants: Tenants::default(),
         }
     }
 
@@ -216,7 +223,7 @@ impl Adaptive {
         let ideal = j.est.max(j.unlaunched as f64 * j.est * sharing / self.c.total.max(1) as f64);
         let wait = (self.cfg.adaptive.deadline_factor * ideal).max(self.cfg.adaptive.min_wait);
         let unlaunched = j.unlaunched;
-        let remaining = self.group_remaining(job);
+        let remaining = self.group_remaining(job) / self.weight_of(job);
         let key = if self.fsp() { bits(self.fair.file(self.unit(job), remaining)) } else { bits(remaining) };
         let m = &mut self.meta[job as usize];
         let deadline = match old_deadline {
@@ -316,6 +323,10 @@ impl Adaptive {
         if overdue.is_some() {
             return overdue;
         }
+        // Tenants below their minimum share next, least key first.
+        if let Some(j) = self.needy_first(now, node, &eligible) {
+            return Some(j);
+        }
         // Warm executors: the first job worth the slot with the other jobs waiting for it;
         // failing that, the first job that still gains from it (no other job wants it).
         let first_worth = |s: &Self, crowded: bool| {
@@ -393,6 +404,7 @@ impl Adaptive {
     /// running list that [`Adaptive::release`] undoes.
     fn take_slot(&mut self, now: Time, ni: usize, job: JobId, long: bool, est: f64) {
         self.c.jobs[job.0 as usize].running += 1;
+        self.tenant_running(job.0, 1);
         let n = &mut self.c.nodes[ni];
         n.free -= 1;
         if n.free == 0 {
@@ -437,6 +449,7 @@ impl Adaptive {
         if let Some(j) = self.c.jobs.get_mut(job.0 as usize) {
             j.running = j.running.saturating_sub(1);
         }
+        self.tenant_running(job.0, -1);
         Some(r)
     }
 
@@ -691,6 +704,7 @@ impl Policy for Adaptive {
             None => {}
         }
         self.leave_group(job.0);
+        self.leave_tenant(job.0);
         self.meta[job.0 as usize].warm = Vec::new();
         self.meta[job.0 as usize].warming = Vec::new();
         self.meta[job.0 as usize].input = Vec::new();
@@ -727,6 +741,10 @@ impl Policy for Adaptive {
         g.future = work;
         let members = g.members.clone();
         members.into_iter().for_each(|m| self.refresh(m));
+    }
+
+    fn set_tenant(&mut self, job: JobId, tenant: u64, share: crate::tenant::Share) {
+        self.join_tenant(job, tenant, share);
     }
 
     fn classes_changed(&mut self, now: Time) {

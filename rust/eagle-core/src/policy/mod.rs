@@ -66,6 +66,8 @@ pub trait Policy: Send {
     fn set_group(&mut self, _job: JobId, _group: u64) {}
     /// Query-aware SRPT: work (seconds) of the group's stages not yet submitted.
     fn set_group_future(&mut self, _group: u64, _work: f64) {}
+    /// `job` runs for `tenant` (a session, user or pool), given `share` ([`crate::tenant`]).
+    fn set_tenant(&mut self, _job: JobId, _tenant: u64, _share: crate::tenant::Share) {}
     /// The short/long boundary moved (a learned cutoff): class-based state restarts.
     fn classes_changed(&mut self, _now: Time) {}
     /// Driver mode: the measured cost (seconds) of a task set's first task on an

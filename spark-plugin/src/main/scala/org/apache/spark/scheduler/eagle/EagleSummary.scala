@@ -37,7 +37,8 @@ private[eagle] class EagleSummary(conf: EagleConf, master: String) extends Spark
       signature: Long, tasks: Int, hintClass: Int, hintEstimateMs: Long,
       submitClass: String, submitEstimateMs: Long, submitSource: String, submitMs: Long,
       var cls: String, var estimateMs: Long, var source: String, var endMs: Long = -1L,
-      var launches: Array[Long] = null, var delayHistory: Array[Double] = null)
+      var launches: Array[Long] = null, var delayHistory: Array[Double] = null,
+      tenant: Option[Tenant] = None)
 
   private val maxKept = math.max(1, conf.summaryMaxTaskSets)
   private val jobs = new mutable.LinkedHashMap[Int, JobRec]
@@ -101,12 +102,14 @@ private[eagle] class EagleSummary(conf: EagleConf, master: String) extends Spark
 
   def taskSetSubmitted(
       ts: TaskSet, stageName: String, signature: Long, eagleJob: Int,
-      hintClass: Int, hintEstimateMs: Long, info: Array[Long]): Unit = synchronized {
+      hintClass: Int, hintEstimateMs: Long, info: Array[Long],
+      tenant: Option[Tenant] = None): Unit = synchronized {
     val cls = Native.className(info(0))
     taskSetsTotal += 1
     taskSets((ts.stageId, ts.stageAttemptId)) = TaskSetRec(ts.stageId, ts.stageAttemptId,
       ts.priority, eagleJob, stageName, signature, ts.tasks.length, hintClass, hintEstimateMs,
-      cls, info(1), source(info(2)), System.currentTimeMillis(), cls, info(1), source(info(2)))
+      cls, info(1), source(info(2)), System.currentTimeMillis(), cls, info(1), source(info(2)),
+      tenant = tenant)
     trim(taskSets)
   }
 
@@ -248,7 +251,11 @@ private[eagle] class EagleSummary(conf: EagleConf, master: String) extends Spark
           "endMs" -> (if (t.endMs >= 0) num(t.endMs) else JNull),
           "localityLaunches" -> Option(t.launches).map(countsJson).getOrElse(JNull),
           "locality" -> Option(t.launches).map(localityJson).getOrElse(JNull),
-          "delayHistory" -> Option(t.delayHistory).map(historyJson).getOrElse(JNull))
+          "delayHistory" -> Option(t.delayHistory).map(historyJson).getOrElse(JNull),
+          "tenant" -> str(t.tenant.map(_.name).orNull),
+          "user" -> str(t.tenant.flatMap(_.user).orNull),
+          "tenantWeight" -> t.tenant.map(x => num(x.weight)).getOrElse(JNull),
+          "tenantMinShare" -> t.tenant.map(x => num(x.minShare)).getOrElse(JNull))
       })) match {
       case JObject(fields) => JObject(fields ++ sections.toList)
       case other => other

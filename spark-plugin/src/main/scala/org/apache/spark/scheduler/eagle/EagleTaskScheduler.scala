@@ -162,6 +162,9 @@ private[spark] class EagleTaskScheduler(
 
   // ---- task sets -------------------------------------------------------------------------
 
+  /** The sessions and pools task sets run for (the engine's tenants). */
+  private val tenants = new Tenants(sc)
+
   override private[scheduler] def createTaskSetManager(
       taskSet: TaskSet,
       maxTaskFailures: Int): TaskSetManager = {
@@ -185,6 +188,8 @@ private[spark] class EagleTaskScheduler(
       _.submit(_, now, taskSet.tasks.length * width, hintClass, hintEstimateMs, signature, group, width,
         EagleTaskScheduler.taskCores(this, taskSet), barrier, input)).getOrElse(-1)
     if (job >= 0) lotes.foreach(_.taskSetAdded(taskSet, job))
+    val tenant = if (job >= 0 && eagleConf.adaptive) tenants.of(taskSet.properties) else None
+    tenant.foreach(t => engine.call("setTenant")(_.setTenant(_, job, t.id, t.engineWeight, t.minShare)))
     if (job >= 0 && eagleConf.adaptive) {
       val (sigs, counts) = futureStages(taskSet)
       engine.call("groupFuture")(_.groupFuture(_, group, sigs, counts))
@@ -198,7 +203,7 @@ private[spark] class EagleTaskScheduler(
     } else {
       Array(-1L, -1L, -1L)
     }
-    summary.taskSetSubmitted(taskSet, stageName, signature, job, hintClass, hintEstimateMs, info)
+    summary.taskSetSubmitted(taskSet, stageName, signature, job, hintClass, hintEstimateMs, info, tenant)
     observer.taskSetSubmitted(taskSet, stageName, job, info)
     tsm
   }

@@ -86,6 +86,12 @@ private[eagle] class Native {
   @native def groupFuture(handle: Long, group: Long, signatures: Array[Long], tasks: Array[Int]): Unit
 
   /**
+   * The task set `job` runs for `tenant` (a hash of a Connect session or a scheduler pool's
+   * name) at `weight` (> 0) with a minimum share of `minShare` slots (eagle-core `tenant`).
+   */
+  @native def setTenant(handle: Long, job: Int, tenant: Long, weight: Double, minShare: Int): Unit
+
+  /**
    * The adaptive state over time, flattened `(atMs, reservedSlots, cutoffMs)` triples,
    * oldest first; cutoffMs is -1 while no split is known. Empty under `policy=paper`.
    */

@@ -1,0 +1,137 @@
+//! Tenants: the users or sessions that share one driver (a Spark Connect session, a Thrift
+//! session's pool, a thread's `spark.scheduler.pool`), and the share each is given.
+//!
+//! A tenant groups jobs the way Spark's FAIR pools do, with the same two controls:
+//! - `weight` (default 1): under SRPT a tenant's remaining work counts divided by its weight,
+//!   so a weight-2 tenant's query ranks as if it were half its size;
+//! - `min_share` (default 0): while a tenant runs fewer tasks than its minimum share and has
+//!   tasks waiting, its jobs go before every job not overdue (the FAIR scheduler's "needy
+//!   pools first").
+//!
+//! With neither set (every tenant at weight 1, minimum share 0) the order is plain SRPT
+//! across tenants, with the starvation deadline bounding every job's wait: a tenant whose
+//! query others keep bypassing with smaller ones is served once the query is overdue.
+
+use crate::error::{Bound, ConfigError};
+use std::collections::HashMap;
+
+/// What a tenant is given: Spark's pool `weight` and `minShare`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Share {
+    pub weight: f64,
+    pub min_share: u32,
+}
+
+impl Default for Share {
+    fn default() -> Share {
+        Share { weight: 1.0, min_share: 0 }
+    }
+}
+
+impl Share {
+    /// A share; the weight must be a positive finite number.
+    pub fn new(weight: f64, min_share: u32) -> Result<Share, ConfigError> {
+        if weight.is_nan() {
+            return Err(ConfigError::NotANumber { key: "tenant weight" });
+        }
+        if !(weight.is_finite() && weight > 0.0) {
+            return Err(ConfigError::out_of_range("tenant weight", weight, Bound::Positive));
+        }
+        Ok(Share { weight, min_share })
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+struct Books {
+    share: Share,
+    /// Tasks of the tenant's jobs running now.
+    running: u32,
+    /// Live jobs of the tenant.
+    jobs: u32,
+}
+
+/// The tenants of live jobs: their shares and running tasks.
+#[derive(Clone, Debug, Default)]
+pub struct Tenants {
+    by_id: HashMap<u64, Books>,
+    /// Tenants with a minimum share above 0 (the needy check is skipped while none).
+    with_min_share: usize,
+}
+
+impl Tenants {
+    /// A job of `tenant` is live; the tenant's share is `share` from now on.
+    pub fn join(&mut self, tenant: u64, share: Share) {
+        let b = self.by_id.entry(tenant).or_default();
+        let before = b.share.min_share > 0 && b.jobs > 0;
+        b.share = share;
+        b.jobs += 1;
+        self.with_min_share = self.with_min_share + (share.min_share > 0) as usize - before as usize;
+    }
+
+    /// A job of `tenant` is gone.
+    pub fn leave(&mut self, tenant: u64) {
+        let Some(b) = self.by_id.get_mut(&tenant) else { return };
+        b.jobs = b.jobs.saturating_sub(1);
+        if b.jobs == 0 {
+            if b.share.min_share > 0 {
+                self.with_min_share -= 1;
+            }
+            if b.running == 0 {
+                self.by_id.remove(&tenant);
+            }
+        }
+    }
+
+    /// A task of `tenant` started (`delta` 1) or ended (`delta` -1).
+    pub fn running(&mut self, tenant: u64, delta: i32) {
+        if let Some(b) = self.by_id.get_mut(&tenant) {
+            b.running = b.running.saturating_add_signed(delta);
+            if b.running == 0 && b.jobs == 0 {
+                self.by_id.remove(&tenant);
+            }
+        }
+    }
+
+    /// The tenant's weight (1 for a tenant not known).
+    pub fn weight(&self, tenant: u64) -> f64 {
+        self.by_id.get(&tenant).map_or(1.0, |b| b.share.weight)
+    }
+
+    /// The tenant runs fewer tasks than its minimum share.
+    pub fn needy(&self, tenant: u64) -> bool {
+        self.by_id.get(&tenant).is_some_and(|b| b.running < b.share.min_share)
+    }
+
+    /// Some live tenant has a minimum share.
+    pub fn any_min_share(&self) -> bool {
+        self.with_min_share > 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tenant_is_needy_below_its_minimum_share_and_forgotten_when_idle() {
+        let mut t = Tenants::default();
+        t.join(7, Share::new(2.0, 2).unwrap());
+        assert!(t.any_min_share() && t.needy(7));
+        assert_eq!(t.weight(7), 2.0);
+        t.running(7, 1);
+        t.running(7, 1);
+        assert!(!t.needy(7), "two running meet a minimum share of two");
+        t.leave(7);
+        assert!(!t.any_min_share(), "no live job of a tenant with a minimum share");
+        t.running(7, -1);
+        t.running(7, -1);
+        assert_eq!(t.weight(7), 1.0, "forgotten once no job is live and none of its tasks runs");
+    }
+
+    #[test]
+    fn a_weight_must_be_positive() {
+        assert!(Share::new(0.0, 0).is_err());
+        assert!(Share::new(f64::NAN, 0).is_err());
+        assert!(Share::new(0.5, 0).is_ok());
+    }
+}
