@@ -9,6 +9,20 @@
 //!  submit(long)  ─► SubmitLong to the central ─┘   (or local LWL + Probes if it is down)  └► no_task
 //! ```
 //! A grant for a job with nothing left (or unknown) is returned at once (`NoTask`).
+//!
+//! **Where the nodes are.** A node daemon runs on every worker host on one port
+//! (`scripts/eagle-cluster.sh --node-port`), and the application must have an
+//! executor on each host it uses; so the driver links to `executor host : node port`
+//! for every host it has executors on ([`Client::add_host`]). It needs no host list
+//! from the central (which may be down) and never links to hosts it cannot use.
+//!
+//! **Faults.** A node link that drops takes its host out of every new decision (and
+//! its grants are void) until the link is back: the link thread reconnects every
+//! [`crate::RETRY`] and the host is used again. While the central is unreachable, long task
+//! sets are spread over the driver's own hosts by least work left
+//! ([`crate::placement::local_lwl`]) and sent to those nodes as probes; once it is back,
+//! long task sets go to it again. Tasks the central could not place (`Unplaced`) take
+//! the same local path.
 
 use crate::books::{Host, Job, Lease};
 use crate::error::Refused;

@@ -1,9 +1,13 @@
-//! Safe half of the Eirene calls (`enableSatc`, `satcClone`, `ccdm`): argument decoding
-//! and the calls into the driver's SATC gate ([`eagle_core::eirene::clone_gate`]) and CCDM
-//! planner ([`eagle_core::eirene::prefetch`]). No JVM here.
+//! Conversions of the Eirene calls (`satcClone`, `ccdm`): `ccdm` multiplexes the CCDM
+//! planner's operations over one native method, an operation code and an `Array[Int]` of
+//! arguments ([`op`]). Each operation decodes its arguments, makes one call into the
+//! driver's SATC gate ([`eagle_core::eirene::clone_gate`]) or CCDM planner
+//! ([`eagle_core::eirene::prefetch`]), and encodes the answer; no decision is taken here.
+//! No JVM here.
 
+use crate::convert;
 use crate::error::Error;
-use crate::state::{self, State};
+use eagle_client::Application;
 use eagle_core::eirene::prefetch::Migration;
 use eagle_core::{JobId, NodeId};
 
@@ -39,17 +43,17 @@ fn arg(args: &[i32], index: usize, name: &'static str) -> Result<i32, Error> {
 }
 
 fn tasks(v: &[i32]) -> Result<Vec<u32>, Error> {
-    v.iter().map(|&t| state::count("ccdm: task index", t)).collect()
+    v.iter().map(|&t| convert::count("ccdm: task index", t)).collect()
 }
 
 /// `ccdm(op, args)`: one CCDM call (see [`op`]); migrations to start come back as
 /// `(node, job, task, fast)` quadruples after the op's head values.
-pub fn ccdm(st: &mut State, op: i32, args: &[i32]) -> Result<Vec<i32>, Error> {
-    let node = |i| -> Result<NodeId, Error> { state::node_id(arg(args, i, "node")?) };
-    let job = |i| -> Result<JobId, Error> { state::job_id(arg(args, i, "job")?) };
+pub fn ccdm(st: &mut Application, op: i32, args: &[i32]) -> Result<Vec<i32>, Error> {
+    let node = |i| -> Result<NodeId, Error> { convert::node_id(arg(args, i, "node")?) };
+    let job = |i| -> Result<JobId, Error> { convert::job_id(arg(args, i, "job")?) };
     if op == op::ENABLE {
-        let cm = state::count("ccdm cm", arg(args, 0, "cm")?)?;
-        let mpp = state::count("ccdm mpp", arg(args, 1, "mpp")?)?;
+        let cm = convert::count("ccdm cm", arg(args, 0, "cm")?)?;
+        let mpp = convert::count("ccdm mpp", arg(args, 1, "mpp")?)?;
         st.driver.enable_ccdm(cm, mpp)?;
         return Ok(Vec::new());
     }
@@ -61,7 +65,7 @@ pub fn ccdm(st: &mut State, op: i32, args: &[i32]) -> Result<Vec<i32>, Error> {
         }
         let cold = rest
             .chunks(2)
-            .map(|c| Ok((tasks(&c[..1])?[0], if c[1] < 0 { None } else { Some(state::node_id(c[1])?) })))
+            .map(|c| Ok((tasks(&c[..1])?[0], if c[1] < 0 { None } else { Some(convert::node_id(c[1])?) })))
             .collect::<Result<Vec<_>, Error>>()?;
         return Ok(vec![st.driver.ccdm_register(j, &cold) as i32]);
     }
@@ -69,8 +73,8 @@ pub fn ccdm(st: &mut State, op: i32, args: &[i32]) -> Result<Vec<i32>, Error> {
     let mut out = Vec::new();
     Ok(match op {
         op::PROBE => {
-            let (j, waiting) = (job(0)?, state::count("waiting", arg(args, 1, "waiting")?)?);
-            let nodes = args[2..].iter().map(|&n| state::node_id(n)).collect::<Result<Vec<_>, _>>()?;
+            let (j, waiting) = (job(0)?, convert::count("waiting", arg(args, 1, "waiting")?)?);
+            let nodes = args[2..].iter().map(|&n| convert::node_id(n)).collect::<Result<Vec<_>, _>>()?;
             p.probe(j, waiting, &nodes, &mut out);
             migrations(Vec::new(), &out)
         }
@@ -99,11 +103,11 @@ pub fn ccdm(st: &mut State, op: i32, args: &[i32]) -> Result<Vec<i32>, Error> {
 
 /// `satcClone`: the Spark task index to clone now, or -1. `running` are task indices
 /// running as one copy, earliest launched first.
-pub fn satc_clone(st: &mut State, job: i32, waiting: i32, idle: i32, running: &[i32]) -> Result<i32, Error> {
-    let job = state::job_id(job)?;
-    let waiting = state::count("waiting", waiting)?;
-    let idle = state::count("idle", idle)?;
-    let running = running.iter().map(|&t| state::count("running task index", t)).collect::<Result<Vec<_>, _>>()?;
+pub fn satc_clone(st: &mut Application, job: i32, waiting: i32, idle: i32, running: &[i32]) -> Result<i32, Error> {
+    let job = convert::job_id(job)?;
+    let waiting = convert::count("waiting", waiting)?;
+    let idle = convert::count("idle", idle)?;
+    let running = running.iter().map(|&t| convert::count("running task index", t)).collect::<Result<Vec<_>, _>>()?;
     Ok(st.driver.satc_clone(job, waiting, idle, &running).map_or(-1, |t| t as i32))
 }
 
@@ -114,7 +118,7 @@ mod tests {
 
     #[test]
     fn clones_a_short_job_once_enabled_and_rejects_bad_arguments() {
-        let mut st = State::new(&crate::state::tests::good()).unwrap();
+        let mut st = crate::convert::tests::app(&crate::convert::tests::good()).unwrap();
         st.driver.add_node(0.0, 2);
         let j = st.driver.submit(0.0, 2, Some(Class::Short), Some(1.0), 1).0 as i32;
         assert_eq!(satc_clone(&mut st, j, 0, 1, &[0, 1]).unwrap(), -1, "off until enableSatc");
@@ -129,7 +133,7 @@ mod tests {
 
     #[test]
     fn ccdm_plans_a_short_job_once_enabled_and_rejects_bad_arguments() {
-        let mut st = State::new(&crate::state::tests::good()).unwrap();
+        let mut st = crate::convert::tests::app(&crate::convert::tests::good()).unwrap();
         let n0 = st.driver.add_node(0.0, 2).0 as i32;
         let j = st.driver.submit(0.0, 4, Some(Class::Short), Some(1.0), 1).0 as i32;
         let long = st.driver.submit(0.0, 4, Some(Class::Long), Some(100.0), 2).0 as i32;

@@ -1,14 +1,14 @@
 //! The bridge's error type: [`Error`], what a bridge call rejects (an argument from the
-//! plugin, an engine error, a history file, cluster mode's start), and the pieces it
-//! carries ([`Expect`], [`HistoryError`], [`ClusterError`]).
+//! plugin, and, passed on as they are, the errors of the engine, of the application's
+//! scheduler, of the history file and of cluster mode), and how a numeric argument must
+//! be ([`Expect`]).
 //!
 //! The JNI entry points throw `EagleNativeException` with the `Display` text as its
 //! message, after the method name.
 
-use eagle_core::{ConfigError, NodeId, PlacementError};
+use eagle_client::{ApplicationError, ClusterError, HistoryError};
+use eagle_core::ConfigError;
 use std::fmt;
-use std::io;
-use std::path::PathBuf;
 
 /// What a numeric argument must be, worded as the message says it.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -93,14 +93,10 @@ pub enum Error {
     CcdmOff,
     /// A CCDM operation code that is none of [`crate::eirene::op`].
     CcdmUnknownOp(i32),
-    /// A LoTES call while `placement=slots`.
-    LotesOff,
-    /// The `debugHoldCallMs` hook found the state freed under the call.
-    FreedInFlight,
     /// The engine rejected a setting.
     Config(ConfigError),
-    /// LoTES rejected an executor, a task set or an offer.
-    Placement(PlacementError),
+    /// The application's scheduler rejected a call (LoTES, the test hooks).
+    Application(ApplicationError),
     History(HistoryError),
     Cluster(ClusterError),
 }
@@ -133,12 +129,8 @@ impl fmt::Display for Error {
             }
             Error::CcdmOff => f.write_str("ccdm: not enabled"),
             Error::CcdmUnknownOp(op) => write!(f, "ccdm: unknown operation {op}"),
-            Error::LotesOff => {
-                f.write_str("placement is 'slots': the LoTES calls need spark.scheduler.eagle.placement=lotes")
-            }
-            Error::FreedInFlight => f.write_str("engine state was freed while a call was in flight (use-after-free)"),
             Error::Config(e) => write!(f, "{e}"),
-            Error::Placement(e) => write!(f, "{e}"),
+            Error::Application(e) => write!(f, "{e}"),
             Error::History(e) => write!(f, "{e}"),
             Error::Cluster(e) => write!(f, "{e}"),
         }
@@ -150,95 +142,13 @@ impl std::error::Error for Error {
         match self {
             Error::Config(e) => Some(e),
             Error::ConfigJson(e) => Some(e),
-            Error::Placement(e) => Some(e),
+            Error::Application(e) => Some(e),
             Error::History(e) => Some(e),
             Error::Cluster(e) => Some(e),
             _ => None,
         }
     }
 }
-
-/// Why the history file could not be loaded or saved; each names the path.
-#[derive(Debug)]
-pub enum HistoryError {
-    Read { path: PathBuf, cause: io::Error },
-    Format { path: PathBuf, cause: crate::history_file::HistoryFormatError },
-    CreateDir { dir: PathBuf, cause: io::Error },
-    Write { path: PathBuf, cause: io::Error },
-    Rename { path: PathBuf, cause: io::Error },
-}
-
-impl fmt::Display for HistoryError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            HistoryError::Read { path, cause } => write!(f, "cannot read history {}: {cause}", path.display()),
-            HistoryError::Format { path, cause } => write!(f, "history {}: {cause}", path.display()),
-            HistoryError::CreateDir { dir, cause } => write!(f, "cannot create {}: {cause}", dir.display()),
-            HistoryError::Write { path, cause } => write!(f, "cannot write {}: {cause}", path.display()),
-            HistoryError::Rename { path, cause } => write!(f, "cannot rename to {}: {cause}", path.display()),
-        }
-    }
-}
-
-impl std::error::Error for HistoryError {}
-
-/// Why cluster mode could not start, or a cluster call was refused.
-#[derive(Debug)]
-pub enum ClusterError {
-    /// `spark.scheduler.eagle.cluster.central` is not `host:port`.
-    BadCentral(String),
-    /// `spark.scheduler.eagle.cluster.nodePort` outside [1, 65535].
-    BadNodePort(i64),
-    /// No shared secret configured.
-    NoSecret,
-    NoApp,
-    /// The ping period is not a positive number of milliseconds.
-    BadPingPeriod(i64),
-    /// The central refused this driver: another build, or another secret.
-    Refused {
-        central: String,
-        cause: eagle_client::Refused,
-    },
-    /// The thread that pumps the client's events could not start.
-    Thread(io::Error),
-    AlreadyStarted,
-    /// A cluster call while cluster mode is off.
-    Off,
-    EmptyHost(NodeId),
-}
-
-impl fmt::Display for ClusterError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ClusterError::BadCentral(c) => {
-                write!(f, "spark.scheduler.eagle.cluster.central must be host:port, got '{c}'")
-            }
-            ClusterError::BadNodePort(p) => {
-                write!(f, "spark.scheduler.eagle.cluster.nodePort must be in [1, 65535], got {p}")
-            }
-            ClusterError::NoSecret => f.write_str(
-                "cluster mode needs a shared secret: spark.scheduler.eagle.cluster.secretFile, \
-                 spark.scheduler.eagle.cluster.secret or spark.authenticate.secret",
-            ),
-            ClusterError::NoApp => f.write_str("cluster mode needs an application id"),
-            ClusterError::BadPingPeriod(ms) => write!(f, "ping period must be > 0 ms, got {ms}"),
-            ClusterError::Refused { central, cause } => write!(
-                f,
-                "cluster mode: spark.scheduler.eagle.cluster.central={central}: {cause}. The plugin jar and the \
-                 eagle-central / eagle-node daemons must come from the same eagle-spark build and \
-                 share the secret of spark.scheduler.eagle.cluster.secretFile"
-            ),
-            ClusterError::Thread(e) => write!(f, "cannot start the cluster-mode thread: {e}"),
-            ClusterError::AlreadyStarted => f.write_str("cluster mode is already started"),
-            ClusterError::Off => {
-                f.write_str("cluster mode is off: this call needs spark.scheduler.eagle.cluster.central")
-            }
-            ClusterError::EmptyHost(node) => write!(f, "executor {} has an empty host name", node.0),
-        }
-    }
-}
-
-impl std::error::Error for ClusterError {}
 
 /// `?` on the errors of the layers below, passed on as they are.
 macro_rules! from_cause {
@@ -251,4 +161,4 @@ macro_rules! from_cause {
     )*};
 }
 
-from_cause!(ConfigError => Config, PlacementError => Placement, HistoryError => History, ClusterError => Cluster);
+from_cause!(ConfigError => Config, ApplicationError => Application, HistoryError => History, ClusterError => Cluster);

@@ -5,7 +5,7 @@
 //! `org.apache.spark.scheduler.eagle.Native` (instance methods, hence the unused
 //! `this`). Conventions:
 //! - The handle is a key of the process-wide [`handle::Registry`] of engines, not a
-//!   pointer: `create` registers a `State`, `destroy` removes it once the call in progress
+//!   pointer: `create` registers an [`Application`], `destroy` removes it once the call in progress
 //!   (if any) is done. Any JVM thread may call at any time, even during or after
 //!   `destroy`: a call that finds the engine gone throws
 //!   `EagleEngineClosedException`, never touches freed memory.
@@ -20,10 +20,11 @@
 //!   `java.lang.IllegalStateException` if that class cannot be found) and returns
 //!   a default value: nothing unwinds into the JVM.
 
-use crate::error::{ClusterError, Error, Expect, HistoryError};
+use crate::convert;
+use crate::error::{Error, Expect};
 use crate::handle::{HandleError, Registry};
-use crate::state::{self, State};
-use crate::{cluster_bridge, placement};
+use crate::layout;
+use eagle_client::{history, Application, ApplicationError, ClusterError, HistoryError, TaskSet};
 use jni::errors::ErrorPolicy;
 use jni::objects::{JByteArray, JDoubleArray, JIntArray, JLongArray, JObject};
 use jni::strings::JNIString;
@@ -34,7 +35,7 @@ use std::path::PathBuf;
 use std::sync::LazyLock;
 
 /// Every live engine of this process, by handle.
-pub(crate) static ENGINES: LazyLock<Registry<State>> = LazyLock::new(Registry::default);
+pub(crate) static ENGINES: LazyLock<Registry<Application>> = LazyLock::new(Registry::default);
 
 /// An error raised by a bridge call: a JNI failure, a bad argument or an engine error, or
 /// a handle that names no live engine.
@@ -62,7 +63,7 @@ macro_rules! call_error_from {
     )*};
 }
 
-call_error_from!(Error, eagle_core::ConfigError, eagle_core::PlacementError, HistoryError, ClusterError);
+call_error_from!(Error, eagle_core::ConfigError, ApplicationError, HistoryError, ClusterError);
 
 impl fmt::Display for BridgeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -139,7 +140,7 @@ impl<T: Default> ErrorPolicy<T, BridgeError> for ThrowEagle {
 }
 
 /// Runs `f` on the locked state of `h`, counting the call for the test hook.
-pub(crate) fn with_state<T>(h: jlong, f: impl FnOnce(&mut State) -> Res<T>) -> Res<T> {
+pub(crate) fn with_state<T>(h: jlong, f: impl FnOnce(&mut Application) -> Res<T>) -> Res<T> {
     ENGINES
         .with(h, |st| {
             st.tick();
@@ -157,7 +158,7 @@ pub(crate) fn ints_in(env: &Env<'_>, a: &JIntArray<'_>) -> Res<Vec<i32>> {
 
 /// An `Array[Int]` of engine node ids, each checked.
 fn nodes_in(env: &Env<'_>, a: &JIntArray<'_>) -> Res<Vec<eagle_core::NodeId>> {
-    Ok(ints_in(env, a)?.into_iter().map(state::node_id).collect::<Result<Vec<_>, _>>()?)
+    Ok(ints_in(env, a)?.into_iter().map(convert::node_id).collect::<Result<Vec<_>, _>>()?)
 }
 
 pub(crate) fn longs_in(env: &Env<'_>, a: &JLongArray<'_>) -> Res<Vec<i64>> {
@@ -196,7 +197,7 @@ fn path_in(env: &Env<'_>, a: &JByteArray<'_>) -> Res<PathBuf> {
 
 /// `create(config: Array[Byte]): Long` — a new engine from its configuration, UTF-8 JSON:
 /// an object of `spark.scheduler.eagle.*`-relative keys to their string values (see
-/// [`state::decode_settings`]).
+/// [`convert::decode_settings`]).
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_create<'l>(
     mut env: EnvUnowned<'l>,
@@ -204,7 +205,7 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_create<'l>(
     config: JByteArray<'l>,
 ) -> jlong {
     env.with_env(|env| -> Res<jlong> {
-        let st = State::new(&utf8_in(env, &config, "config")?)?;
+        let st = Application::new(convert::decode_settings(&utf8_in(env, &config, "config")?)?)?;
         Ok(ENGINES.insert(st))
     })
     .resolve_with::<ThrowEagle, _>(|| "create")
@@ -235,8 +236,8 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_addNode<'l>(
     slots: jint,
 ) -> jint {
     env.with_env(|_env| -> Res<jint> {
-        let slots = state::count("slots", slots)?;
-        with_state(h, |st| Ok(st.driver.add_node(state::ms_to_s(now_ms), slots).0 as jint))
+        let slots = convert::count("slots", slots)?;
+        with_state(h, |st| Ok(st.driver.add_node(convert::ms_to_s(now_ms), slots).0 as jint))
     })
     .resolve_with::<ThrowEagle, _>(|| "addNode")
 }
@@ -251,11 +252,9 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_removeNode<'
     node: jint,
 ) {
     env.with_env(|_env| -> Res<()> {
-        let node = state::node_id(node)?;
+        let node = convert::node_id(node)?;
         with_state(h, |st| {
-            st.driver.remove_node(state::ms_to_s(now_ms), node);
-            placement::node_removed(st, node);
-            cluster_bridge::node_removed(st, node);
+            st.remove_node(convert::ms_to_s(now_ms), node);
             Ok(())
         })
     })
@@ -268,7 +267,7 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_removeNode<'
 /// query-aware SRPT) < 0 is none; `tasks` counts engine slots, `width` of them per task (a
 /// task of a wider resource profile), and a task takes `cpus` cores (cluster mode: slots of
 /// its host's node); `barrier`: a barrier stage (cluster mode gathers a grant for each of
-/// its tasks before any launches, [`crate::cluster::ClusterSide::set_gang`]); `inputNodes`: the
+/// its tasks before any launches, [`eagle_client::ClusterSide::set_gang`]); `inputNodes`: the
 /// nodes holding input of its tasks, `width` entries a task per node, empty for none (warm
 /// executors weigh data locality, see eagle-core's `warmup`; in cluster mode a long task
 /// set's placements go near it). Returns the engine's job id.
@@ -289,21 +288,18 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_submit<'l>(
     input_nodes: JIntArray<'l>,
 ) -> jint {
     env.with_env(|env| -> Res<jint> {
-        let tasks = state::count("tasks", tasks)?;
-        let width = state::count("width", width)?.max(1);
-        let cpus = state::count("cpus", cpus)?.max(1);
-        let class = state::class_from_code(hint_class)?;
-        let estimate = (hint_estimate_ms >= 0).then(|| state::ms_to_s(hint_estimate_ms));
-        let group = u64::try_from(group).ok();
-        let input = nodes_in(env, &input_nodes)?;
-        with_state(h, |st| {
-            let job = st.driver.submit_in(state::ms_to_s(now_ms), tasks, class, estimate, signature as u64, group);
-            if !input.is_empty() {
-                st.driver.set_input_nodes(job, &input);
-            }
-            cluster_bridge::submitted(st, job, tasks, width, cpus, barrier, &input);
-            Ok(job.0 as jint)
-        })
+        let t = TaskSet {
+            tasks: convert::count("tasks", tasks)?,
+            width: convert::count("width", width)?.max(1),
+            cpus: convert::count("cpus", cpus)?.max(1),
+            class: convert::class_from_code(hint_class)?,
+            estimate: (hint_estimate_ms >= 0).then(|| convert::ms_to_s(hint_estimate_ms)),
+            signature: signature as u64,
+            group: u64::try_from(group).ok(),
+            barrier,
+            input: nodes_in(env, &input_nodes)?,
+        };
+        with_state(h, |st| Ok(st.submit(convert::ms_to_s(now_ms), &t).0 as jint))
     })
     .resolve_with::<ThrowEagle, _>(|| "submit")
 }
@@ -321,13 +317,11 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_setPending<'
     speculatable: jint,
 ) {
     env.with_env(|_env| -> Res<()> {
-        let job = state::job_id(job)?;
-        let pending = state::count("pending", pending)?;
-        let speculatable = state::count("speculatable", speculatable)?;
+        let job = convert::job_id(job)?;
+        let pending = convert::count("pending", pending)?;
+        let speculatable = convert::count("speculatable", speculatable)?;
         with_state(h, |st| {
-            st.driver.set_pending_tasks(state::ms_to_s(now_ms), job, pending, speculatable);
-            placement::pending(st, job, pending);
-            cluster_bridge::pending(st, job, pending.saturating_add(speculatable));
+            st.set_pending(convert::ms_to_s(now_ms), job, pending, speculatable);
             Ok(())
         })
     })
@@ -347,12 +341,11 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_restrict<'l>
     nodes: JIntArray<'l>,
 ) {
     env.with_env(|env| -> Res<()> {
-        let job = state::job_id(job)?;
+        let job = convert::job_id(job)?;
         let nodes = nodes_in(env, &nodes)?;
         with_state(h, |st| {
             let usable = if restricted != 0 { Some(nodes.as_slice()) } else { None };
-            st.driver.restrict(state::ms_to_s(now_ms), job, usable);
-            cluster_bridge::restrict(st, job, usable);
+            st.restrict(convert::ms_to_s(now_ms), job, usable);
             Ok(())
         })
     })
@@ -383,26 +376,11 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_offer<'l>(
     exclude: JIntArray<'l>,
 ) -> JIntArray<'l> {
     env.with_env(|env| -> Res<JIntArray<'l>> {
-        let node = state::node_id(node)?;
-        let free = state::count("free", free)?;
-        let exclude = ints_in(env, &exclude)?.into_iter().map(state::job_id).collect::<Result<Vec<_>, _>>()?;
+        let node = convert::node_id(node)?;
+        let free = convert::count("free", free)?;
+        let exclude = ints_in(env, &exclude)?.into_iter().map(convert::job_id).collect::<Result<Vec<_>, _>>()?;
         let plan: Vec<i32> = with_state(h, |st| {
-            st.plan.clear();
-            match st.cluster.as_mut() {
-                Some(c) => {
-                    let d = &st.driver;
-                    let now = state::ms_to_s(now_ms);
-                    c.offer(
-                        node,
-                        free,
-                        &exclude,
-                        |job, waiting, running| d.worth_grant(now, job, node, waiting, running),
-                        &mut st.plan,
-                    )
-                }
-                None => st.driver.offer_into(state::ms_to_s(now_ms), node, free, &exclude, &mut st.plan),
-            }
-            Ok(st.plan.iter().map(|j| j.0 as i32).collect())
+            Ok(st.offer(convert::ms_to_s(now_ms), node, free, &exclude).iter().map(|j| j.0 as i32).collect())
         })?;
         ints_out(env, &plan)
     })
@@ -420,13 +398,10 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_decline<'l>(
     job: jint,
 ) {
     env.with_env(|_env| -> Res<()> {
-        let node = state::node_id(node)?;
-        let job = state::job_id(job)?;
+        let node = convert::node_id(node)?;
+        let job = convert::job_id(job)?;
         with_state(h, |st| {
-            match st.cluster.as_mut() {
-                Some(c) => c.decline(node, job),
-                None => st.driver.decline(state::ms_to_s(now_ms), node, job),
-            }
+            st.decline(convert::ms_to_s(now_ms), node, job);
             Ok(())
         })
     })
@@ -445,17 +420,12 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_taskFinished
     duration_ms: jlong,
 ) {
     env.with_env(|_env| -> Res<()> {
-        let node = state::node_id(node)?;
-        let job = state::job_id(job)?;
-        let duration = (duration_ms >= 0).then(|| state::ms_to_s(duration_ms));
+        let node = convert::node_id(node)?;
+        let job = convert::job_id(job)?;
+        let duration = (duration_ms >= 0).then(|| convert::ms_to_s(duration_ms));
         with_state(h, |st| {
             st.hold()?;
-            if st.cluster.is_some() {
-                // The lease ends by task id (`taskEnded`); the engine only learns.
-                st.driver.task_observed(state::ms_to_s(now_ms), node, job, duration);
-            } else {
-                st.driver.task_finished(state::ms_to_s(now_ms), node, job, duration);
-            }
+            st.task_finished(convert::ms_to_s(now_ms), node, job, duration);
             Ok(())
         })
     })
@@ -472,13 +442,9 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_removeJob<'l
     job: jint,
 ) {
     env.with_env(|_env| -> Res<()> {
-        let job = state::job_id(job)?;
+        let job = convert::job_id(job)?;
         with_state(h, |st| {
-            st.driver.remove_job(state::ms_to_s(now_ms), job);
-            placement::job_removed(st, job);
-            if let Some(c) = st.cluster.as_mut() {
-                c.remove_job(job);
-            }
+            st.remove_job(convert::ms_to_s(now_ms), job);
             Ok(())
         })
     })
@@ -496,11 +462,11 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_jobInfo<'l>(
     job: jint,
 ) -> JLongArray<'l> {
     env.with_env(|env| -> Res<JLongArray<'l>> {
-        let job = state::job_id(job)?;
+        let job = convert::job_id(job)?;
         let info = with_state(h, |st| {
-            let class = state::class_code(st.driver.job_class(job)) as i64;
+            let class = convert::class_code(st.driver.job_class(job)) as i64;
             Ok(match st.driver.job_estimate(job) {
-                Some((est, src)) => [class, state::s_to_ms(est), state::source_code(src)],
+                Some((est, src)) => [class, convert::s_to_ms(est), convert::source_code(src)],
                 None => [class, -1, -1],
             })
         })?;
@@ -509,7 +475,7 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_jobInfo<'l>(
     .resolve_with::<ThrowEagle, _>(|| "jobInfo")
 }
 
-/// `counters(handle): Array[Long]` — layout in [`state::COUNTER_NAMES`].
+/// `counters(handle): Array[Long]` — layout in [`layout::COUNTER_NAMES`].
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_counters<'l>(
     mut env: EnvUnowned<'l>,
@@ -517,7 +483,7 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_counters<'l>
     h: jlong,
 ) -> JLongArray<'l> {
     env.with_env(|env| -> Res<JLongArray<'l>> {
-        let c = with_state(h, |st| Ok(st.counters()))?;
+        let c = with_state(h, |st| Ok(layout::counters(st)))?;
         longs_out(env, &c)
     })
     .resolve_with::<ThrowEagle, _>(|| "counters")
@@ -533,7 +499,7 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_historyLoad<
 ) -> jint {
     env.with_env(|env| -> Res<jint> {
         let path = path_in(env, &path)?;
-        with_state(h, |st| Ok(state::load_history(&mut st.driver, &path)?))
+        with_state(h, |st| Ok(history::load_history(&mut st.driver, &path)?))
     })
     .resolve_with::<ThrowEagle, _>(|| "historyLoad")
 }
@@ -548,7 +514,7 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_historySave<
 ) -> jint {
     env.with_env(|env| -> Res<jint> {
         let path = path_in(env, &path)?;
-        with_state(h, |st| Ok(state::save_history(&st.driver, &path)?))
+        with_state(h, |st| Ok(history::save_history(&st.driver, &path)?))
     })
     .resolve_with::<ThrowEagle, _>(|| "historySave")
 }
@@ -588,10 +554,10 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_allowedLocal
     pending: JIntArray<'l>,
 ) -> jint {
     env.with_env(|env| -> Res<jint> {
-        let job = state::job_id(job)?;
-        let valid = state::levels(&ints_in(env, &valid)?)?;
-        let pending = state::pending_flags(&ints_in(env, &pending)?, valid.len())?;
-        with_state(h, |st| Ok(st.driver.allowed_locality(state::ms_to_s(now_ms), job, &valid, &pending) as jint))
+        let job = convert::job_id(job)?;
+        let valid = convert::levels(&ints_in(env, &valid)?)?;
+        let pending = convert::pending_flags(&ints_in(env, &pending)?, valid.len())?;
+        with_state(h, |st| Ok(st.driver.allowed_locality(convert::ms_to_s(now_ms), job, &valid, &pending) as jint))
     })
     .resolve_with::<ThrowEagle, _>(|| "allowedLocality")
 }
@@ -609,11 +575,11 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_launchedAt<'
     valid: JIntArray<'l>,
 ) {
     env.with_env(|env| -> Res<()> {
-        let job = state::job_id(job)?;
-        let level = state::level(level)?;
-        let valid = state::levels(&ints_in(env, &valid)?)?;
+        let job = convert::job_id(job)?;
+        let level = convert::level(level)?;
+        let valid = convert::levels(&ints_in(env, &valid)?)?;
         with_state(h, |st| {
-            st.driver.launched_at(state::ms_to_s(now_ms), job, level, &valid);
+            st.driver.launched_at(convert::ms_to_s(now_ms), job, level, &valid);
             Ok(())
         })
     })
@@ -634,14 +600,14 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_localityFeed
     net_oh_ms: f64,
 ) {
     env.with_env(|_env| -> Res<()> {
-        let job = state::job_id(job)?;
-        let preferred = state::level(preferred)?;
-        let actual = state::level(actual)?;
+        let job = convert::job_id(job)?;
+        let preferred = convert::level(preferred)?;
+        let actual = convert::level(actual)?;
         if !net_oh_ms.is_finite() || net_oh_ms < 0.0 {
             return Err(Error::Arg { name: "netOhMs", expected: Expect::NonNegative, value: net_oh_ms }.into());
         }
         with_state(h, |st| {
-            st.driver.locality_feedback(state::ms_to_s(now_ms), job, preferred, actual, net_oh_ms / 1000.0);
+            st.driver.locality_feedback(convert::ms_to_s(now_ms), job, preferred, actual, net_oh_ms / 1000.0);
             Ok(())
         })
     })
@@ -658,8 +624,8 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_delayHistory
     job: jint,
 ) -> JDoubleArray<'l> {
     env.with_env(|env| -> Res<JDoubleArray<'l>> {
-        let job = state::job_id(job)?;
-        let v = with_state(h, |st| Ok(state::flatten_history(&st.driver.delay_history(job))))?;
+        let job = convert::job_id(job)?;
+        let v = with_state(h, |st| Ok(convert::flatten_history(&st.driver.delay_history(job))))?;
         doubles_out(env, &v)
     })
     .resolve_with::<ThrowEagle, _>(|| "delayHistory")
@@ -686,7 +652,7 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_groupFuture<
         let stages = sigs
             .iter()
             .zip(&tasks)
-            .map(|(&s, &t)| Ok((s as u64, state::count("tasks", t)?)))
+            .map(|(&s, &t)| Ok((s as u64, convert::count("tasks", t)?)))
             .collect::<Result<Vec<_>, Error>>()?;
         with_state(h, |st| {
             st.driver.set_group_future(group, &stages);
@@ -730,14 +696,14 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_adaptiveHist
     h: jlong,
 ) -> JDoubleArray<'l> {
     env.with_env(|env| -> Res<JDoubleArray<'l>> {
-        let v = with_state(h, |st| Ok(state::flatten_adaptive(&st.driver.adaptive_history())))?;
+        let v = with_state(h, |st| Ok(convert::flatten_adaptive(&st.driver.adaptive_history())))?;
         doubles_out(env, &v)
     })
     .resolve_with::<ThrowEagle, _>(|| "adaptiveHistory")
 }
 
-/// `status(handle): Array[Long]` — the counters ([`state::COUNTER_NAMES`]) then what the
-/// engine is doing now ([`state::STATUS_NAMES`]). Read-only, for metrics and the UI: it is
+/// `status(handle): Array[Long]` — the counters ([`layout::COUNTER_NAMES`]) then what the
+/// engine is doing now ([`layout::STATUS_NAMES`]). Read-only, for metrics and the UI: it is
 /// not counted as a call (neither in `nativeCalls` nor by the `failAfterCalls` test hook),
 /// so observing the engine never changes what it does.
 #[unsafe(no_mangle)]
@@ -747,7 +713,7 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_status<'l>(
     h: jlong,
 ) -> JLongArray<'l> {
     env.with_env(|env| -> Res<JLongArray<'l>> {
-        let v = ENGINES.with(h, |st| st.status()).map_err(BridgeError::Handle)?;
+        let v = ENGINES.with(h, |st| layout::status(st)).map_err(BridgeError::Handle)?;
         longs_out(env, &v)
     })
     .resolve_with::<ThrowEagle, _>(|| "status")

@@ -1,12 +1,13 @@
-//! The JNI entry points of cluster mode (issue 13): `@native` methods of
+//! The JNI entry points of cluster mode: `@native` methods of
 //! `org.apache.spark.scheduler.eagle.Native`, with the conventions of `jni_api` (a handle
 //! is a registry key, primitives only, every body inside `catch_unwind`, errors and panics
-//! thrown as `EagleNativeException`). The logic is in the safe [`crate::cluster`].
+//! thrown as `EagleNativeException`). The logic is eagle-client's
+//! ([`eagle_client::application::cluster`], [`eagle_client::grants`]).
 
-use crate::cluster_bridge;
 use crate::error::Error;
 use crate::jni_api::{ints_in, ints_out, longs_in, longs_out, with_state, BridgeError, Res, ThrowEagle, ENGINES};
-use crate::state;
+use crate::{convert, layout};
+use eagle_client::application::cluster;
 use jni::objects::{JByteArray, JIntArray, JLongArray, JObject};
 use jni::sys::{jboolean, jint, jlong};
 use jni::{Env, EnvUnowned};
@@ -38,8 +39,9 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_clusterStart
         let secret = env.convert_byte_array(&secret)?;
         let app = utf8(env, &app, "the application id")?;
         with_state(h, |st| {
-            let p = cluster_bridge::params(st, central, node_port, secret, app, ping_ms, warm_grants, affinity)?;
-            Ok(cluster_bridge::start(st, p)?)
+            let (node_port, ping_ms) = (convert::node_port(node_port)?, convert::ping_ms(ping_ms)?);
+            let p = cluster::params(st, central, node_port, secret, app, ping_ms, warm_grants, affinity);
+            Ok(cluster::start(st, p)?)
         })
     })
     .resolve_with::<ThrowEagle, _>(|| "clusterStart")
@@ -55,9 +57,9 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_executorHost
     host: JByteArray<'l>,
 ) {
     env.with_env(|env| -> Res<()> {
-        let node = state::node_id(node)?;
+        let node = convert::node_id(node)?;
         let host = utf8(env, &host, "the executor host")?;
-        with_state(h, |st| Ok(cluster_bridge::executor_host(st, node, &host)?))
+        with_state(h, |st| Ok(cluster::executor_host(st, node, &host)?))
     })
     .resolve_with::<ThrowEagle, _>(|| "executorHost")
 }
@@ -76,7 +78,15 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_roundEnd<'l>
 ) {
     env.with_env(|env| -> Res<()> {
         let (tids, nodes, jobs) = (longs_in(env, &tids)?, ints_in(env, &nodes)?, ints_in(env, &jobs)?);
-        with_state(h, |st| Ok(cluster_bridge::round_end(st, state::ms_to_s(now_ms), &tids, &nodes, &jobs)?))
+        with_state(h, |st| {
+            convert::round_lengths(&tids, &nodes, &jobs)?;
+            // Only cluster mode reads the launches: outside it they are not decoded.
+            if st.cluster.is_some() {
+                let launched = convert::launches(&tids, &nodes, &jobs)?;
+                cluster::round_end(st, convert::ms_to_s(now_ms), &launched);
+            }
+            Ok(())
+        })
     })
     .resolve_with::<ThrowEagle, _>(|| "roundEnd")
 }
@@ -92,7 +102,7 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_taskEnded<'l
 ) {
     env.with_env(|_env| -> Res<()> {
         with_state(h, |st| {
-            cluster_bridge::task_ended(st, tid);
+            cluster::task_ended(st, tid);
             Ok(())
         })
     })
@@ -133,14 +143,14 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_clusterOutOf
     job: jint,
 ) -> JIntArray<'l> {
     env.with_env(|env| -> Res<JIntArray<'l>> {
-        let job = state::job_id(job)?;
-        let v = with_state(h, |st| Ok(cluster_bridge::out_of_reach(st, job)))?;
+        let job = convert::job_id(job)?;
+        let v = with_state(h, |st| Ok(convert::node_codes(&cluster::out_of_reach(st, job))))?;
         ints_out(env, &v)
     })
     .resolve_with::<ThrowEagle, _>(|| "clusterOutOfReach")
 }
 
-/// `clusterStatus(handle): Array[Long]` — layout in [`cluster_bridge::CLUSTER_STATUS_NAMES`]; empty
+/// `clusterStatus(handle): Array[Long]` — layout in [`layout::CLUSTER_STATUS_NAMES`]; empty
 /// outside cluster mode.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_clusterStatus<'l>(
@@ -149,7 +159,7 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_clusterStatu
     h: jlong,
 ) -> JLongArray<'l> {
     env.with_env(|env| -> Res<JLongArray<'l>> {
-        let v = with_state(h, |st| Ok(cluster_bridge::status(st)))?;
+        let v = with_state(h, |st| Ok(layout::cluster_status(st)))?;
         longs_out(env, &v)
     })
     .resolve_with::<ThrowEagle, _>(|| "clusterStatus")

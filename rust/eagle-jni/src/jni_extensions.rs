@@ -2,11 +2,13 @@
 //! checked without an engine) and of the policies beyond Eagle: LoTES placement and
 //! Eirene's SATC, `@native` methods of `org.apache.spark.scheduler.eagle.Native`
 //! with the conventions of `jni_api` (a handle is a registry key, primitives only, every body
-//! inside `catch_unwind`, errors and panics thrown as `EagleNativeException`). The logic is
-//! in the safe [`crate::placement`] and [`crate::eirene`].
+//! inside `catch_unwind`, errors and panics thrown as `EagleNativeException`). LoTES's
+//! bookkeeping is eagle-client's ([`eagle_client::application::lotes`]); the Eirene calls'
+//! arguments are decoded by the safe [`crate::eirene`].
 
+use crate::convert;
 use crate::jni_api::{ints_in, ints_out, utf8_in, with_state, Res, ThrowEagle};
-use crate::{placement, state};
+use eagle_client::application::lotes;
 use jni::objects::{JByteArray, JDoubleArray, JIntArray, JObject};
 use jni::sys::{jint, jlong};
 use jni::{Env, EnvUnowned};
@@ -41,7 +43,7 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_configCheck<
     config: JByteArray<'l>,
 ) -> JByteArray<'l> {
     env.with_env(|env| -> Res<JByteArray<'l>> {
-        let settings = state::decode_settings(&utf8_in(env, &config, "config")?)?;
+        let settings = convert::decode_settings(&utf8_in(env, &config, "config")?)?;
         Ok(env.byte_array_from_slice(settings.to_json().to_string().as_bytes())?)
     })
     .resolve_with::<ThrowEagle, _>(|| "configCheck")
@@ -58,9 +60,9 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_lotesExecuto
     capacity: JDoubleArray<'l>,
 ) {
     env.with_env(|env| -> Res<()> {
-        let node = state::node_id(node)?;
+        let node = convert::node_id(node)?;
         let cap = doubles_in(env, &capacity)?;
-        with_state(h, |st| Ok(placement::add_executor(st, node, &cap)?))
+        with_state(h, |st| Ok(lotes::add_executor(st, node, &cap)?))
     })
     .resolve_with::<ThrowEagle, _>(|| "lotesExecutor")
 }
@@ -77,10 +79,10 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_lotesTaskSet
     tasks: jint,
 ) {
     env.with_env(|env| -> Res<()> {
-        let job = state::job_id(job)?;
-        let tasks = state::count("tasks", tasks)?;
+        let job = convert::job_id(job)?;
+        let tasks = convert::count("tasks", tasks)?;
         let d = doubles_in(env, &demand)?;
-        with_state(h, |st| Ok(placement::add_task_set(st, job, &d, tasks)?))
+        with_state(h, |st| Ok(lotes::add_task_set(st, job, &d, tasks)?))
     })
     .resolve_with::<ThrowEagle, _>(|| "lotesTaskSet")
 }
@@ -96,10 +98,10 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_lotesExclude
     free: JDoubleArray<'l>,
 ) -> JIntArray<'l> {
     env.with_env(|env| -> Res<JIntArray<'l>> {
-        let node = state::node_id(node)?;
+        let node = convert::node_id(node)?;
         let f = doubles_in(env, &free)?;
         let jobs: Vec<i32> =
-            with_state(h, |st| Ok(placement::exclude(st, node, &f)?.iter().map(|j| j.0 as i32).collect()))?;
+            with_state(h, |st| Ok(lotes::exclude(st, node, &f)?.iter().map(|j| j.0 as i32).collect()))?;
         ints_out(env, &jobs)
     })
     .resolve_with::<ThrowEagle, _>(|| "lotesExclude")

@@ -1,21 +1,22 @@
 //! # eagle-jni
 //!
 //! The JNI bridge between the Spark plugin (`org.apache.spark.scheduler.eagle.Native`)
-//! and the engine's [`eagle_core::Driver`] façade. It holds no policy: it decodes
-//! primitive arguments, converts milliseconds to the engine's seconds, calls the
-//! driver and encodes its answer back into primitives.
+//! and one application's scheduler in the driver ([`eagle_client::Application`], over the
+//! engine [`eagle_core::Driver`]). It only converts: it decodes primitive arguments (and
+//! `create`'s JSON configuration), converts milliseconds to the engine's seconds, passes
+//! the call on, and encodes the answer back into primitives. It holds no policy and no
+//! scheduling state of its own; the application's state, the history file and cluster
+//! mode's driver side are eagle-client's.
 //!
 //! Layout (the datafusion-comet split):
 //! - [`handle`]: safe Rust. The registry that JNI handles are keys of: calls racing
 //!   with `destroy` get a clean "engine closed" error, never freed memory.
-//! - [`state`]: safe Rust. The per-application [`state::State`] (driver + test hook),
-//!   its configuration (decoded by [`eagle_core::settings`]), the fixed layouts of the
-//!   counter arrays, and the history JSON file.
+//! - [`convert`], [`layout`] and [`eirene`]: safe Rust, the conversions. Ids, counts,
+//!   codes, times and `create`'s configuration in; the fixed layouts of the `Array[Long]`s
+//!   the plugin reads out (shared with `Native.scala`); the Eirene calls' argument arrays.
 //!   Unit-tested without a JVM.
-//! - [`placement`]: safe Rust. `placement=lotes`: executor and task-set descriptions
-//!   for LoTES, kept in step with the driver's events.
-//! - [`cluster`]: safe Rust. Cluster mode's driver side: the grants of the hosts'
-//!   `eagle-node` daemons become the offer rounds' plans (issue 13).
+//! - [`error`]: safe Rust. What a call rejects, with the errors of the crates below passed
+//!   on as they are; its `Display` text becomes the Java exception's message.
 //! - `jni_api`, `jni_cluster` and `jni_extensions` (private): the only modules with `unsafe` and the only ones that
 //!   know about the JVM. Every entry point runs inside `catch_unwind`
 //!   (through `jni::EnvUnowned::with_env`) and turns an error or a panic into a
@@ -25,14 +26,11 @@
 //! Ownership across the boundary is described in `docs/design/ffi.md`.
 #![deny(unsafe_code)]
 
-pub mod cluster;
-pub mod cluster_bridge;
+pub mod convert;
 pub mod eirene;
 pub mod error;
 pub mod handle;
-pub mod history_file;
-pub mod placement;
-pub mod state;
+pub mod layout;
 
 #[allow(unsafe_code)]
 mod jni_api;
@@ -42,4 +40,4 @@ mod jni_cluster;
 mod jni_extensions;
 
 pub use error::Error;
-pub use state::{State, COUNTER_NAMES};
+pub use layout::COUNTER_NAMES;

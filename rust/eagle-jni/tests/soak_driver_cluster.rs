@@ -1,5 +1,5 @@
-//! Cluster mode's driver-side soak: one application's `ClusterSide` (the bridge and
-//! eagle-client) runs task set after task set against in-process `eagle-node` and
+//! Cluster mode's driver-side soak: one application's `ClusterSide` (eagle-client) runs
+//! task set after task set against in-process `eagle-node` and
 //! `eagle-central` daemons, as the plugin drives it, short and long ones, some with a
 //! failed attempt that runs again, some cancelled with tasks running. A driver lives as
 //! long as its application (a notebook, a Thrift server: days, millions of task sets), so
@@ -12,7 +12,7 @@
 mod counting;
 
 #[allow(dead_code)] // each test crate uses part of the shared support
-#[path = "common/cluster.rs"]
+#[path = "../../eagle-client/tests/common/cluster.rs"]
 mod cluster;
 
 use cluster::*;

@@ -1,11 +1,13 @@
-//! The Rust side of the soak: the bridge's `State` driven the way the plugin drives it
+//! The Rust side of the soak: an application's scheduler (`eagle_client::Application`, as
+//! the bridge creates it) driven the way the plugin drives it
 //! (submit, setPending, offer, localityFeedback, taskFinished, delayHistory, removeJob) for
 //! 20,000 task sets of 50 tasks on one 4-slot executor, with Dynamic Delay Scheduling on.
 //! A counting global allocator measures the bytes live at 10/25/50/75/100 %: after
 //! warm-up nothing may accumulate (the engine's per-job state and delay histories are
 //! freed, the history map is bounded: `historyMaxEntries`).
+use eagle_client::Application;
 use eagle_core::delay::Level;
-use eagle_jni::state::State;
+use eagle_jni::convert::decode_settings;
 
 #[path = "common/counting.rs"]
 mod counting;
@@ -29,7 +31,7 @@ fn soak(order: &str) {
         r#"{{"history.maxEntries": "1000", "policy": "adaptive", "order": "{order}",
              "dds.minWaitMs": "0", "dds.maxWaitMs": "10000", "dds.window": "2", "dds.inherit": "true"}}"#
     );
-    let mut st = State::new(&config).unwrap();
+    let mut st = Application::new(decode_settings(&config).unwrap()).unwrap();
     st.driver.enable_delay(st.settings.delay_params([3000, 3000, 3000]).unwrap()).unwrap();
     let node = st.driver.add_node(0.0, 4);
     let (jobs, per_job) = (20_000u32, 50u32);

@@ -4,7 +4,8 @@
 //! [`Node`] and [`Central`] describe an in-process `eagle-node` or `eagle-central`
 //! (their own threads, in this process) on an ephemeral loopback port, with the
 //! settings the tests share as defaults; [`wait`] polls a condition (a central that
-//! has linked its nodes, a node with no lease left) under one bound.
+//! has linked its nodes, a node with no lease left) under one bound; [`config`] is the
+//! engine configuration the bridge's and the driver side's tests start from.
 //!
 //! Invariants:
 //! - a dev-dependency only (`publish = false`): no product crate depends on it, so it
@@ -17,8 +18,10 @@
 //! The process-level fault tests start the daemons' binaries instead
 //! (`eagle-central/tests/support`): what they test is a process dying.
 
+pub mod config;
 pub mod daemons;
 pub mod wait;
 
+pub use config::{engine_config_with, ENGINE_CONFIG};
 pub use daemons::{Central, Node, LOOPBACK};
 pub use wait::{central_linked, eventually, leased, PATIENCE};

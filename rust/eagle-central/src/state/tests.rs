@@ -761,7 +761,7 @@ fn a_share_partition_takes_only_the_short_part_of_the_demand_while_long_work_wai
 
 /// A driver learns the short-only hosts after the host list, and again whenever they
 /// change: a long task set of its cannot run there, so its tasks whose input is there do not
-/// wait for that locality (the driver's side: `eagle-jni`'s cluster side).
+/// wait for that locality (the driver's side: eagle-client's `grants`).
 #[test]
 fn every_driver_is_told_the_short_only_hosts_when_they_change() {
     let mut s = three_up(0.34);

@@ -1,6 +1,7 @@
 //! A counting global allocator for the soak tests: the bytes live in the test process.
 //! eagle-jni is the crate allowed `unsafe`; the `GlobalAlloc` trait requires an unsafe
-//! impl, and every call forwards unchanged to `System`.
+//! impl, and every call forwards unchanged to `System`. So every soak lives in its tests,
+//! the driver side's (eagle-client) and the daemons' alike.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicI64, Ordering};

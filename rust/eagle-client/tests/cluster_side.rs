@@ -1,4 +1,4 @@
-//! Cluster mode's driver side (`eagle_jni::cluster::ClusterSide`) against real in-process
+//! Cluster mode's driver side (`eagle_client::grants::ClusterSide`) against real in-process
 //! `eagle-node` and `eagle-central` daemons on 127.0.0.1, with a fake Spark per application
 //! that runs offer rounds as the plugin does: `setPending`, `offer`, launches, `roundEnd`,
 //! `taskEnded`. No timing is asserted; every wait is bounded generously.
@@ -8,8 +8,8 @@
 mod cluster;
 
 use cluster::*;
+use eagle_client::grants::{ClusterParams, ClusterSide, Shape};
 use eagle_core::{JobId, NodeId};
-use eagle_jni::cluster::{ClusterParams, ClusterSide, Shape};
 use std::time::{Duration, Instant};
 
 #[test]
@@ -395,7 +395,7 @@ fn a_grant_where_the_job_is_cold_goes_back_and_its_kept_slots_drain_it() {
 }
 
 /// A host where the task set handed a grant back is probed again once the warm-executors
-/// rule turns (its estimate proved low, `cluster/cold.rs`). The "no task" of the hand-back
+/// rule turns (its estimate proved low, `grants/cold.rs`). The "no task" of the hand-back
 /// drops the task set's probe on that host, and the client, which keeps probes where the
 /// tasks run, would never send another: a stage that came in at a far too low estimate would
 /// run its whole first wave on the host that granted first. Here `worth` says no
@@ -530,7 +530,7 @@ fn a_long_task_whose_grant_went_back_is_placed_again() {
 
 /// The central tells the driver its short-only hosts (`ShortOnly`): no long task set gets a
 /// slot there while the central places it, so the plugin's delay scheduling does not hold
-/// a long task back for input there (`cluster/reach.rs`). A short task set, a long one
+/// a long task back for input there (`grants/reach.rs`). A short task set, a long one
 /// Spark restricts to some executors, and any long one once the central is gone (the
 /// driver then places it anywhere) have nothing out of reach.
 #[test]

@@ -1,7 +1,7 @@
 //! The driver's inbox of client events in cluster mode: the pump thread pushes them, the
 //! engine's calls drain them in order, and the plugin's revive thread waits on it for grants.
 
-use eagle_client::Event;
+use crate::client::Event;
 use parking_lot::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 

@@ -1,9 +1,9 @@
-//! Cluster mode in the driver (issue 13; Eagle SoCC'16 §5, "a scheduler client as a
-//! plug-in for Spark"): the plan of every offer round comes from the slots that the hosts'
-//! `eagle-node` daemons grant this application, not from the driver's engine.
+//! Grants become offer rounds' plans (Eagle SoCC'16 §5, "a scheduler client as a plug-in
+//! for Spark"): in cluster mode the plan of every offer round comes from the slots that the
+//! hosts' `eagle-node` daemons grant this application, not from the driver's engine.
 //!
 //! The driver's engine still classifies task sets and learns their durations
-//! ([`eagle_core::Driver::task_observed`]); [`eagle_client::Client`] probes the nodes for
+//! ([`eagle_core::Driver::task_observed`]); the [`Client`] probes the nodes for
 //! short task sets and sends long ones to `eagle-central`. A grant is a lease of one slot
 //! for one task set on one host. How a grant is used:
 //!
@@ -28,8 +28,8 @@
 //! which asks Spark for an offer round when a grant arrives). Every other step runs under
 //! the engine's handle lock and drains the inbox first, in the client's order.
 
+use crate::client::{Client, ClientConfig, Event, Grant};
 use crate::error::ClusterError;
-use eagle_client::{Client, ClientConfig, Event, Grant};
 use eagle_core::{JobId, NodeId};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
@@ -68,14 +68,14 @@ pub struct ClusterParams {
     /// Keep-alive period towards every daemon (under a third of the nodes' lease time).
     pub ping_ms: u64,
     pub seed: u64,
-    /// [`eagle_client::ClientConfig::retry_rejected`]: on unless the driver runs the paper's policy.
+    /// [`ClientConfig::retry_rejected`]: on unless the driver runs the paper's policy.
     pub retry_rejected: bool,
     /// `cluster.warmGrants`: hand back a grant that the warm-executors rule says a job's own
     /// slots drain sooner ([`eagle_core::Driver::worth_grant`]).
     pub warm_grants: bool,
     /// `cluster.affinity`, and the driver runs policy `adaptive`: a short task set's first
     /// probes go to the application's warm hosts, the others after what a task costs more
-    /// there, at least the measured warm-up ([`eagle_client::Client::affinity_wait`]).
+    /// there, at least the measured warm-up ([`Client::affinity_wait`]).
     pub affinity: bool,
 }
 
@@ -132,7 +132,7 @@ pub struct ClusterCounters {
     /// warm-executors rule (`cluster.warmGrants`).
     pub cold_returned: u64,
     /// Hosts a task set handed a grant back on and then probed again, once the
-    /// warm-executors rule said yes there (its estimate proved low: `cluster/cold.rs`).
+    /// warm-executors rule said yes there (its estimate proved low: `grants/cold.rs`).
     pub probed_again: u64,
     /// Of those, grants a gang gave back when it could not gather one for every task in time.
     pub gang_returned: u64,
@@ -179,11 +179,11 @@ pub struct ClusterSide {
     gang_since: HashMap<(String, u64), Instant>,
     ping: Duration,
     /// Hosts each task set handed a grant back on under the warm-executors rule, and has
-    /// not probed since (`cluster/cold.rs`).
+    /// not probed since (`grants/cold.rs`).
     handed: HashMap<JobId, Vec<String>>,
     /// Live task sets classed long (submitted to the central).
     long: HashSet<JobId>,
-    /// The central's short-only hosts, as last told (`cluster/reach.rs`).
+    /// The central's short-only hosts, as last told (`grants/reach.rs`).
     short_only: HashSet<String>,
     pub counters: ClusterCounters,
 }
@@ -279,7 +279,8 @@ impl ClusterSide {
         })
     }
 
-    pub(crate) fn client(&self) -> &Client {
+    /// The client (its own counters are part of cluster mode's status).
+    pub fn client(&self) -> &Client {
         self.client.as_ref().expect("the client lives until drop")
     }
 

@@ -1,46 +1,47 @@
-//! Safe half of `placement=lotes` on the bridge: decodes the executor and task-set
-//! descriptions and keeps [`ExecutorPlacement`] in step with the driver's events.
+//! `placement=lotes` in the application: LoTES's executor and task-set descriptions
+//! ([`ExecutorPlacement`]), kept in step with the driver's events.
 //!
 //! Resource vectors are `[cores, memoryMiB, custom…]` in an order the plugin fixes
 //! (custom resources appended as it first sees them; a shorter vector is zero of
 //! the rest). A task set's mean duration for the classes is the driver's estimate.
 
-use crate::error::Error;
-use crate::state::State;
+use super::Application;
+use crate::error::ApplicationError;
+use eagle_core::lotes::ExecutorPlacement;
 use eagle_core::{JobId, NodeId};
 
 /// Duration a class sample takes when the driver has no estimate for the job.
 const UNKNOWN_DURATION_S: f64 = 1.0;
 
-fn lotes(st: &mut State) -> Result<&mut eagle_core::lotes::ExecutorPlacement, Error> {
-    st.placement.as_mut().ok_or(Error::LotesOff)
+fn lotes(st: &mut Application) -> Result<&mut ExecutorPlacement, ApplicationError> {
+    st.placement.as_mut().ok_or(ApplicationError::LotesOff)
 }
 
 /// `lotesExecutor`: executor `node` has `capacity`.
-pub fn add_executor(st: &mut State, node: NodeId, capacity: &[f64]) -> Result<(), Error> {
+pub fn add_executor(st: &mut Application, node: NodeId, capacity: &[f64]) -> Result<(), ApplicationError> {
     Ok(lotes(st)?.add_executor(node, capacity)?)
 }
 
 /// `lotesTaskSet`: job `job` (already submitted) asks `demand` per task.
-pub fn add_task_set(st: &mut State, job: JobId, demand: &[f64], tasks: u32) -> Result<(), Error> {
+pub fn add_task_set(st: &mut Application, job: JobId, demand: &[f64], tasks: u32) -> Result<(), ApplicationError> {
     let duration = st.driver.job_estimate(job).map_or(UNKNOWN_DURATION_S, |(e, _)| e).max(1e-3);
     Ok(lotes(st)?.add_task_set(job, demand, tasks, duration)?)
 }
 
 /// `lotesExclude`: the task sets executor `node`'s offer of `free` may not serve.
-pub fn exclude(st: &mut State, node: NodeId, free: &[f64]) -> Result<Vec<JobId>, Error> {
+pub fn exclude(st: &mut Application, node: NodeId, free: &[f64]) -> Result<Vec<JobId>, ApplicationError> {
     Ok(lotes(st)?.exclude(node, free)?)
 }
 
 /// Mirrors `removeNode` (no-op under `placement=slots`).
-pub fn node_removed(st: &mut State, node: NodeId) {
+pub fn node_removed(st: &mut Application, node: NodeId) {
     if let Some(p) = st.placement.as_mut() {
         p.remove_executor(node);
     }
 }
 
 /// Mirrors `removeJob`.
-pub fn job_removed(st: &mut State, job: JobId) {
+pub fn job_removed(st: &mut Application, job: JobId) {
     if let Some(p) = st.placement.as_mut() {
         p.remove_task_set(job);
     }
@@ -48,7 +49,7 @@ pub fn job_removed(st: &mut State, job: JobId) {
 
 /// Mirrors `setPending` (`pending` in engine slots of the job: the plugin passes
 /// tasks × slot width; the class mix only needs proportions, so that is kept as is).
-pub fn pending(st: &mut State, job: JobId, pending: u32) {
+pub fn pending(st: &mut Application, job: JobId, pending: u32) {
     if let Some(p) = st.placement.as_mut() {
         p.set_pending(job, pending);
     }
@@ -59,13 +60,13 @@ mod tests {
     use super::*;
 
     /// The valid configuration with `placement` (slots or lotes).
-    fn params(placement: &str) -> String {
-        crate::state::tests::good_with(&[("placement", placement)])
+    fn params(placement: &str) -> eagle_core::settings::EngineSettings {
+        crate::application::tests::settings_with(&[("placement", placement)])
     }
 
     #[test]
     fn slots_placement_refuses_the_lotes_calls_by_name() {
-        let mut st = State::new(&params("slots")).unwrap();
+        let mut st = Application::new(params("slots")).unwrap();
         let e = add_executor(&mut st, NodeId(0), &[2.0]).unwrap_err().to_string();
         assert!(e.contains("spark.scheduler.eagle.placement"), "{e}");
         node_removed(&mut st, NodeId(0)); // harmless
@@ -73,7 +74,7 @@ mod tests {
 
     #[test]
     fn lotes_follows_the_driver_events() {
-        let mut st = State::new(&params("lotes")).unwrap();
+        let mut st = Application::new(params("lotes")).unwrap();
         let big = st.driver.add_node(0.0, 4);
         let small = st.driver.add_node(0.0, 1);
         add_executor(&mut st, big, &[4.0, 4096.0]).unwrap();

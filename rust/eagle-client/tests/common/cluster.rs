@@ -1,10 +1,11 @@
 //! Cluster mode's driver side under test: in-process `eagle-node` and `eagle-central`
 //! daemons on 127.0.0.1, and a fake Spark per application that runs offer rounds as the
 //! plugin does (`setPending`, `offer`, launches, `roundEnd`, `taskEnded`). Shared by
-//! `cluster_side.rs` and the driver-side soak.
+//! `cluster_side.rs` and the driver-side soak (`eagle-jni/tests/soak_driver_cluster.rs`,
+//! where the counting allocator is).
 
+use eagle_client::grants::{ClusterParams, ClusterSide, Shape};
 use eagle_core::{JobId, NodeId};
-use eagle_jni::cluster::{ClusterParams, ClusterSide, Shape};
 use eagle_testkit::{Central, Node};
 use std::time::{Duration, Instant};
 

@@ -1,10 +1,18 @@
 //! The history file of stage estimates (`history.path`): its on-disk format
 //! (`{"format": "eagle-history/1", "entries": [...]}`), parsing with every entry validated,
-//! and rendering. Reading and writing the file, and merging it into a driver, are
-//! [`crate::state`]'s.
+//! rendering, and loading it into a [`Driver`] or saving a driver's history to it.
+//!
+//! Invariants: a file with one bad entry is rejected whole, naming the entry's line (a
+//! corrupt or hand-edited file never turns into NaN or overflowing estimates); a save is
+//! atomic (a unique temporary file, then a rename), so a reader never sees a partial file
+//! and two applications saving one path never write into one file.
 
+use eagle_core::Driver;
 use serde::{Deserialize, Serialize};
 use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Where in a history file a bad entry is: its line and its index among the entries.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -70,6 +78,30 @@ impl fmt::Display for HistoryFormatError {
 }
 
 impl std::error::Error for HistoryFormatError {}
+
+/// Why the history file could not be loaded or saved; each names the path.
+#[derive(Debug)]
+pub enum HistoryError {
+    Read { path: PathBuf, cause: io::Error },
+    Format { path: PathBuf, cause: HistoryFormatError },
+    CreateDir { dir: PathBuf, cause: io::Error },
+    Write { path: PathBuf, cause: io::Error },
+    Rename { path: PathBuf, cause: io::Error },
+}
+
+impl fmt::Display for HistoryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HistoryError::Read { path, cause } => write!(f, "cannot read history {}: {cause}", path.display()),
+            HistoryError::Format { path, cause } => write!(f, "history {}: {cause}", path.display()),
+            HistoryError::CreateDir { dir, cause } => write!(f, "cannot create {}: {cause}", dir.display()),
+            HistoryError::Write { path, cause } => write!(f, "cannot write {}: {cause}", path.display()),
+            HistoryError::Rename { path, cause } => write!(f, "cannot rename to {}: {cause}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for HistoryError {}
 
 /// One history entry as stored on disk.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -151,3 +183,48 @@ pub fn render_history(entries: &[(u64, f64, u64)]) -> String {
     };
     serde_json::to_string_pretty(&f).expect("history serializes")
 }
+
+/// Loads the history at `path` into the driver. Returns the number of entries,
+/// or -1 when the file does not exist (a first run).
+pub fn load_history(driver: &mut Driver, path: &Path) -> Result<i32, HistoryError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(-1),
+        Err(cause) => return Err(HistoryError::Read { path: path.to_path_buf(), cause }),
+    };
+    let entries = parse_history(&text).map_err(|cause| HistoryError::Format { path: path.to_path_buf(), cause })?;
+    driver.load_history(&entries);
+    Ok(entries.len() as i32)
+}
+
+/// A temporary file next to `path`, unique to this process and call: two applications (or
+/// two engines of one JVM) saving the same history never write into one file.
+fn temp_path(path: &Path) -> PathBuf {
+    static SAVES: AtomicU64 = AtomicU64::new(0);
+    let n = SAVES.fetch_add(1, Ordering::Relaxed);
+    let mut name = path.file_name().map(|f| f.to_os_string()).unwrap_or_default();
+    name.push(format!(".{}.{n}.tmp", std::process::id()));
+    path.with_file_name(name)
+}
+
+/// Writes the driver's history to `path` atomically (unique temporary file + rename): the
+/// last writer wins, and a reader never sees a partial file.
+pub fn save_history(driver: &Driver, path: &Path) -> Result<i32, HistoryError> {
+    let entries = driver.history();
+    let text = render_history(&entries);
+    if let Some(dir) = path.parent() {
+        if !dir.as_os_str().is_empty() {
+            std::fs::create_dir_all(dir).map_err(|cause| HistoryError::CreateDir { dir: dir.to_path_buf(), cause })?;
+        }
+    }
+    let tmp = temp_path(path);
+    std::fs::write(&tmp, text).map_err(|cause| HistoryError::Write { path: tmp.clone(), cause })?;
+    std::fs::rename(&tmp, path).map_err(|cause| {
+        let _ = std::fs::remove_file(&tmp);
+        HistoryError::Rename { path: path.to_path_buf(), cause }
+    })?;
+    Ok(entries.len() as i32)
+}
+
+#[cfg(test)]
+mod tests;

@@ -4,7 +4,7 @@
 //! The hand-back is late binding's "no task", and on a short "no task" the node drops the
 //! task set's probe (Eagle §3.3: a probe that finds no task is gone). The task set keeps its
 //! probes where its tasks run, so its client never probes that host again: it is neither
-//! rejected there (Succinct State Sharing's retry, [`eagle_client::ClientConfig::retry_rejected`])
+//! rejected there (Succinct State Sharing's retry, [`crate::ClientConfig::retry_rejected`])
 //! nor left without probes. That is right while the rule's reason holds: the task set's own
 //! slots drain it sooner. But the rule judges from the estimate, and an estimate can be far
 //! too low (a stage of 3 s tasks that came in at an application's typical task of 35 ms):
