@@ -676,8 +676,8 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_setTenant<'l
     min_share: jint,
 ) {
     env.with_env(|_env| -> Res<()> {
-        let job = state::job_id(job)?;
-        let share = eagle_core::tenant::Share::new(weight, state::count("minShare", min_share)?)?;
+        let job = convert::job_id(job)?;
+        let share = eagle_core::tenant::Share::new(weight, convert::count("minShare", min_share)?)?;
         with_state(h, |st| {
             st.driver.set_tenant(job, tenant as u64, share);
             Ok(())

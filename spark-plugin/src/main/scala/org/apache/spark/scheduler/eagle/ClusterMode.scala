@@ -19,7 +19,7 @@ import org.apache.spark.scheduler.TaskDescription
  * host's `eagle-node` owns the host's slots and grants them to the applications' drivers;
  * `eagle-central` places every application's long task sets.
  *
- * The decisions are native (rust/eagle-jni/src/cluster.rs and rust/eagle-client): this class
+ * The decisions are native (rust/eagle-client/src/grants.rs): this class
  * only forwards. The engine's `offer` plans a slot only under a grant of the executor's host,
  * so Spark launches only under grants, and TaskSetManagers still pick the task (retries,
  * speculation, locality). After each offer round the launches go back with `roundEnd` (each

@@ -261,20 +261,20 @@ private[eagle] object Native {
   /** `TaskLocality` names by id (the level codes of the delay calls). */
   val LevelNames: Seq[String] = Seq("PROCESS_LOCAL", "NODE_LOCAL", "NO_PREF", "RACK_LOCAL", "ANY")
 
-  /** Layout of `counters(handle)`; mirrors `COUNTER_NAMES` in rust/eagle-jni/src/state.rs. */
+  /** Layout of `counters(handle)`; mirrors `COUNTER_NAMES` in rust/eagle-jni/src/layout.rs. */
   val CounterNames: Seq[String] = Seq(
     "decisions", "probesPlaced", "probesRejectedSss", "probesBehindLong",
     "shortTasksAfterHol", "rescheduledProbes", "fallbackProbes", "stolenProbes",
     "srptBypasses", "emptyFetches", "backfills", "declines", "nativeCalls")
 
-  /** The slots of `status(handle)` after the counters; mirrors `STATUS_NAMES` in rust/eagle-jni/src/state.rs. */
+  /** The slots of `status(handle)` after the counters; mirrors `STATUS_NAMES` in rust/eagle-jni/src/layout.rs. */
   val StatusNames: Seq[String] = Seq(
     "reservedSlots", "cutoffMs", "busySlots", "totalSlots", "shortTaskSets", "longTaskSets",
     "ddsProcessWaitMeanMs", "ddsProcessWaitMaxMs", "ddsNodeWaitMeanMs", "ddsNodeWaitMaxMs",
     "ddsRackWaitMeanMs", "ddsRackWaitMaxMs",
     "ddsLearnedProcessWaitMs", "ddsLearnedNodeWaitMs", "ddsLearnedRackWaitMs", "warmupMs")
 
-  /** Layout of `clusterStatus(handle)`; mirrors `CLUSTER_STATUS_NAMES` in rust/eagle-jni/src/cluster.rs. */
+  /** Layout of `clusterStatus(handle)`; mirrors `CLUSTER_STATUS_NAMES` in rust/eagle-jni/src/layout.rs. */
   val ClusterStatusNames: Seq[String] = Seq(
     "centralUp", "hostsUp", "heldGrants", "runningLeases", "grants", "launched", "returned",
     "revoked", "taskEnds", "hostDowns", "centralDowns", "surplusReturned",
