@@ -5,7 +5,7 @@
 //! *distributed scheduler*:
 //!
 //! * short task sets send Sticky Batch Probes to `max(K, 2t)` distinct hosts where the
-//!   application has executors (§3.2; [`eagle_core::probe::probe_count`]);
+//!   application has executors (§3.2; [`eagle_core::eagle::probe::probe_count`]);
 //! * long task sets go to `eagle-central`, which places them with LWL (§3.2);
 //! * the slots arrive as [`Grant`]s (leases) from the hosts' `eagle-node` daemons; the
 //!   driver launches one task under a grant ([`Client::launched`]) or returns it at

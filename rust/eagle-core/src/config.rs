@@ -49,10 +49,10 @@ pub struct Config {
     pub driver: bool,
     /// Simulator locality mode: jobs submitted with input-block locations wait for a
     /// node-local slot according to these (fixed or adaptive) delays.
-    pub locality: Option<crate::delay::DelayParams>,
+    pub locality: Option<crate::locality::delay::DelayParams>,
     /// eagle-adaptive: the reservation and starvation knobs.
     #[serde(default)]
-    pub adaptive: crate::reservation::AdaptiveParams,
+    pub adaptive: crate::adaptive::reservation::AdaptiveParams,
     /// Eirene's CCDM and SATC (simulator; both off by default).
     #[serde(default)]
     pub eirene: crate::eirene::EireneParams,

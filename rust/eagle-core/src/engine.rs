@@ -4,7 +4,7 @@
 //! Hosts (the simulator, the JNI bridge through [`crate::Driver`]) see only this type.
 pub use crate::cluster::{Counters, JobSpec, JobView, NodeView};
 use crate::config::Config;
-use crate::delay::Sample;
+use crate::locality::delay::Sample;
 use crate::policy::{self, Policy};
 use crate::types::*;
 

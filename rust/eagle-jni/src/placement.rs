@@ -12,7 +12,7 @@ use eagle_core::{JobId, NodeId};
 /// Duration a class sample takes when the driver has no estimate for the job.
 const UNKNOWN_DURATION_S: f64 = 1.0;
 
-fn lotes(st: &mut State) -> Result<&mut eagle_core::lotes::ExecutorPlacement, Error> {
+fn lotes(st: &mut State) -> Result<&mut eagle_core::hetero::lotes::ExecutorPlacement, Error> {
     st.placement.as_mut().ok_or(Error::LotesOff)
 }
 

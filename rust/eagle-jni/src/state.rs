@@ -8,8 +8,8 @@ use crate::error::{Error, HistoryError};
 pub use crate::history_file::{
     parse_history, render_history, HistoryEntry, HistoryFile, HISTORY_FORMAT, MAX_FILE_SAMPLES,
 };
-use eagle_core::delay::{Level, Sample};
-use eagle_core::lotes::{ExecutorPlacement, LotesParams};
+use eagle_core::hetero::lotes::{ExecutorPlacement, LotesParams};
+use eagle_core::locality::delay::{Level, Sample};
 use eagle_core::settings::EngineSettings;
 use eagle_core::{Class, Counters, Driver, EstimateSource, JobId, NodeId};
 use std::collections::BTreeMap;

@@ -4,7 +4,7 @@
 //! A counting global allocator measures the bytes live at 10/25/50/75/100 %: after
 //! warm-up nothing may accumulate (the engine's per-job state and delay histories are
 //! freed, the history map is bounded: `historyMaxEntries`).
-use eagle_core::delay::Level;
+use eagle_core::locality::delay::Level;
 use eagle_jni::state::State;
 
 #[path = "common/counting.rs"]

@@ -4,8 +4,8 @@
 //! and under the adaptive policy the warm mean, the typical task as the default, the
 //! learned cutoff and the no-flapping rule for classes.
 use super::Driver;
-use crate::delay::StageDelay;
 use crate::estimate::{EstimateSource, RunningMean};
+use crate::locality::delay::StageDelay;
 use crate::types::*;
 use crate::System;
 

@@ -6,7 +6,7 @@
 //! What remains of Eagle, and the invariants this policy keeps:
 //!
 //! - **Short work never queues behind long work** (§3.1): a floating number `R` of slots
-//!   ([`crate::reservation`]) is kept from long work; a long task starts only while fewer
+//!   ([`crate::adaptive::reservation`]) is kept from long work; a long task starts only while fewer
 //!   than `total − R` long tasks run. `R` is zero when no short work is around.
 //! - **SRPT with a starvation bound** (§3.3, Algorithm 1): a free slot goes to the job whose
 //!   group (Spark job or SQL execution, unsubmitted stages included, see
@@ -15,16 +15,16 @@
 //!   first, earliest deadline first, at full width until none of their tasks wait, and the
 //!   deadline stays put until then. Fair time is `max(estimate, waiting work × sharing /
 //!   slots)`, so sustained overload does not turn SRPT into round robin.
-//! - **Or the Fair Sojourn Protocol** (`order` fsp, [`crate::fsp`]): the key is the unit's
+//! - **Or the Fair Sojourn Protocol** (`order` fsp, [`crate::adaptive::fsp`]): the key is the unit's
 //!   finish tag under processor sharing; age is in the key, so no deadline is consulted.
 //! - **Long work keeps a share**: while long work waits and short work has held at least
 //!   `cap = max(R, floor((1 − long_share) × slots))` slots over the window, short work
-//!   starts tasks only below `cap`, while short units keep arriving ([`crate::arrivals`])
+//!   starts tasks only below `cap`, while short units keep arriving ([`crate::adaptive::arrivals`])
 //!   or the backlog would bypass more than `starvation_factor` times the long work left
-//!   ([`Adaptive::share_pays`]). Executors keep to one class ([`crate::affinity`]).
-//! - **Warm executors** (driver mode, [`crate::warmup`]): a slot goes to the first job in
+//!   ([`Adaptive::share_pays`]). Executors keep to one class ([`crate::adaptive::affinity`]).
+//! - **Warm executors** (driver mode, [`crate::adaptive::warmup`]): a slot goes to the first job in
 //!   that order for which a cold start is worth its measured warm-up
-//!   ([`crate::warmup::worth_cold_start`], [`crate::warmup::worth_warming_slot`]); else it
+//!   ([`crate::adaptive::warmup::worth_cold_start`], [`crate::adaptive::warmup::worth_warming_slot`]); else it
 //!   stays free until the next task end re-offers it.
 //! - **Late binding**: tasks are bound to slots only when a slot is free.
 //!
@@ -33,14 +33,14 @@
 //! the simulator the policy launches on its own, one network round trip after deciding.
 
 use super::Policy;
-use crate::arrivals::ShortArrivals;
+use crate::adaptive::arrivals::ShortArrivals;
+use crate::adaptive::fsp::{FairClock, Order, Unit};
+use crate::adaptive::hold::Hold;
+use crate::adaptive::reservation::Reservation;
 use crate::cluster::{Cluster, Job, JobSpec};
 use crate::config::Config;
+use crate::eagle::node_queue::Running;
 use crate::eirene::Eirene;
-use crate::fsp::{FairClock, Order, Unit};
-use crate::hold::Hold;
-use crate::node_queue::Running;
-use crate::reservation::Reservation;
 use crate::types::*;
 use std::collections::{BTreeSet, HashMap};
 
@@ -85,7 +85,7 @@ struct Meta {
     /// started (sorted): warming. A task started there now pays the warm-up too.
     warming: Vec<(u32, f64)>,
     /// Nodes holding input of the job's tasks not launched there yet, with how many
-    /// (sorted): a slot there is worth the job ([`crate::warmup`], "Data locality").
+    /// (sorted): a slot there is worth the job ([`crate::adaptive::warmup`], "Data locality").
     input: Vec<(u32, u32)>,
 }
 

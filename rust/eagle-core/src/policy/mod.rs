@@ -10,14 +10,14 @@
 //!   Sticky Batch Probing with SRPT, a static short-only partition.
 //! - [`adaptive`]: eagle-adaptive, our default under the plugin: exact central SRPT
 //!   over query remaining work, a floating slot-level reservation for short work sized
-//!   from the load ([`crate::reservation`]), and a starvation deadline.
+//!   from the load ([`crate::adaptive::reservation`]), and a starvation deadline.
 
 pub mod adaptive;
 pub mod paper;
 
 use crate::cluster::{Cluster, JobSpec};
 use crate::config::{Config, System};
-use crate::delay::Sample;
+use crate::locality::delay::Sample;
 use crate::types::*;
 
 /// What every policy answers. Every call carries `now`; decisions are appended to `out`.
@@ -69,10 +69,10 @@ pub trait Policy: Send {
     /// The short/long boundary moved (a learned cutoff): class-based state restarts.
     fn classes_changed(&mut self, _now: Time) {}
     /// Driver mode: the measured cost (seconds) of a task set's first task on an
-    /// executor (see [`crate::warmup`]).
+    /// executor (see [`crate::adaptive::warmup`]).
     fn set_warmup(&mut self, _seconds: f64) {}
     /// Driver mode: `job`'s waiting tasks read input held by these nodes, one entry per
-    /// task (a node repeated for each of its tasks): see [`crate::warmup`], "Data locality".
+    /// task (a node repeated for each of its tasks): see [`crate::adaptive::warmup`], "Data locality".
     fn set_input_nodes(&mut self, _job: JobId, _nodes: &[NodeId]) {}
     /// Driver mode: a task of `job` not launched yet reads its input on `node`.
     fn holds_input(&self, _job: JobId, _node: NodeId) -> bool {
