@@ -44,7 +44,7 @@ pub struct Config {
     /// Place every job by LWL (CLWL exact, DLWL heartbeat-stale).
     pub lwl_all: bool,
     /// Driver mode (Spark plugin): exact state instead of stale bitvectors, one probe per
-    /// node per job, slots are pulled only through [`crate::Engine::offer`], and an idle slot
+    /// node per job, slots are pulled only through [`crate::policy::Policy::offer`], and an idle slot
     /// whose queue is empty backfills from any eligible job (no slot idles while work waits).
     pub driver: bool,
     /// Simulator locality mode: jobs submitted with input-block locations wait for a

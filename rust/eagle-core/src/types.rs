@@ -39,7 +39,7 @@ impl Class {
 }
 
 /// A message between a scheduler and a node that the host must hand back to
-/// [`crate::Engine::deliver`] at the time given in [`Output::Timer`].
+/// [`crate::policy::Policy::deliver`] at the time given in [`Output::Timer`].
 ///
 /// With a network delay of zero (the Spark plugin), the engine delivers these
 /// itself before returning and the host never sees them.

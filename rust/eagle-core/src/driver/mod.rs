@@ -486,7 +486,7 @@ impl Driver {
             return;
         };
         self.out.clear();
-        self.engine.set_estimate_with(now, job, j.estimate, Some(class), &mut self.out);
+        self.engine.set_estimate(now, job, j.estimate, Some(class), &mut self.out);
     }
 
     /// Slots the engine counts taken (planned or running) across live nodes.

@@ -10,7 +10,7 @@
 //!   than `total − R` long tasks run. `R` is zero when no short work is around.
 //! - **SRPT with a starvation bound** (§3.3, Algorithm 1): a free slot goes to the job whose
 //!   group (Spark job or SQL execution, unsubmitted stages included, see
-//!   [`Policy::set_group_future`]) has the least remaining work; ties go to the older job.
+//!   [`QueryGroups::set_group_future`]) has the least remaining work; ties go to the older job.
 //!   A job waiting `max(deadline_factor × fair time, min_wait)` is overdue; overdue jobs go
 //!   first, earliest deadline first, at full width until none of their tasks wait, and the
 //!   deadline stays put until then. Fair time is `max(estimate, waiting work × sharing /
@@ -32,12 +32,12 @@
 //! this order leaves. The host pulls decisions through [`Policy::offer`] in driver mode; in
 //! the simulator the policy launches on its own, one network round trip after deciding.
 
-use super::Policy;
+use super::{Cloning, Policy, QueryGroups, ShortReservation, WarmExecutors};
 use crate::adaptive::arrivals::ShortArrivals;
 use crate::adaptive::fsp::{FairClock, Order, Unit};
 use crate::adaptive::hold::Hold;
 use crate::adaptive::reservation::Reservation;
-use crate::cluster::{Cluster, Job, JobSpec};
+use crate::cluster::{Cluster, Counters, Job, JobSpec};
 use crate::config::Config;
 use crate::eagle::node_queue::Running;
 use crate::eirene::Eirene;
@@ -157,6 +157,11 @@ impl Adaptive {
             arrivals: ShortArrivals::default(),
             fair: FairClock::default(),
         }
+    }
+
+    /// The policy's books.
+    pub fn cluster(&self) -> &Cluster {
+        &self.c
     }
 
     fn fsp(&self) -> bool {
@@ -506,14 +511,6 @@ impl Adaptive {
 }
 
 impl Policy for Adaptive {
-    fn cluster(&self) -> &Cluster {
-        &self.c
-    }
-
-    fn config(&self) -> &Config {
-        &self.cfg
-    }
-
     fn add_node(&mut self, _now: Time, slots: u32, _out: &mut Vec<Output>) -> NodeId {
         let id = self.c.add_node(slots);
         if let Some(e) = self.eirene.as_mut() {
@@ -599,13 +596,6 @@ impl Policy for Adaptive {
         self.fill(now, out);
     }
 
-    fn copy_finished(&mut self, now: Time, node: NodeId, job: JobId, task: u32, out: &mut Vec<Output>) {
-        if let Some(e) = self.eirene.as_mut() {
-            e.copy_ended(now, node, job, task, &mut self.c.counters, out);
-        }
-        self.task_finished(now, node, job, out);
-    }
-
     fn deliver(&mut self, now: Time, msg: Msg, out: &mut Vec<Output>) {
         if let Msg::MigrationDone { node, job, task } = msg {
             if let Some(e) = self.eirene.as_mut() {
@@ -668,7 +658,7 @@ impl Policy for Adaptive {
         self.fill(now, out);
     }
 
-    fn set_estimate_with(&mut self, now: Time, job: JobId, estimate: f64, class: Option<Class>, out: &mut Vec<Output>) {
+    fn set_estimate(&mut self, now: Time, job: JobId, estimate: f64, class: Option<Class>, out: &mut Vec<Output>) {
         let class = class.unwrap_or_else(|| Class::from_estimate(estimate, self.cfg.cutoff));
         match self.c.set_estimate(job, estimate, class, false) {
             None => return,
@@ -696,11 +686,15 @@ impl Policy for Adaptive {
         self.meta[job.0 as usize].input = Vec::new();
         self.c.maybe_free_job(job);
     }
+}
 
-    fn holds_long_work(&self, node: NodeId) -> bool {
-        self.c.nodes.get(node.0 as usize).is_some_and(|n| n.running_long > 0)
+impl Cloning for Adaptive {
+    fn eirene(&mut self) -> Option<(&mut Eirene, &mut Counters)> {
+        self.eirene.as_mut().map(|e| (e, &mut self.c.counters))
     }
+}
 
+impl QueryGroups for Adaptive {
     fn set_group(&mut self, job: JobId, group: u64) {
         let i = job.0;
         if self.c.jobs.get(i as usize).is_none_or(|j| !j.live) {
@@ -728,13 +722,11 @@ impl Policy for Adaptive {
         let members = g.members.clone();
         members.into_iter().for_each(|m| self.refresh(m));
     }
+}
 
-    fn classes_changed(&mut self, now: Time) {
-        self.reservation.reset(now);
-    }
-
-    fn reservation(&self) -> Option<u32> {
-        Some(self.reservation.current().max(self.hold_current()))
+impl WarmExecutors for Adaptive {
+    fn set_warmup(&mut self, seconds: f64) {
+        self.warmup = if seconds.is_finite() { seconds.max(0.0) } else { 0.0 };
     }
 
     fn set_input_nodes(&mut self, job: JobId, nodes: &[NodeId]) {
@@ -756,8 +748,14 @@ impl Policy for Adaptive {
     fn holds_input(&self, job: JobId, node: NodeId) -> bool {
         self.meta.get(job.0 as usize).is_some_and(|m| m.input.binary_search_by_key(&node.0, |e| e.0).is_ok())
     }
+}
 
-    fn set_warmup(&mut self, seconds: f64) {
-        self.warmup = if seconds.is_finite() { seconds.max(0.0) } else { 0.0 };
+impl ShortReservation for Adaptive {
+    fn reservation(&self) -> u32 {
+        self.reservation.current().max(self.hold_current())
+    }
+
+    fn classes_changed(&mut self, now: Time) {
+        self.reservation.reset(now);
     }
 }

@@ -2,7 +2,7 @@
 //! a task of a job, given where the job is warm and what a cold start costs the others.
 
 use super::Adaptive;
-use crate::policy::Policy;
+use crate::policy::WarmExecutors;
 use crate::types::{JobId, NodeId, Time};
 
 impl Adaptive {
