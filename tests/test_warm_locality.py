@@ -1,4 +1,4 @@
-"""Warm executors weigh data locality (policy=adaptive; eagle-core warmup.rs, "Data locality").
+"""Warm executors weigh data locality (policy=adaptive; eagle-core adaptive/warmup.rs, "Data locality").
 
 The warm-executors rule weighs a cold start against slot time only. With a measured warm-up
 far above the application's typical task it kept a new stage on the executors it started

@@ -7,7 +7,7 @@
 //! * **Fit.** A task never goes to a host with fewer slots than it holds (a host whose
 //!   size is not known yet counts as one slot).
 //! * **LWL.** When every fitting host has the same size and the task holds one slot, the
-//!   paper's water-filling over the work left, unchanged (`eagle_core::lwl`). Otherwise
+//!   paper's water-filling over the work left, unchanged (`eagle_core::eagle::lwl`). Otherwise
 //!   each task goes to the host with the least slot-milliseconds of work left per slot,
 //!   counting the task itself: `(work + est·cpus) / slots`, ties to the lower host.
 //! * **Input.** When the driver says where the tasks read their input (`SubmitLong.input`:
@@ -19,7 +19,7 @@
 //!   Without input, the paper's placement, unchanged.
 //! * **LoTES** (`eagle-central --placement lotes`): the hosts are the machines, grouped
 //!   into configurations by size, and the live long task sets are the jobs, classed by
-//!   their `cpus` (LoTES §4-5, through `eagle_core::lotes::ExecutorPlacement`, the same
+//!   their `cpus` (LoTES §4-5, through `eagle_core::hetero::lotes::ExecutorPlacement`, the same
 //!   planner the driver uses for executors). A task set then goes only to hosts whose
 //!   plan bin holds its class while such a host fits it; when none does, fit alone
 //!   decides. A task set is live while tasks placed for it are not over; the planner
@@ -27,8 +27,8 @@
 
 use crate::error::FlagError;
 use crate::ids::HostId;
-use eagle_core::lotes::{ExecutorPlacement, LotesParams};
-use eagle_core::lwl::{self, water_fill};
+use eagle_core::eagle::lwl::{self, water_fill};
+use eagle_core::hetero::lotes::{ExecutorPlacement, LotesParams};
 use eagle_core::types::{JobId, NodeId};
 use eagle_core::PlacementError;
 use std::collections::{BTreeMap, BTreeSet};
@@ -269,7 +269,7 @@ mod tests {
     #[test]
     fn one_size_and_one_slot_is_the_papers_water_filling() {
         let hosts = [c(1, 0.0, 2), c(2, 0.0, 2)];
-        assert_eq!(least_work_left(&hosts, 3, 100.0, 1), vec![1, 2, 2], "as eagle_core::lwl::water_fill");
+        assert_eq!(least_work_left(&hosts, 3, 100.0, 1), vec![1, 2, 2], "as eagle_core::eagle::lwl::water_fill");
     }
 
     #[test]

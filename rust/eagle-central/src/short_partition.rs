@@ -27,8 +27,8 @@
 //! guarantee holds for each application.
 
 use crate::ids::ConnId;
-use eagle_core::partition::short_only_count;
-use eagle_core::reservation::{AdaptiveParams, Reservation};
+use eagle_core::adaptive::reservation::{AdaptiveParams, Reservation};
+use eagle_core::eagle::partition::short_only_count;
 use eagle_core::types::NodeId;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -101,7 +101,7 @@ pub fn params() -> AdaptiveParams {
         long_share: 0.0,
         min_wait: 0.0,
         deadline_factor: 1.0,
-        order: eagle_core::fsp::Order::Srpt,
+        order: eagle_core::adaptive::fsp::Order::Srpt,
         // No hold: the central sizes a partition, it does not hand out slots.
         hold_max: 0.0,
         hold_fraction: 0.0,

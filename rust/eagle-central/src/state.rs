@@ -4,8 +4,8 @@
 //! placement it sends to a node.
 //!
 //! Pure like the node's ([`CentralState::handle`]: one event in, actions out). The
-//! policy is eagle-core's: [`eagle_core::lwl::water_fill`] spreads a job's tasks,
-//! [`eagle_core::sss::LongMap`] keeps the per-host long-task counts and the
+//! policy is eagle-core's: [`eagle_core::eagle::lwl::water_fill`] spreads a job's tasks,
+//! [`eagle_core::eagle::sss::LongMap`] keeps the per-host long-task counts and the
 //! bitvector, and the connected hosts split into the short-only and general partitions
 //! by a fixed share or by the drivers' short demand ([`crate::short_partition`]);
 //! under `--short-partition slots` the demand is kept as slots on every host instead,
@@ -26,8 +26,8 @@ use crate::short_partition::{
     cover_len, cover_order, long_bound, share_of_demand, short_only_hosts, short_slots_per_host, Measure, ShortDemand,
     ShortPartition,
 };
-use eagle_core::partition::{short_only_count, Partitions};
-use eagle_core::sss::LongMap;
+use eagle_core::eagle::partition::{short_only_count, Partitions};
+use eagle_core::eagle::sss::LongMap;
 use eagle_core::types::NodeId;
 use eagle_wire::{Bitvector, CentralStatus, FromCentral, FromNode, NodeHealth, Role, ToCentral, ToNode};
 use std::collections::{BTreeMap, BTreeSet};

@@ -13,7 +13,7 @@
 
 use crate::error::ApplicationError;
 use crate::grants::ClusterSide;
-use eagle_core::lotes::{ExecutorPlacement, LotesParams};
+use eagle_core::hetero::lotes::{ExecutorPlacement, LotesParams};
 use eagle_core::settings::EngineSettings;
 use eagle_core::{Class, Driver, JobId, NodeId, Time};
 use std::sync::atomic::{AtomicU64, Ordering};

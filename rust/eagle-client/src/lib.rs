@@ -13,7 +13,7 @@
 //!   `eagle-node` daemons become the offer rounds' plans; gangs, hand-backs, reach.
 //! * [`client`]: the application's *distributed scheduler* ([`Client`]): short task sets
 //!   send Sticky Batch Probes to `max(K, 2t)` distinct hosts (§3.2;
-//!   [`eagle_core::probe::probe_count`]), long ones go to `eagle-central` (LWL, §3.2); the
+//!   [`eagle_core::eagle::probe::probe_count`]), long ones go to `eagle-central` (LWL, §3.2); the
 //!   slots arrive as [`Grant`]s (leases), each launched under ([`Client::launched`]) or
 //!   returned at once ([`Client::no_task`], late binding), every task end reported
 //!   ([`Client::task_end`]).

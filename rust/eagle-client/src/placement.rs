@@ -1,7 +1,7 @@
 //! The driver's placement decisions, pure (no I/O; the random source is passed in).
 //!
 //! * [`distinct`]: Eagle's probing of a short job (§3.2): its `max(K, r·t)` probes
-//!   ([`eagle_core::probe::probe_count`], r = `probeRatio`) each go to a different host,
+//!   ([`eagle_core::eagle::probe::probe_count`], r = `probeRatio`) each go to a different host,
 //!   drawn uniformly from the hosts that are up. A node keeps one sticky probe per job, so a
 //!   second probe to the same host would add nothing.
 //! * [`warm_first`], [`affinity_wait`]: application affinity (ours, policy `adaptive`): a
@@ -12,10 +12,10 @@
 //!   long work.
 //! * [`local_lwl`]: the fallback while the central scheduler is unreachable: the
 //!   job's long tasks water-filled over the driver's own hosts by the long work it
-//!   has there ([`eagle_core::lwl::water_fill`]), and near their input when the driver
-//!   knows it ([`eagle_core::lwl::near_input`]), as the central does over all hosts.
+//!   has there ([`eagle_core::eagle::lwl::water_fill`]), and near their input when the driver
+//!   knows it ([`eagle_core::eagle::lwl::near_input`]), as the central does over all hosts.
 
-use eagle_core::lwl::{self, water_fill};
+use eagle_core::eagle::lwl::{self, water_fill};
 use eagle_core::rng::Rng;
 use eagle_core::types::NodeId;
 use std::time::Duration;
@@ -79,7 +79,7 @@ pub fn distinct(rng: &mut Rng, n: usize, want: usize) -> Vec<usize> {
 /// Spreads `tasks` long tasks of estimate `est_ms` over hosts whose current long
 /// work is `work[i]`, `input[i]` of them reading their input there: the number of tasks
 /// per host (same order as `work`). Without input, the paper's water-filling; with it, the
-/// central's rule ([`eagle_core::lwl::near_input`]): a task goes to its input's host while
+/// central's rule ([`eagle_core::eagle::lwl::near_input`]): a task goes to its input's host while
 /// it ends there at most one task estimate later.
 pub fn local_lwl(work: &[f64], input: &[u32], tasks: u32, est_ms: f64) -> Vec<u32> {
     let mut per = vec![0u32; work.len()];

@@ -6,8 +6,8 @@
 //! job wait, run or are queued, and when a job id may be recycled.
 
 pub use crate::counters::Counters;
+use crate::eagle::node_queue::{Node, Running};
 use crate::locality::JobLocality;
-use crate::node_queue::{Node, Running};
 use crate::types::*;
 
 /// What the host knows about a new job.

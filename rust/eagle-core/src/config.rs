@@ -44,15 +44,15 @@ pub struct Config {
     /// Place every job by LWL (CLWL exact, DLWL heartbeat-stale).
     pub lwl_all: bool,
     /// Driver mode (Spark plugin): exact state instead of stale bitvectors, one probe per
-    /// node per job, slots are pulled only through [`crate::Engine::offer`], and an idle slot
+    /// node per job, slots are pulled only through [`crate::policy::Policy::offer`], and an idle slot
     /// whose queue is empty backfills from any eligible job (no slot idles while work waits).
     pub driver: bool,
     /// Simulator locality mode: jobs submitted with input-block locations wait for a
     /// node-local slot according to these (fixed or adaptive) delays.
-    pub locality: Option<crate::delay::DelayParams>,
+    pub locality: Option<crate::locality::delay::DelayParams>,
     /// eagle-adaptive: the reservation and starvation knobs.
     #[serde(default)]
-    pub adaptive: crate::reservation::AdaptiveParams,
+    pub adaptive: crate::adaptive::reservation::AdaptiveParams,
     /// Eirene's CCDM and SATC (simulator; both off by default).
     #[serde(default)]
     pub eirene: crate::eirene::EireneParams,

@@ -1,5 +1,5 @@
 //! The engine's error types: [`ConfigError`] for a setting the engine rejects, and
-//! [`PlacementError`] for resource-aware placement ([`crate::hetero`], [`crate::lotes`]).
+//! [`PlacementError`] for resource-aware placement ([`crate::hetero`], [`crate::hetero::lotes`]).
 //!
 //! Each `Display` renders one line naming what was wrong; hosts show it as is (the JNI
 //! bridge makes it the Java exception's message).

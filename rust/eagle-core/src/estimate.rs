@@ -170,7 +170,7 @@ pub fn initial(
 /// The application's typical task (adaptive policy): the median warm mean task duration of
 /// the last [`TYPICAL_TASK_SETS`] task sets of the default class that ended with a warm
 /// task measured (a task that started on an executor where one of its task set's tasks
-/// had already ended; see [`crate::warmup`]).
+/// had already ended; see [`crate::adaptive::warmup`]).
 ///
 /// A task set with no hint and no history is estimated at it until its own tasks end:
 /// `defaultEstimateMs` stands only while nothing is known. Such a task set gets the default

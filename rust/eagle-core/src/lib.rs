@@ -15,54 +15,47 @@
 //!        Timer  { at, msg }  ── host calls Engine::deliver(at, msg) ◄──────────┘
 //! ```
 //!
-//! Modules are named after the concepts of the Eagle paper (SoCC'16):
-//! [`partition`] (§3.1 short partition), [`sss`] (§3.1 Succinct State Sharing),
-//! [`lwl`] (§3.2 least-work-left placement), [`probe`] (§3.2 probing, max(K, 2t)),
-//! [`node_queue`] (per-node queues), [`srpt`] (§3.3 SRPT with starvation cap,
-//! Algorithm 1, and Sticky Batch Probing), [`steal`] (Hawk work stealing), and
-//! [`estimate`] (job classification and duration estimates); [`delay`] is Dynamic
-//! Delay Scheduling (adaptive locality waits per stage and level); [`eirene`] adds
-//! Eirene's cold data migration and task cloning to the short-job path; [`warmup`]
-//! measures what a task set's first task on an executor costs (the adaptive policy keeps
-//! task sets on executors they already warmed when that pays).
+//! Modules by concept (papers: Eagle SoCC'16, DDS, Eirene, LoTES; docs/policies/):
 //!
-//! Resource-aware placement on heterogeneous machines (the LoTES paper) lives in
-//! [`resources`] (multi-resource amounts), [`hetero`] (machines, the [`hetero::Placer`]
-//! interface, the Greedy and Tetris baselines) and [`lotes`] (the three LoTES stages).
+//! | module | concept | paper |
+//! |---|---|---|
+//! | [`engine`] | the selected policy, its capabilities, the read-only views | — |
+//! | [`policy`] | the [`policy::Policy`] seam and its capability traits; the paper and adaptive policies | — |
+//! | [`eagle`] | partitions, SSS, LWL, probes, node queues, SRPT and SBP, stealing | Eagle §3 |
+//! | [`adaptive`] | reservation, hold, learned cutoff, FSP, arrivals, affinity, warm executors | ours, after Eagle §3.1, §3.3 |
+//! | [`locality`] | Dynamic Delay Scheduling, late binding to input blocks | DDS §II–IV |
+//! | [`eirene`] | cold data migration (CCDM) and task cloning (SATC) | Eirene §III |
+//! | [`hetero`] | multi-resource placement: machines, Greedy, Tetris, LoTES | LoTES §2–5 |
+//! | [`driver`] | the Spark-facing façade: estimates, cutoff, history, DDS, warm-up | IdealEagle, Eagle §6.4 |
+//! | [`cluster`], [`counters`] | the books every policy keeps, and what hosts report | — |
+//! | [`estimate`] | job classification and task-duration estimates | Eagle §3.1 |
+//! | [`tenant`] | tenants (pools, Spark Connect sessions): weights and minimum shares | Spark's FAIR pools |
+//! | [`config`], [`system`], [`settings`], [`error`] | engine configuration, policy names, Spark keys, errors | — |
+//! | [`types`], [`rng`] | identifiers, time, outputs; the seedable PRNG | — |
+//!
+//! Dependencies run one way (`tools/module_cycles.py` checks there is no cycle): [`eagle`],
+//! [`locality`], [`eirene`] and [`hetero`] know no policy and no [`cluster`] books;
+//! [`adaptive`] reads [`eagle::node_queue`]; [`cluster`] keeps nodes and jobs over [`eagle`]
+//! and [`locality`]; [`policy`] composes them all; [`engine`] and [`driver`] sit on top.
 
-pub mod affinity;
-pub mod arrivals;
+pub mod adaptive;
 pub mod cluster;
 pub mod config;
 pub mod counters;
-pub mod cutoff;
-pub mod delay;
 pub mod driver;
+pub mod eagle;
 pub mod eirene;
 pub mod engine;
 pub mod error;
 pub mod estimate;
-pub mod fsp;
 pub mod hetero;
-pub mod hold;
 pub mod locality;
-pub mod lotes;
-pub mod lwl;
-pub mod node_queue;
-pub mod partition;
 pub mod policy;
-pub mod probe;
-pub mod reservation;
-pub mod resources;
 pub mod rng;
 pub mod settings;
-pub mod srpt;
-pub mod sss;
-pub mod steal;
 pub mod system;
 pub mod tenant;
 pub mod types;
-pub mod warmup;
 
 pub use config::{Config, System};
 pub use driver::{AdaptivePoint, Driver, DriverConfig, DriverStatus};

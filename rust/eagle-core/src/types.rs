@@ -39,14 +39,14 @@ impl Class {
 }
 
 /// A message between a scheduler and a node that the host must hand back to
-/// [`crate::Engine::deliver`] at the time given in [`Output::Timer`].
+/// [`crate::policy::Policy::deliver`] at the time given in [`Output::Timer`].
 ///
 /// With a network delay of zero (the Spark plugin), the engine delivers these
 /// itself before returning and the host never sees them.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub enum Msg {
     /// A probe (short job) or a reservation (centrally placed task) reaches a node's queue.
-    /// `epoch` is the long map's version when the message was sent ([`crate::sss::LongMap::version`]):
+    /// `epoch` is the long map's version when the message was sent ([`crate::eagle::sss::LongMap::version`]):
     /// it tells a probe overtaken by a later long reservation from one sent to a long node.
     Enqueue { node: NodeId, job: JobId, epoch: u32 },
     /// A node's fetch of a task found the job empty: the slot frees after the round trip.

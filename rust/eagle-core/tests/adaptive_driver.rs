@@ -345,7 +345,7 @@ fn a_class_hint_alone_leaves_the_estimate_to_the_running_mean() {
     assert_eq!(d.offer(10.0, n, 1, &[]), vec![a], "the least remaining work, not the fewest tasks");
 }
 
-/// Class affinity ([`eagle_core::affinity`]): TPC-H under a sort ran one
+/// Class affinity ([`eagle_core::adaptive::affinity`]): TPC-H under a sort ran one
 /// query task next to one sort task on most executors for the whole stream, so every
 /// query stage spread over twice the executors (each first task cold) and the sort's
 /// tasks shared their heaps with the queries' churn. With a batch job filling 8

@@ -1,5 +1,5 @@
 //! `Driver::status`: the read-only view the plugin's metrics and Spark UI tab show.
-use eagle_core::delay::{DelayParams, Level};
+use eagle_core::locality::delay::{DelayParams, Level};
 use eagle_core::{Class, Driver, DriverConfig, System};
 
 #[test]

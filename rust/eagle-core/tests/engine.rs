@@ -461,7 +461,7 @@ fn driver_rejects_bad_config_naming_the_field() {
 
 #[test]
 fn driver_delay_scheduling_adapts_per_stage() {
-    use eagle_core::delay::{DelayParams, Level};
+    use eagle_core::locality::delay::{DelayParams, Level};
     let levels = [Level::ProcessLocal, Level::NodeLocal, Level::Any];
     let mut d = driver(0.0);
     d.enable_delay(DelayParams::uniform(3.0, 0.0, 10.0, 2.0)).unwrap();
@@ -486,7 +486,7 @@ fn driver_delay_scheduling_adapts_per_stage() {
 
 #[test]
 fn locality_mode_waits_for_local_slots_then_relaxes() {
-    use eagle_core::delay::DelayParams;
+    use eagle_core::locality::delay::DelayParams;
     let run = |wait: f64| {
         let mut c = eagle(0.0);
         c.min_probes = 40; // every node, node 0 included, holds a probe of the job

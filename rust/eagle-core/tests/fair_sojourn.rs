@@ -1,6 +1,6 @@
-//! eagle-adaptive's `order`: SRPT against the Fair Sojourn Protocol ([`eagle_core::fsp`]),
+//! eagle-adaptive's `order`: SRPT against the Fair Sojourn Protocol ([`eagle_core::adaptive::fsp`]),
 //! through the Spark façade ([`Driver`]) on a virtual clock.
-use eagle_core::fsp::Order;
+use eagle_core::adaptive::fsp::Order;
 use eagle_core::{Driver, DriverConfig, JobId};
 
 fn driver(order: Order) -> Driver {

@@ -16,7 +16,7 @@
 //! Only the public `Driver`/`Engine` API is used. Budget: `EAGLE_FUZZ_SEQUENCES` (default
 //! 20,000, about a second in CI; 1,000,000 with `--features fuzz-long`):
 //! `cargo test -p eagle-core --release --features fuzz-long --test fuzz -- --nocapture`.
-use eagle_core::reservation::AdaptiveParams;
+use eagle_core::adaptive::reservation::AdaptiveParams;
 use eagle_core::{Class, Driver, DriverConfig, JobId, NodeId, System};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -122,7 +122,11 @@ fn sequence(seed: u64) -> u64 {
             long_share: r.unit(),
             idle: r.unit() * 30.0,
             deadline_factor: 0.1 + r.unit() * 10.0,
-            order: if r.chance(50) { eagle_core::fsp::Order::Fsp } else { eagle_core::fsp::Order::Srpt },
+            order: if r.chance(50) {
+                eagle_core::adaptive::fsp::Order::Fsp
+            } else {
+                eagle_core::adaptive::fsp::Order::Srpt
+            },
             ..AdaptiveParams::default()
         },
         short_partition: if r.chance(20) { 0.0 } else { r.unit() * 0.9 },

@@ -568,7 +568,7 @@ fn a_warm_slot_held_by_a_long_task_does_not_count() {
     assert_eq!(d.offer(t + 1.3, e, 1, &[]), vec![x], "x drains on one slot of a: it widens");
 }
 
-/// Data locality (warmup.rs), `scripts/bench sort`: with the typical task
+/// Data locality (adaptive/warmup.rs), `scripts/bench sort`: with the typical task
 /// estimated at 0.1 s, a 32-task stage over blocks cached on all 8 executors ran on 3 of
 /// them (20 tasks read their block remotely) and 10 slots stood idle.
 #[test]
@@ -619,7 +619,7 @@ fn an_executors_input_counts_once_per_task_and_only_for_its_task_set() {
 #[test]
 fn a_waiting_task_set_nothing_is_known_about_follows_the_typical_task() {
     // SRPT alone decides here: no starvation deadline falls due.
-    let adaptive = eagle_core::reservation::AdaptiveParams { deadline_factor: 1e6, ..Default::default() };
+    let adaptive = eagle_core::adaptive::reservation::AdaptiveParams { deadline_factor: 1e6, ..Default::default() };
     let (mut d, nodes, mut t) = calibrated_with(DriverConfig { adaptive, ..config() }, 2, 1.2, 1.0);
     // Submitted at a typical task of 1 s: 8 tasks look like 8 s of work.
     let a = d.submit(t, 8, None, None, 40);

@@ -7,7 +7,7 @@
 
 use crate::error::Error;
 use eagle_client::ClusterError;
-use eagle_core::delay::{Level, Sample};
+use eagle_core::locality::delay::{Level, Sample};
 use eagle_core::settings::EngineSettings;
 use eagle_core::{Class, EstimateSource, JobId, NodeId};
 use std::collections::BTreeMap;

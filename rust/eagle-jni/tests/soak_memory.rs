@@ -6,7 +6,7 @@
 //! warm-up nothing may accumulate (the engine's per-job state and delay histories are
 //! freed, the history map is bounded: `historyMaxEntries`).
 use eagle_client::Application;
-use eagle_core::delay::Level;
+use eagle_core::locality::delay::Level;
 use eagle_jni::convert::decode_settings;
 
 #[path = "common/counting.rs"]

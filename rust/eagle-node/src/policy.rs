@@ -11,7 +11,7 @@
 //!   has waited that long: then it is queued. Either way it is not sticky there, so the job's
 //!   next task never waits behind long work unbounded (the driver's client probes again when
 //!   that task ends, and the same rule decides). (2) Queued long work is served by SRPT within the starvation cap
-//!   instead of FIFO ([`eagle_core::srpt::pick_short_first`]): a long task set of two tasks
+//!   instead of FIFO ([`eagle_core::eagle::srpt::pick_short_first`]): a long task set of two tasks
 //!   no longer waits behind one of forty placed before it, which is what a static split of
 //!   the cluster between applications gives operators today. Short work still goes first,
 //!   until a long entry has waited its starvation cap. (3) The cap of a short probe counts
@@ -26,7 +26,7 @@
 //!   protected until its probe leaves, so its last tasks go at full width, not one a second.
 //! * **hawk**: FIFO, one grant per probe, short probes queue behind long work; a node
 //!   left with a free slot and an empty queue asks random peers for the short probes
-//!   blocked behind their long work (work stealing, [`eagle_core::steal`]).
+//!   blocked behind their long work (work stealing, [`eagle_core::eagle::steal`]).
 //! * **sparrow**: FIFO, one grant per probe, no rejection, no stealing.
 //!
 

@@ -3,7 +3,7 @@
 //!
 //! The machine is pure: [`NodeState::handle`] takes the time (`now`, ms) and one [`Event`]
 //! and returns the [`Action`]s to perform; [`crate::server`] and the tests feed it. The
-//! policy pieces are eagle-core's: [`eagle_core::node_queue`], [`eagle_core::srpt::pick_sbp`]
+//! policy pieces are eagle-core's: [`eagle_core::eagle::node_queue`], [`eagle_core::eagle::srpt::pick_sbp`]
 //! (Sticky Batch Probing + SRPT with the starvation cap, Algorithm 1) and
 //! [`eagle_core::Config::for_system`].
 //!
@@ -35,8 +35,8 @@
 //! whole-cluster figure); a short probe after a loan waits for the first slot to free.
 
 pub use crate::policy::Policy;
-use eagle_core::node_queue::{Entry, Node, View};
-use eagle_core::srpt::{self, Pick};
+use eagle_core::eagle::node_queue::{Entry, Node, View};
+use eagle_core::eagle::srpt::{self, Pick};
 use eagle_core::types::JobId;
 use eagle_core::Config;
 use eagle_wire::{Bitvector, FromNode, NodeStatus, Peer, QueuedByApp, Role, StolenProbe, ToNode};
@@ -178,7 +178,7 @@ pub struct NodeState {
     /// When a short probe last arrived here or was granted a slot.
     last_short: Option<Ms>,
     /// eagle-adaptive: slots kept free for the next short job ([`held`]); `None` otherwise.
-    hold: Option<eagle_core::hold::Hold>,
+    hold: Option<eagle_core::adaptive::hold::Hold>,
     /// The most of the host's slots one hold takes (the driver reservation's `max_fraction`).
     hold_cap: u32,
     /// The short job whose end opened the hold, until the next short probe arrives.

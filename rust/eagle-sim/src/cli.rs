@@ -128,8 +128,8 @@ pub struct RunArgs {
     pub congestion: Option<Congestion>,
     /// eagle-adaptive: job order, srpt (least remaining work, starvation deadline) or fsp
     /// (earliest finish under processor sharing) [default: srpt]
-    #[arg(long, value_name = "ORDER", value_parser = eagle_core::fsp::Order::parse)]
-    pub order: Option<eagle_core::fsp::Order>,
+    #[arg(long, value_name = "ORDER", value_parser = eagle_core::adaptive::fsp::Order::parse)]
+    pub order: Option<eagle_core::adaptive::fsp::Order>,
     #[command(flatten)]
     pub eirene: crate::eirene::EireneArgs,
     #[command(flatten)]

@@ -23,8 +23,8 @@ use crate::error::{EngineFault, SimError};
 use crate::events::{EventQueue, Kind, RANK_ARRIVAL, RANK_SAMPLE};
 use crate::stats::Summary;
 use crate::trace::{Family, Trace};
-use eagle_core::delay::DelayParams;
 use eagle_core::eirene::EireneParams;
+use eagle_core::locality::delay::DelayParams;
 use eagle_core::rng::Rng;
 use eagle_core::{Config, Counters, Engine, JobId, JobSpec, NodeId, Output, System, Time};
 use std::fmt;
@@ -193,7 +193,7 @@ pub struct SimConfig {
     /// one slot per core); empty: `slots` everywhere.
     pub node_slots: Vec<u32>,
     /// eagle-adaptive's job order (`--order`), SRPT by default.
-    pub order: eagle_core::fsp::Order,
+    pub order: eagle_core::adaptive::fsp::Order,
 }
 
 impl SimConfig {
@@ -216,7 +216,7 @@ impl SimConfig {
             locality: None,
             eirene: EireneParams::default(),
             node_slots: Vec::new(),
-            order: eagle_core::fsp::Order::default(),
+            order: eagle_core::adaptive::fsp::Order::default(),
         }
     }
 
@@ -480,7 +480,7 @@ pub fn run_with<O: Observer>(
                                 .delay_history(job)
                                 .iter()
                                 .rev()
-                                .find(|s| s.level == eagle_core::delay::Level::NodeLocal)
+                                .find(|s| s.level == eagle_core::locality::delay::Level::NodeLocal)
                                 .map_or(0.0, |s| s.interval);
                             l.out.intervals.push((now, wait));
                         }

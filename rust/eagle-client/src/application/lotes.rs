@@ -7,7 +7,7 @@
 
 use super::Application;
 use crate::error::ApplicationError;
-use eagle_core::lotes::ExecutorPlacement;
+use eagle_core::hetero::lotes::ExecutorPlacement;
 use eagle_core::{JobId, NodeId};
 
 /// Duration a class sample takes when the driver has no estimate for the job.

@@ -28,7 +28,7 @@ impl State {
         if !j.rejected.is_empty() {
             fresh = rescheduling_targets(&fresh, &self.flagged_hosts());
         }
-        let want = eagle_core::probe::probe_count(j.left, self.cfg.probe_ratio, self.cfg.min_probes)
+        let want = eagle_core::eagle::probe::probe_count(j.left, self.cfg.probe_ratio, self.cfg.min_probes)
             .saturating_sub(j.probed.len());
         let first = j.probed.is_empty() && j.rejected.is_empty() && j.spread_at.is_none() && !j.long;
         let warm = if first { self.warm_hosts(job, &fresh, want as usize) } else { Vec::new() };

@@ -8,7 +8,7 @@
 //! nor left without probes. That is right while the rule's reason holds: the task set's own
 //! slots drain it sooner. But the rule judges from the estimate, and an estimate can be far
 //! too low (a stage of 3 s tasks that came in at an application's typical task of 35 ms):
-//! the rule turns once the running tasks overrun it ([`eagle_core::warmup::overran`]), and
+//! the rule turns once the running tasks overrun it ([`eagle_core::adaptive::warmup::overran`]), and
 //! by then the host it handed back holds no probe of it. So each host a task set handed a
 //! grant back on is remembered, and when an executor there has a free slot in an offer
 //! round and the rule now says yes, the task set probes that host again: its node grants

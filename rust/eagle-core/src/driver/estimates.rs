@@ -4,8 +4,8 @@
 //! and under the adaptive policy the warm mean, the typical task as the default, the
 //! learned cutoff and the no-flapping rule for classes.
 use super::Driver;
-use crate::delay::StageDelay;
 use crate::estimate::{EstimateSource, RunningMean};
+use crate::locality::delay::StageDelay;
 use crate::types::*;
 use crate::System;
 
@@ -111,7 +111,7 @@ impl Driver {
         };
         let reclassify = adaptive && class != current.map(|c| c.0);
         if revise || reclassify {
-            self.engine.set_estimate_with(now, job, est, class, &mut self.out);
+            self.engine.set_estimate(now, job, est, class, &mut self.out);
         }
         self.record_point(now);
     }
@@ -144,7 +144,7 @@ impl Driver {
                 m.submitted = est;
             }
             self.out.clear();
-            self.engine.set_estimate_with(now, JobId(id), est, Some(class), &mut self.out);
+            self.engine.set_estimate(now, JobId(id), est, Some(class), &mut self.out);
         }
     }
 

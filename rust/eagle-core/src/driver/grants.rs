@@ -5,14 +5,14 @@
 //! serves (Sticky Batch Probing + SRPT, Eagle §3.3), and a short job probes max(K, 2t)
 //! hosts, so its grants arrive from several hosts at once. Taking each one spreads a stage
 //! of tiny tasks over as many executors as granted first, and each new (stage, executor)
-//! pair pays the warm-up of [`crate::warmup`]. On the testbed (`scripts/bench cluster`,
+//! pair pays the warm-up of [`crate::adaptive::warmup`]. On the testbed (`scripts/bench cluster`,
 //! seed 2, ratio 2.0) an interactive stage ran on 1.9-2.6 executors against 1.0 under a
 //! static split, and a task held its slot 83-127 ms against 26-50 ms.
 //!
 //! The late-binding answer makes the choice cheap: a grant the driver does not want goes
 //! back as "no task", and the node serves the next entry of its queue at once. So a grant
-//! of a host where the job is cold is taken only when [`crate::warmup::worth_cold_start`]
-//! says so, and one where it is warming only when [`crate::warmup::worth_warming_slot`]
+//! of a host where the job is cold is taken only when [`crate::adaptive::warmup::worth_cold_start`]
+//! says so, and one where it is warming only when [`crate::adaptive::warmup::worth_warming_slot`]
 //! does, as the adaptive policy rules a free slot in one application. The difference is
 //! what the job drains on instead: here only the slots it holds under a probe that its node
 //! keeps. An Eagle daemon keeps a job's probe (Sticky Batch Probing, §3.3) while the job
@@ -25,8 +25,8 @@
 //! stay where its tasks run.
 
 use super::Driver;
+use crate::adaptive::warmup::{overran, worth_cold_start, worth_warming_slot, Warmth};
 use crate::types::{JobId, NodeId, Time};
-use crate::warmup::{overran, worth_cold_start, worth_warming_slot, Warmth};
 
 impl Driver {
     /// Cluster mode: a task of `job` started on executor `node` under a grant at `now` (the
@@ -56,7 +56,7 @@ impl Driver {
     /// Both tests weigh how long the job's first task on each host has run
     /// ([`Driver::cluster_launched`] times it), as in one application: a warming host by
     /// when its first task is due to end, and, with no other task set live, a cold host is
-    /// taken once a first task elsewhere shows the estimate low ([`crate::warmup::overran`];
+    /// taken once a first task elsewhere shows the estimate low ([`crate::adaptive::warmup::overran`];
     /// the driver's cluster side then probes again a host it handed back).
     pub fn worth_grant(&self, now: Time, job: JobId, node: NodeId, waiting: u32, running: u32) -> bool {
         let warmup = self.warmup.cost();
@@ -64,7 +64,7 @@ impl Driver {
             return true;
         }
         let Some(j) = self.engine.job(job) else { return true };
-        // Data locality (see [`crate::warmup`]): a waiting task reads its input there, and
+        // Data locality (see [`crate::adaptive::warmup`]): a waiting task reads its input there, and
         // Spark's delay scheduling keeps it off the other executors for the locality wait.
         if self.engine.holds_input(job, node) {
             return true;
@@ -81,7 +81,7 @@ impl Driver {
             Warmth::Warm => true,
             Warmth::Warming => worth_warming_slot(since(node.0), running, j.estimate, warmup, others, slots),
             Warmth::Cold => {
-                // As in one application ([`crate::warmup::overran`]): with no other task set
+                // As in one application ([`crate::adaptive::warmup::overran`]): with no other task set
                 // of it live, a first task far past the estimate shows the estimate low.
                 let overran = warming
                     .iter()
@@ -160,7 +160,7 @@ mod tests {
     /// seconds) fills one host's slots; a cold host's grant is handed back at first, as the
     /// estimate says the warm slots free in 35 ms. Once the running tasks have overrun the
     /// estimate and the warm-up by more than a warm-up, with no other task set live, the
-    /// cold host is taken, as in one application ([`crate::warmup::overran`]). Without the
+    /// cold host is taken, as in one application ([`crate::adaptive::warmup::overran`]). Without the
     /// launch times the driver judged the cold host by the estimate for the whole first
     /// wave, and the host idled unless another application queued there.
     #[test]

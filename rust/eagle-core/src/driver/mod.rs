@@ -8,19 +8,19 @@
 //! IdealEagle point (§6.4). A probe is a reservation of a task set in an
 //! executor's queue; Sticky Batch Probing serves that task set on the executor
 //! for as long as SRPT picks it and it has tasks left.
+use crate::adaptive::cutoff::CutoffLearner;
 use crate::config::{Config, System};
-use crate::cutoff::CutoffLearner;
-use crate::delay::{DelayParams, LearnedIntervals, Level, Sample, StageDelay};
 use crate::engine::{Counters, Engine, JobSpec};
 use crate::error::{Bound, ConfigError};
 pub use crate::estimate::EstimateSource;
 use crate::estimate::{self, History, RunningMean, TypicalTask};
+use crate::locality::delay::{DelayParams, LearnedIntervals, Level, Sample, StageDelay};
 
 mod estimates;
 mod grants;
-use crate::reservation::AdaptiveParams;
+use crate::adaptive::reservation::AdaptiveParams;
+use crate::adaptive::warmup::WarmupCost;
 use crate::types::*;
-use crate::warmup::WarmupCost;
 use estimates::Meta;
 use std::collections::{HashMap, VecDeque};
 
@@ -60,7 +60,7 @@ pub struct DriverStatus {
     /// starts with `inherit`); `None` without delay scheduling.
     pub delay_learned: Option<[f64; 3]>,
     /// Measured cost of a task set's first task on an executor (seconds; see
-    /// [`crate::warmup`]); 0 until measured.
+    /// [`crate::adaptive::warmup`]); 0 until measured.
     pub warmup: f64,
 }
 
@@ -257,7 +257,7 @@ impl Driver {
         self.points.push_back(p);
     }
 
-    /// Turns on Dynamic Delay Scheduling (see [`crate::delay`]) for task sets submitted
+    /// Turns on Dynamic Delay Scheduling (see [`crate::locality::delay`]) for task sets submitted
     /// from now on; the plugin then asks [`Driver::allowed_locality`] instead of using
     /// Spark's fixed `spark.locality.wait*`.
     pub fn enable_delay(&mut self, params: DelayParams) -> Result<(), ConfigError> {
@@ -492,7 +492,7 @@ impl Driver {
             return;
         };
         self.out.clear();
-        self.engine.set_estimate_with(now, job, j.estimate, Some(class), &mut self.out);
+        self.engine.set_estimate(now, job, j.estimate, Some(class), &mut self.out);
     }
 
     /// Slots the engine counts taken (planned or running) across live nodes.
@@ -535,7 +535,7 @@ impl Driver {
     /// `job`'s tasks read input held by `nodes`, one entry per task (cached blocks on an
     /// executor, or a host's executors for a host-level preference). Under the adaptive
     /// policy a free slot of such a node is worth the job whatever its warm-up (see
-    /// [`crate::warmup`], "Data locality"), for as many launches there as entries.
+    /// [`crate::adaptive::warmup`], "Data locality"), for as many launches there as entries.
     pub fn set_input_nodes(&mut self, job: JobId, nodes: &[NodeId]) {
         if self.meta.contains_key(&job.0) {
             self.engine.set_input_nodes(job, nodes);

@@ -1,4 +1,7 @@
-//! Resource-aware placement on heterogeneous machines (the LoTES paper's model, §2).
+//! Resource-aware placement on heterogeneous machines (the LoTES paper's model, §2):
+//! [`resources`] (multi-resource amounts), this module (machines, the [`Placer`]
+//! interface, the [`Pool`] of free capacity), the Greedy and Tetris baselines, and
+//! [`lotes`] (the paper's three stages, and executor placement for Spark).
 //!
 //! A cluster is a list of machine *configurations*, each `count` identical machines
 //! with one capacity vector ([`MachineConfig`]). Tasks arrive one by one with a
@@ -10,7 +13,7 @@
 //! Three placers share this model and the [`Placer`] interface (events in,
 //! [`Start`] decisions out, like the rest of the engine):
 //!
-//! - [`crate::lotes::Lotes`]: the paper's three stages (§4);
+//! - [`lotes::Lotes`]: the paper's three stages (§4);
 //! - [`greedy::Greedy`]: first fit, else the shortest machine queue (§5.2);
 //! - [`tetris::Tetris`]: alignment score minus remaining work (§5.2, after Grandl et al.).
 //!
@@ -19,11 +22,13 @@
 //! no placer can start a task where it does not fit ([`Pool::take`] refuses).
 
 pub mod greedy;
+pub mod lotes;
+pub mod resources;
 pub mod tetris;
 
 pub use crate::error::PlacementError;
-use crate::resources::Resources;
 use crate::types::Time;
+use resources::Resources;
 
 /// `count` identical machines with `capacity` each.
 #[derive(Clone, Debug, PartialEq)]

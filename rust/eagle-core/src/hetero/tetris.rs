@@ -102,7 +102,7 @@ impl Placer for Tetris {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::resources::Resources;
+    use crate::hetero::resources::Resources;
 
     fn req(key: u64, c: f64, m: f64, hours: f64) -> Request {
         Request { key, demand: Resources::new(vec![c, m]), duration: hours * HOUR }

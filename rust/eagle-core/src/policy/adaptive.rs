@@ -6,25 +6,25 @@
 //! What remains of Eagle, and the invariants this policy keeps:
 //!
 //! - **Short work never queues behind long work** (§3.1): a floating number `R` of slots
-//!   ([`crate::reservation`]) is kept from long work; a long task starts only while fewer
+//!   ([`crate::adaptive::reservation`]) is kept from long work; a long task starts only while fewer
 //!   than `total − R` long tasks run. `R` is zero when no short work is around.
 //! - **SRPT with a starvation bound** (§3.3, Algorithm 1): a free slot goes to the job whose
 //!   group (Spark job or SQL execution, unsubmitted stages included, see
-//!   [`Policy::set_group_future`]) has the least remaining work; ties go to the older job.
+//!   [`QueryGroups::set_group_future`]) has the least remaining work; ties go to the older job.
 //!   A job waiting `max(deadline_factor × fair time, min_wait)` is overdue; overdue jobs go
 //!   first, earliest deadline first, at full width until none of their tasks wait, and the
 //!   deadline stays put until then. Fair time is `max(estimate, waiting work × sharing /
 //!   slots)`, so sustained overload does not turn SRPT into round robin.
-//! - **Or the Fair Sojourn Protocol** (`order` fsp, [`crate::fsp`]): the key is the unit's
+//! - **Or the Fair Sojourn Protocol** (`order` fsp, [`crate::adaptive::fsp`]): the key is the unit's
 //!   finish tag under processor sharing; age is in the key, so no deadline is consulted.
 //! - **Long work keeps a share**: while long work waits and short work has held at least
 //!   `cap = max(R, floor((1 − long_share) × slots))` slots over the window, short work
-//!   starts tasks only below `cap`, while short units keep arriving ([`crate::arrivals`])
+//!   starts tasks only below `cap`, while short units keep arriving ([`crate::adaptive::arrivals`])
 //!   or the backlog would bypass more than `starvation_factor` times the long work left
-//!   ([`Adaptive::share_pays`]). Executors keep to one class ([`crate::affinity`]).
-//! - **Warm executors** (driver mode, [`crate::warmup`]): a slot goes to the first job in
+//!   ([`Adaptive::share_pays`]). Executors keep to one class ([`crate::adaptive::affinity`]).
+//! - **Warm executors** (driver mode, [`crate::adaptive::warmup`]): a slot goes to the first job in
 //!   that order for which a cold start is worth its measured warm-up
-//!   ([`crate::warmup::worth_cold_start`], [`crate::warmup::worth_warming_slot`]); else it
+//!   ([`crate::adaptive::warmup::worth_cold_start`], [`crate::adaptive::warmup::worth_warming_slot`]); else it
 //!   stays free until the next task end re-offers it.
 //! - **Late binding**: tasks are bound to slots only when a slot is free.
 //!
@@ -32,15 +32,15 @@
 //! this order leaves. The host pulls decisions through [`Policy::offer`] in driver mode; in
 //! the simulator the policy launches on its own, one network round trip after deciding.
 
-use super::Policy;
-use crate::arrivals::ShortArrivals;
-use crate::cluster::{Cluster, Job, JobSpec};
+use super::{Cloning, Policy, QueryGroups, ShortReservation, Tenancy, WarmExecutors};
+use crate::adaptive::arrivals::ShortArrivals;
+use crate::adaptive::fsp::{FairClock, Order, Unit};
+use crate::adaptive::hold::Hold;
+use crate::adaptive::reservation::Reservation;
+use crate::cluster::{Cluster, Counters, Job, JobSpec};
 use crate::config::Config;
+use crate::eagle::node_queue::Running;
 use crate::eirene::Eirene;
-use crate::fsp::{FairClock, Order, Unit};
-use crate::hold::Hold;
-use crate::node_queue::Running;
-use crate::reservation::Reservation;
 use crate::tenant::Tenants;
 use crate::types::*;
 use std::collections::{BTreeSet, HashMap};
@@ -89,7 +89,7 @@ struct Meta {
     /// started (sorted): warming. A task started there now pays the warm-up too.
     warming: Vec<(u32, f64)>,
     /// Nodes holding input of the job's tasks not launched there yet, with how many
-    /// (sorted): a slot there is worth the job ([`crate::warmup`], "Data locality").
+    /// (sorted): a slot there is worth the job ([`crate::adaptive::warmup`], "Data locality").
     input: Vec<(u32, u32)>,
 }
 
@@ -164,6 +164,11 @@ impl Adaptive {
             fair: FairClock::default(),
             tenants: Tenants::default(),
         }
+    }
+
+    /// The policy's books.
+    pub fn cluster(&self) -> &Cluster {
+        &self.c
     }
 
     fn fsp(&self) -> bool {
@@ -519,14 +524,6 @@ impl Adaptive {
 }
 
 impl Policy for Adaptive {
-    fn cluster(&self) -> &Cluster {
-        &self.c
-    }
-
-    fn config(&self) -> &Config {
-        &self.cfg
-    }
-
     fn add_node(&mut self, _now: Time, slots: u32, _out: &mut Vec<Output>) -> NodeId {
         let id = self.c.add_node(slots);
         if let Some(e) = self.eirene.as_mut() {
@@ -612,13 +609,6 @@ impl Policy for Adaptive {
         self.fill(now, out);
     }
 
-    fn copy_finished(&mut self, now: Time, node: NodeId, job: JobId, task: u32, out: &mut Vec<Output>) {
-        if let Some(e) = self.eirene.as_mut() {
-            e.copy_ended(now, node, job, task, &mut self.c.counters, out);
-        }
-        self.task_finished(now, node, job, out);
-    }
-
     fn deliver(&mut self, now: Time, msg: Msg, out: &mut Vec<Output>) {
         if let Msg::MigrationDone { node, job, task } = msg {
             if let Some(e) = self.eirene.as_mut() {
@@ -681,7 +671,7 @@ impl Policy for Adaptive {
         self.fill(now, out);
     }
 
-    fn set_estimate_with(&mut self, now: Time, job: JobId, estimate: f64, class: Option<Class>, out: &mut Vec<Output>) {
+    fn set_estimate(&mut self, now: Time, job: JobId, estimate: f64, class: Option<Class>, out: &mut Vec<Output>) {
         let class = class.unwrap_or_else(|| Class::from_estimate(estimate, self.cfg.cutoff));
         match self.c.set_estimate(job, estimate, class, false) {
             None => return,
@@ -710,11 +700,15 @@ impl Policy for Adaptive {
         self.meta[job.0 as usize].input = Vec::new();
         self.c.maybe_free_job(job);
     }
+}
 
-    fn holds_long_work(&self, node: NodeId) -> bool {
-        self.c.nodes.get(node.0 as usize).is_some_and(|n| n.running_long > 0)
+impl Cloning for Adaptive {
+    fn eirene(&mut self) -> Option<(&mut Eirene, &mut Counters)> {
+        self.eirene.as_mut().map(|e| (e, &mut self.c.counters))
     }
+}
 
+impl QueryGroups for Adaptive {
     fn set_group(&mut self, job: JobId, group: u64) {
         let i = job.0;
         if self.c.jobs.get(i as usize).is_none_or(|j| !j.live) {
@@ -742,17 +736,17 @@ impl Policy for Adaptive {
         let members = g.members.clone();
         members.into_iter().for_each(|m| self.refresh(m));
     }
+}
 
+impl Tenancy for Adaptive {
     fn set_tenant(&mut self, job: JobId, tenant: u64, share: crate::tenant::Share) {
         self.join_tenant(job, tenant, share);
     }
+}
 
-    fn classes_changed(&mut self, now: Time) {
-        self.reservation.reset(now);
-    }
-
-    fn reservation(&self) -> Option<u32> {
-        Some(self.reservation.current().max(self.hold_current()))
+impl WarmExecutors for Adaptive {
+    fn set_warmup(&mut self, seconds: f64) {
+        self.warmup = if seconds.is_finite() { seconds.max(0.0) } else { 0.0 };
     }
 
     fn set_input_nodes(&mut self, job: JobId, nodes: &[NodeId]) {
@@ -774,8 +768,14 @@ impl Policy for Adaptive {
     fn holds_input(&self, job: JobId, node: NodeId) -> bool {
         self.meta.get(job.0 as usize).is_some_and(|m| m.input.binary_search_by_key(&node.0, |e| e.0).is_ok())
     }
+}
 
-    fn set_warmup(&mut self, seconds: f64) {
-        self.warmup = if seconds.is_finite() { seconds.max(0.0) } else { 0.0 };
+impl ShortReservation for Adaptive {
+    fn reservation(&self) -> u32 {
+        self.reservation.current().max(self.hold_current())
+    }
+
+    fn classes_changed(&mut self, now: Time) {
+        self.reservation.reset(now);
     }
 }

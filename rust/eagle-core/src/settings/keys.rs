@@ -1,10 +1,10 @@
 //! The table of the engine's keys: each key's whole definition (see the parent module).
 
 use super::{class_name, EngineSettings, Key, Kind, Parsed, MAX_HOLD_CALL_MS, MAX_SEED};
+use crate::adaptive::fsp::Order;
 use crate::driver::{MAX_MIN_PROBES, MAX_PROBE_RATIO};
 use crate::error::Bound;
 use crate::estimate::MAX_HISTORY_ENTRIES;
-use crate::fsp::Order;
 use crate::Class;
 use serde_json::Value;
 

@@ -4,7 +4,7 @@
 //! [`KEYS`] defines every such key once: its name (relative to [`SPARK_PREFIX`]), its
 //! type and range, its meaning, and how it reads and writes [`EngineSettings`]. The
 //! defaults are those of [`EngineSettings::default`] (that is, [`DriverConfig`],
-//! [`AdaptiveParams`](crate::reservation::AdaptiveParams) and the DDS bounds), so the key
+//! [`AdaptiveParams`](crate::adaptive::reservation::AdaptiveParams) and the DDS bounds), so the key
 //! table, the docs and the run summary show them without restating them.
 //! [`EngineSettings::from_pairs`] is the one decoder: an unknown key or a bad value is a
 //! [`ConfigError`] naming the key. [`keys_json`] prints the table (the plugin's registry
@@ -14,8 +14,8 @@ mod keys;
 
 pub use keys::KEYS;
 
-use crate::delay::DelayParams;
 use crate::error::{Bound, ConfigError};
+use crate::locality::delay::DelayParams;
 use crate::System;
 use crate::{Class, DriverConfig};
 use serde_json::{json, Map, Value};

@@ -1,7 +1,7 @@
 //! The key table's decoding, defaults and documentation.
 
 use super::*;
-use crate::fsp::Order;
+use crate::adaptive::fsp::Order;
 
 fn decode(pairs: &[(&str, &str)]) -> Result<EngineSettings, ConfigError> {
     EngineSettings::from_pairs(pairs.iter().copied())

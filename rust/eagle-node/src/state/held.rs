@@ -1,5 +1,5 @@
 //! eagle-adaptive's hold on a node: the rule the driver engine applies to its own slots
-//! ([`eagle_core::hold`]), applied to the host's. On a small cluster every slot of a host
+//! ([`eagle_core::adaptive::hold`]), applied to the host's. On a small cluster every slot of a host
 //! can hold long work; the moment a short job's last task here ends, the slot would go to
 //! the long work queued here, and the same application's next short job (an interactive
 //! user's next query, whose probes go first to the hosts that ran its last one) waits for a
@@ -23,7 +23,7 @@
 //! work; nothing is held under the other policies or with `hold_max` or `hold_fraction` 0.
 
 use super::{ConnId, Ms, NodeState, Policy, Settings};
-use eagle_core::hold::Hold;
+use eagle_core::adaptive::hold::Hold;
 use eagle_core::types::JobId;
 use eagle_core::Config;
 

@@ -1,8 +1,8 @@
-//! Hawk's work stealing on a node (Hawk §4, [`eagle_core::steal`]): an idle node asks its
+//! Hawk's work stealing on a node (Hawk §4, [`eagle_core::eagle::steal`]): an idle node asks its
 //! peers for the short probes blocked behind their long work.
 
 use super::{Action, Ms, NodeState};
-use eagle_core::steal::take_blocked_shorts;
+use eagle_core::eagle::steal::take_blocked_shorts;
 use eagle_wire::StolenProbe;
 
 impl NodeState {

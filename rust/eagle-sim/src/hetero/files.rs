@@ -17,8 +17,8 @@
 //! `cores` is the one Eagle's slots are counted from). A file's resources must be
 //! the machines file's, in the same order. Every error names the file and line.
 
+use eagle_core::hetero::resources::Resources;
 use eagle_core::hetero::MachineConfig;
-use eagle_core::resources::Resources;
 
 pub use crate::error::FileError;
 

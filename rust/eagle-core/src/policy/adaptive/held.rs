@@ -1,4 +1,4 @@
-//! The adaptive policy's books for the hold ([`crate::hold`]): what it learns from the
+//! The adaptive policy's books for the hold ([`crate::adaptive::hold`]): what it learns from the
 //! policy's events, and whether a free slot is held.
 
 use super::Adaptive;

@@ -31,7 +31,7 @@ impl Adaptive {
     /// ([`Adaptive::share_pays`]).
     ///
     /// On a free slot of executor `node` (driver mode), short work may hold one slot over
-    /// `cap` to keep executors to one class ([`crate::affinity`]).
+    /// `cap` to keep executors to one class ([`crate::adaptive::affinity`]).
     pub(super) fn short_allowed(&self, now: Time, r: u64, long_waits: bool, node: Option<usize>) -> bool {
         let share = self.reservation.params().long_share;
         if !long_waits || share <= 0.0 {
@@ -41,7 +41,8 @@ impl Adaptive {
         self.short_running < cap
             || self.reservation.observed_mean(now) < cap as f64
             || !self.share_pays(now)
-            || (self.short_running == cap && node.is_some_and(|ni| crate::affinity::lend_to_short(&self.c.nodes, ni)))
+            || (self.short_running == cap
+                && node.is_some_and(|ni| crate::adaptive::affinity::lend_to_short(&self.c.nodes, ni)))
     }
 
     /// Whether the long share holds short work to its cap: while short units (queries, or

@@ -1,8 +1,8 @@
-//! Warm executors in the adaptive policy ([`crate::warmup`]): whether a free slot is worth
+//! Warm executors in the adaptive policy ([`crate::adaptive::warmup`]): whether a free slot is worth
 //! a task of a job, given where the job is warm and what a cold start costs the others.
 
 use super::Adaptive;
-use crate::policy::Policy;
+use crate::policy::WarmExecutors;
 use crate::types::{JobId, NodeId, Time};
 
 impl Adaptive {
@@ -25,16 +25,19 @@ impl Adaptive {
         match m.warming.binary_search_by_key(&(ni as u32), |w| w.0) {
             Ok(i) => {
                 let since = now - m.warming[i].1;
-                crate::warmup::worth_warming_slot(since, j.running, j.est, self.warmup, others, self.c.total)
+                crate::adaptive::warmup::worth_warming_slot(since, j.running, j.est, self.warmup, others, self.c.total)
             }
             Err(_) => {
                 // No other unit live: a first task elsewhere far past the estimate shows it low.
-                if others == 0 && m.warming.iter().any(|w| crate::warmup::overran(now - w.1, j.est, self.warmup)) {
+                if others == 0
+                    && m.warming.iter().any(|w| crate::adaptive::warmup::overran(now - w.1, j.est, self.warmup))
+                {
                     return true;
                 }
-                let enough = crate::warmup::enough_warm_slots(j.unlaunched, j.est, self.warmup, others, self.c.total);
+                let enough =
+                    crate::adaptive::warmup::enough_warm_slots(j.unlaunched, j.est, self.warmup, others, self.c.total);
                 let warm_slots = self.warm_slots(job, enough);
-                crate::warmup::worth_cold_start(
+                crate::adaptive::warmup::worth_cold_start(
                     j.unlaunched,
                     j.running,
                     warm_slots,

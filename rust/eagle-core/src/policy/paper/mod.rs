@@ -10,16 +10,16 @@
 mod place;
 mod serve;
 
-use super::Policy;
-use crate::cluster::{Cluster, Job, JobSpec};
+use super::{Cloning, Locality, Partitioned, Periodic, Policy};
+use crate::cluster::{Cluster, Counters, Job, JobSpec};
 use crate::config::Config;
-use crate::delay::{Level, Sample};
+use crate::eagle::node_queue::Entry;
+use crate::eagle::partition::Partitions;
+use crate::eagle::sss::LongMap;
 use crate::eirene::Eirene;
+use crate::locality::delay::{Level, Sample};
 use crate::locality::JobLocality;
-use crate::node_queue::Entry;
-use crate::partition::Partitions;
 use crate::rng::Rng;
-use crate::sss::LongMap;
 use crate::types::*;
 use serve::Served;
 use std::collections::VecDeque;
@@ -44,7 +44,7 @@ pub struct Paper {
 }
 
 impl Paper {
-    /// A new policy; `config` was validated by [`super::build`].
+    /// A new policy; `config` was validated by [`crate::Engine::new`].
     pub fn new(config: Config, seed: u64) -> Paper {
         Paper {
             eirene: config.eirene.on().then(|| Eirene::new(config.eirene.clone(), seed)),
@@ -61,21 +61,14 @@ impl Paper {
             dead_scratch: Vec::new(),
         }
     }
-}
 
-impl Policy for Paper {
-    fn cluster(&self) -> &Cluster {
+    /// The policy's books.
+    pub fn cluster(&self) -> &Cluster {
         &self.c
     }
+}
 
-    fn config(&self) -> &Config {
-        &self.cfg
-    }
-
-    fn short_only(&self, node: NodeId) -> bool {
-        self.c.live_node(node) && !self.parts_dirty && self.parts.short_only.contains(&node)
-    }
-
+impl Periodic for Paper {
     /// Schedules periodic timers (DLWL heartbeats). Call once before the first event.
     fn start(&mut self, now: Time, out: &mut Vec<Output>) {
         if self.is_dlwl() && self.cfg.heartbeat > 0.0 {
@@ -85,7 +78,9 @@ impl Policy for Paper {
             out.push(Output::Timer { at: (now / h).floor() * h + h, msg: Msg::Heartbeat });
         }
     }
+}
 
+impl Policy for Paper {
     /// Adds a node with `slots` task slots; ids are dense and never reused.
     fn add_node(&mut self, _now: Time, slots: u32, _out: &mut Vec<Output>) -> NodeId {
         let id = self.c.add_node(slots);
@@ -155,53 +150,6 @@ impl Policy for Paper {
         id
     }
 
-    /// Locality mode: submits a job whose task `i` reads a block held by `prefs[i]`
-    /// (one list per task: [`crate::Engine::submit_job_with_locality`] checks it).
-    fn submit_job_with_locality(
-        &mut self,
-        now: Time,
-        spec: JobSpec,
-        prefs: &[Vec<NodeId>],
-        out: &mut Vec<Output>,
-    ) -> JobId {
-        match self.cfg.locality.clone() {
-            Some(params) => {
-                // Register the job without placing it, attach its locality, then place.
-                let id = self.submit_job(now, JobSpec { tasks: 0, ..spec.clone() }, out);
-                let j = &mut self.c.jobs[id.0 as usize];
-                j.loc = Some(Box::new(JobLocality::new(now, prefs, &params)));
-                j.unlaunched = spec.tasks;
-                self.c.remaining[id.0 as usize] = spec.estimate * spec.tasks as f64;
-                if spec.tasks > 0 {
-                    self.place(now, id, spec.tasks as usize, out);
-                }
-                self.flush(now, out);
-                id
-            }
-            None => self.submit_job(now, spec, out),
-        }
-    }
-
-    /// Locality mode: a task of `job` ended; it ran node-local or not and lost `net_oh`
-    /// seconds to remote reads. Feeds the stage's adaptive delay.
-    fn locality_feedback(&mut self, now: Time, job: JobId, local: bool, net_oh: f64) {
-        let Some(params) = self.cfg.locality.as_ref() else { return };
-        if let Some(loc) = self.c.jobs.get_mut(job.0 as usize).and_then(|j| j.loc.as_mut()) {
-            let actual = if local { Level::NodeLocal } else { Level::Any };
-            loc.delay.task_ended(now, params, Level::NodeLocal, actual, net_oh);
-        }
-    }
-
-    /// Locality mode: the job's node-local wait over time.
-    fn delay_history(&self, job: JobId) -> Vec<Sample> {
-        self.c
-            .jobs
-            .get(job.0 as usize)
-            .and_then(|j| j.loc.as_ref())
-            .map(|l| l.delay.history().to_vec())
-            .unwrap_or_default()
-    }
-
     /// A task of `job` that ran on `node` ended (success or failure): its slot frees.
     fn task_finished(&mut self, now: Time, node: NodeId, job: JobId, out: &mut Vec<Output>) {
         let ni = node.0 as usize;
@@ -227,14 +175,6 @@ impl Policy for Paper {
             self.slot_freed(now, ni, out);
         }
         self.flush(now, out);
-    }
-
-    /// Eirene: a copy of `task` ended; the first completes it and cancels the other.
-    fn copy_finished(&mut self, now: Time, node: NodeId, job: JobId, task: u32, out: &mut Vec<Output>) {
-        if let Some(e) = self.eirene.as_mut() {
-            e.copy_ended(now, node, job, task, &mut self.c.counters, out);
-        }
-        self.task_finished(now, node, job, out);
     }
 
     /// Delivers a message the engine scheduled with [`Output::Timer`].
@@ -321,9 +261,9 @@ impl Policy for Paper {
         self.flush(now, out);
     }
 
-    /// Like [`Engine::set_estimate`], with the class fixed by the caller (`Some`) or
-    /// derived from the cutoff (`None`).
-    fn set_estimate_with(&mut self, now: Time, job: JobId, estimate: f64, class: Option<Class>, out: &mut Vec<Output>) {
+    /// A new estimate, with the class fixed by the caller (`Some`) or derived from the
+    /// cutoff (`None`).
+    fn set_estimate(&mut self, now: Time, job: JobId, estimate: f64, class: Option<Class>, out: &mut Vec<Output>) {
         let class = class.unwrap_or_else(|| Class::from_estimate(estimate, self.cfg.cutoff));
         let Some(reclassified) = self.c.set_estimate(job, estimate, class, self.cfg.lwl_all) else { return };
         self.retime_entries(job, estimate);
@@ -344,6 +284,68 @@ impl Policy for Paper {
         self.withdraw(job);
         self.c.maybe_free_job(job);
     }
+}
+
+impl Locality for Paper {
+    /// Locality mode: submits a job whose task `i` reads a block held by `prefs[i]`
+    /// (one list per task: [`crate::Engine::submit_job_with_locality`] checks it).
+    fn submit_job_with_locality(
+        &mut self,
+        now: Time,
+        spec: JobSpec,
+        prefs: &[Vec<NodeId>],
+        out: &mut Vec<Output>,
+    ) -> JobId {
+        match self.cfg.locality.clone() {
+            Some(params) => {
+                // Register the job without placing it, attach its locality, then place.
+                let id = self.submit_job(now, JobSpec { tasks: 0, ..spec.clone() }, out);
+                let j = &mut self.c.jobs[id.0 as usize];
+                j.loc = Some(Box::new(JobLocality::new(now, prefs, &params)));
+                j.unlaunched = spec.tasks;
+                self.c.remaining[id.0 as usize] = spec.estimate * spec.tasks as f64;
+                if spec.tasks > 0 {
+                    self.place(now, id, spec.tasks as usize, out);
+                }
+                self.flush(now, out);
+                id
+            }
+            None => self.submit_job(now, spec, out),
+        }
+    }
+
+    /// Locality mode: a task of `job` ended; it ran node-local or not and lost `net_oh`
+    /// seconds to remote reads. Feeds the stage's adaptive delay.
+    fn locality_feedback(&mut self, now: Time, job: JobId, local: bool, net_oh: f64) {
+        let Some(params) = self.cfg.locality.as_ref() else { return };
+        if let Some(loc) = self.c.jobs.get_mut(job.0 as usize).and_then(|j| j.loc.as_mut()) {
+            let actual = if local { Level::NodeLocal } else { Level::Any };
+            loc.delay.task_ended(now, params, Level::NodeLocal, actual, net_oh);
+        }
+    }
+
+    /// Locality mode: the job's node-local wait over time.
+    fn delay_history(&self, job: JobId) -> Vec<Sample> {
+        self.c
+            .jobs
+            .get(job.0 as usize)
+            .and_then(|j| j.loc.as_ref())
+            .map(|l| l.delay.history().to_vec())
+            .unwrap_or_default()
+    }
+}
+
+impl Cloning for Paper {
+    fn eirene(&mut self) -> Option<(&mut Eirene, &mut Counters)> {
+        self.eirene.as_mut().map(|e| (e, &mut self.c.counters))
+    }
+}
+
+impl Partitioned for Paper {
+    fn short_only(&self, node: NodeId) -> bool {
+        self.c.live_node(node) && !self.parts_dirty && self.parts.short_only.contains(&node)
+    }
+
     /// True when the central long map says the node holds long work (placed, in flight, queued or running).
     fn holds_long_work(&self, node: NodeId) -> bool {
         (node.0 as usize) < self.c.nodes.len() && self.longmap.holds_long(node.0 as usize)

@@ -2,11 +2,11 @@
 //! (long) go (Eagle §3.1 SSS and the short partition, §3.2 probing and LWL), and the
 //! arrival of an entry in a node's queue.
 use super::Paper;
-use crate::lwl;
-use crate::node_queue::Entry;
-use crate::partition::Partitions;
-use crate::probe;
-use crate::sss::{self, Snapshot};
+use crate::eagle::lwl;
+use crate::eagle::node_queue::Entry;
+use crate::eagle::partition::Partitions;
+use crate::eagle::probe;
+use crate::eagle::sss::{self, Snapshot};
 use crate::types::*;
 
 impl Paper {
@@ -166,7 +166,7 @@ impl Paper {
         self.cfg.system == crate::config::System::Dlwl
     }
 
-    /// LWL targets for `count` tasks over `candidates` (see [`crate::lwl`]).
+    /// LWL targets for `count` tasks over `candidates` (see [`crate::eagle::lwl`]).
     pub(super) fn lwl_targets(
         &mut self,
         now: Time,
@@ -225,7 +225,7 @@ impl Paper {
         lwl::water_fill(scored, count, est, out);
     }
 
-    /// Eagle's SSS probing rounds (see [`crate::sss`]).
+    /// Eagle's SSS probing rounds (see [`crate::eagle::sss`]).
     pub(super) fn probe_with_sss(&mut self, now: Time, job: JobId, targets: &mut Vec<NodeId>, out: &mut Vec<Output>) {
         let nd = self.cfg.network_delay;
         let mut missing = targets.len();

@@ -2,10 +2,10 @@
 //! with the starvation cap and Sticky Batch Probing; FIFO otherwise), the driver-mode
 //! backfill, Hawk's work stealing, and withdrawing or re-placing a job's entries.
 use super::Paper;
+use crate::eagle::node_queue::{Entry, Running, View};
+use crate::eagle::srpt::{self, Pick};
+use crate::eagle::steal;
 use crate::locality::Fetch;
-use crate::node_queue::{Entry, Running, View};
-use crate::srpt::{self, Pick};
-use crate::steal;
 use crate::types::*;
 
 /// SRPT rank of a probe whose job has no task left to start but a task to clone

@@ -24,7 +24,7 @@ import org.apache.spark.scheduler._
  * Bounded: at most `summary.maxTaskSets` task sets and as many Spark jobs are kept in detail
  * (oldest dropped first, like a ring); the counts (`taskSetsTotal`, `jobsTotal`) and the
  * overall locality mix stay exact. Each task set's `delayHistory` is the engine's, which is
- * capped (rust/eagle-core/src/delay.rs, `MAX_HISTORY_SAMPLES`).
+ * capped (rust/eagle-core/src/locality/delay.rs, `MAX_HISTORY_SAMPLES`).
  */
 private[eagle] class EagleSummary(conf: EagleConf, master: String) extends SparkListener {
 

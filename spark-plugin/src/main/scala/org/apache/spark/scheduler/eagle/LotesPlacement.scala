@@ -11,7 +11,7 @@ import org.apache.spark.scheduler.{TaskSet, WorkerOffer}
 
 /**
  * `spark.scheduler.eagle.placement=lotes`: describes executors and task sets to the engine's
- * LoTES placement (`rust/eagle-core/src/lotes/executors.rs`) and asks it, per offer, which
+ * LoTES placement (`rust/eagle-core/src/hetero/lotes/executors.rs`) and asks it, per offer, which
  * task sets to keep off that executor. No policy here: the engine plans (configurations,
  * classes, bins, re-planning when executors come or go) and decides.
  *

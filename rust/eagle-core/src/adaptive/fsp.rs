@@ -5,7 +5,7 @@
 //! while the units that fair sharing would end early still go first, as under SRPT.
 //!
 //! A *unit* is what a user waits for: a group (a SQL query or a Spark job with stages) or
-//! a task set outside any group, as in [`crate::arrivals`]. Under PS every unit in the
+//! a task set outside any group, as in [`crate::adaptive::arrivals`]. Under PS every unit in the
 //! system receives an equal part of the service, so all of them progress along one virtual
 //! clock `V` (the slot-seconds each has received), and a unit that arrived at `V_a` with
 //! `S` slot-seconds of work ends in PS when `V` reaches `F = V_a + S`: its *virtual finish

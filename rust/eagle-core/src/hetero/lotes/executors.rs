@@ -38,8 +38,8 @@
 use super::classes::{Class, Classes, Sample};
 use super::{LotesParams, Plan};
 use crate::error::{AmountOf, PlacementError};
+use crate::hetero::resources::Resources;
 use crate::hetero::MachineConfig;
-use crate::resources::Resources;
 use crate::rng::Rng;
 use crate::types::{JobId, NodeId};
 use std::collections::BTreeMap;

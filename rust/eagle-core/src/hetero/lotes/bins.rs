@@ -12,7 +12,7 @@
 //! leave room for one more of it). Each leaf is kept if nothing else fits.
 
 use crate::error::PlacementError;
-use crate::resources::Resources;
+use crate::hetero::resources::Resources;
 
 /// Guard against a combinatorial blow-up (tiny demands on a big machine).
 pub const MAX_BINS: usize = 200_000;
@@ -47,7 +47,7 @@ fn max_fit(free: &Resources, d: &Resources) -> u32 {
         if d.get(l) > 0.0 {
             // The slack of `fits_in` also applies here: 3 × 1/3 fits in 1.
             let f = free.get(l).max(0.0);
-            let q = ((f + crate::resources::FIT_EPS * f.max(1.0)) / d.get(l)).floor();
+            let q = ((f + crate::hetero::resources::FIT_EPS * f.max(1.0)) / d.get(l)).floor();
             n = n.min(q.min(u32::MAX as f64) as u32);
         }
     }

@@ -4,8 +4,8 @@
 //! a *probe* of a short job (late binding: it asks the job for a task only when
 //! a slot frees) or a *reservation* for one task of a centrally placed job (LWL).
 
-use crate::srpt::Candidate;
-use crate::sss::Snapshot;
+use crate::eagle::srpt::Candidate;
+use crate::eagle::sss::Snapshot;
 use crate::types::{JobId, Time};
 use std::collections::VecDeque;
 

@@ -133,7 +133,7 @@ impl Assignment {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::resources::Resources;
+    use crate::hetero::resources::Resources;
 
     #[test]
     fn rounding_keeps_each_configuration_s_machine_count() {

@@ -1,14 +1,22 @@
-//! Data locality for late binding (simulator locality mode; Dynamic Delay
-//! Scheduling §II–IV).
+//! Data locality: how long a task set waits for a local slot, and which of its tasks is
+//! local where (the DDS paper, §II–IV; docs/policies/dds.md).
 //!
-//! Each task of a job reads one input block, replicated on a few nodes. When a
-//! node asks the job for a task (Eagle's late binding), the job hands out a task
-//! whose block is on that node if it has one (NODE_LOCAL). Otherwise it may hand
-//! out any unlaunched task (ANY), but only once its [`StageDelay`] allows it;
-//! until then the node skips the job, as Algorithm 1 does.
+//! - [`delay`]: Dynamic Delay Scheduling, the adaptive wait per stage and locality level,
+//!   used by the driver ([`crate::Driver::allowed_locality`]) and the simulator alike.
+//! - This module: late binding to input blocks in the simulator's locality mode. Each
+//!   task of a job reads one input block, replicated on a few nodes. When a node asks the
+//!   job for a task (Eagle's late binding), the job hands out a task whose block is on
+//!   that node if it has one (NODE_LOCAL). Otherwise it may hand out any unlaunched task
+//!   (ANY), but only once its [`StageDelay`] allows it; until then the node skips the
+//!   job, as Algorithm 1 does.
+//!
+//! Invariant: no task waits for locality longer than the delay's `max` plus one
+//! scheduling round.
 
-use crate::delay::{DelayParams, Level, StageDelay};
+pub mod delay;
+
 use crate::types::{NodeId, Time};
+use delay::{DelayParams, Level, StageDelay};
 use std::collections::HashMap;
 
 /// The levels a simulated stage has: node-local, or anywhere.

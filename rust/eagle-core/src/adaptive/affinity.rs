@@ -3,14 +3,14 @@
 //!
 //! Eagle splits the cluster into a short-only partition and a general one of whole
 //! nodes (§3.1), so a node runs either class but rarely both. The adaptive policy keeps
-//! its guarantees with counts of *slots* instead ([`crate::reservation`], the long
+//! its guarantees with counts of *slots* instead ([`crate::adaptive::reservation`], the long
 //! share), which leaves open *where* each class runs. Left to chance, the split of a
 //! 2-slot-executor cluster between a short stream and a batch job ends with one task of
 //! each class on every executor: the short stream took the slots of whichever long
 //! tasks ended first. That costs both classes in a Spark executor:
 //!
 //! - a short stage's tasks spread over twice the executors, and a task set's first
-//!   tasks on an executor are cold ([`crate::warmup`]);
+//!   tasks on an executor are cold ([`crate::adaptive::warmup`]);
 //! - the long tasks share a JVM heap, and its collections, with the short tasks' churn.
 //!
 //! The rule moves executors toward one class without changing the counts beyond one
@@ -21,7 +21,7 @@
 //! is then long-only. A long task waits at most for one short task to end for the
 //! lent slot, and short work never waits behind long work for it.
 
-use crate::node_queue::Node;
+use crate::eagle::node_queue::Node;
 
 /// Short tasks running on `n` (its running tasks that are not long).
 fn short_on(n: &Node) -> usize {
@@ -42,7 +42,7 @@ pub fn lend_to_short(nodes: &[Node], ni: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::node_queue::Running;
+    use crate::eagle::node_queue::Running;
     use crate::types::JobId;
 
     fn node(short: u32, long: u32) -> Node {

@@ -84,7 +84,7 @@ impl Fluid {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::resources::Resources;
+    use crate::hetero::resources::Resources;
 
     /// Two classes, two configurations, solved by hand.
     ///

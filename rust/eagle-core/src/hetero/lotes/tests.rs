@@ -3,9 +3,9 @@
 
 use super::*;
 use crate::hetero::greedy::Greedy;
+use crate::hetero::resources::Resources;
 use crate::hetero::tetris::Tetris;
 use crate::hetero::{Placer, Request, Start};
-use crate::resources::Resources;
 use crate::rng::Rng;
 
 fn res(v: &[f64]) -> Resources {

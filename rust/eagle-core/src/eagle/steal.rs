@@ -7,7 +7,7 @@
 //! head count as blocked too). Those are exactly the probes suffering
 //! head-of-line blocking.
 
-use crate::node_queue::Entry;
+use crate::eagle::node_queue::Entry;
 use std::collections::VecDeque;
 
 /// Removes and returns the probes a thief may steal from `victim` (reference "ATC" strategy).

@@ -14,7 +14,7 @@
 //! [`Rng`]; the clustering is deterministic given the seed and the sample order.
 
 use crate::error::PlacementError;
-use crate::resources::Resources;
+use crate::hetero::resources::Resources;
 use crate::rng::Rng;
 
 /// One sampled task: its demand and its duration (seconds).

@@ -73,10 +73,10 @@ pub struct AdaptiveParams {
     /// served it.
     pub deadline_factor: f64,
     /// The order of the jobs a free slot may serve: SRPT with the starvation deadline, or
-    /// the Fair Sojourn Protocol ([`crate::fsp`]).
+    /// the Fair Sojourn Protocol ([`crate::adaptive::fsp`]).
     #[serde(default)]
-    pub order: crate::fsp::Order,
-    /// The short hold ([`crate::hold`]): the cap of a hold's window, seconds (0 turns the
+    pub order: crate::adaptive::fsp::Order,
+    /// The short hold ([`crate::adaptive::hold`]): the cap of a hold's window, seconds (0 turns the
     /// hold off).
     #[serde(default = "default_hold_max")]
     pub hold_max: f64,
@@ -106,7 +106,7 @@ impl Default for AdaptiveParams {
             idle: 30.0,
             min_wait: 1.0,
             deadline_factor: 5.0,
-            order: crate::fsp::Order::Srpt,
+            order: crate::adaptive::fsp::Order::Srpt,
             hold_max: default_hold_max(),
             hold_fraction: default_hold_fraction(),
         }
@@ -377,7 +377,7 @@ mod tests {
             idle: 30.0,
             min_wait: 1.0,
             deadline_factor: 5.0,
-            order: crate::fsp::Order::Srpt,
+            order: crate::adaptive::fsp::Order::Srpt,
             ..AdaptiveParams::default()
         }
     }
