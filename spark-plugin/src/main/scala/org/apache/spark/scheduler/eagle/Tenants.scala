@@ -5,7 +5,7 @@ package org.apache.spark.scheduler.eagle
 
 import java.util.Properties
 
-import scala.util.Try
+import scala.util.{Failure, Try}
 
 import org.apache.spark.SparkContext
 import org.apache.spark.scheduler.{FairSchedulableBuilder, Pool, SchedulingMode}
@@ -27,13 +27,13 @@ private[eagle] final class Tenants(sc: SparkContext) {
   private lazy val pools: Pool = {
     val root = new Pool("", SchedulingMode.FAIR, 0, 0)
     val file = sc.getConf.getOption("spark.scheduler.allocation.file")
-    Try(new FairSchedulableBuilder(root, sc).buildPools()).recover {
-      case e if file.isDefined =>
+    Try(new FairSchedulableBuilder(root, sc).buildPools()) match {
+      case Failure(e) if file.isDefined =>
         throw new IllegalArgumentException(
           s"Eagle: spark.scheduler.allocation.file=${file.get} could not be read as a FAIR " +
             s"scheduler allocation file: ${e.getMessage}", e)
+      case _ => root
     }
-    root
   }
   if (sc.getConf.contains("spark.scheduler.allocation.file")) pools
 
