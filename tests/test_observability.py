@@ -108,7 +108,10 @@ def run(tmp_path_factory):
             j = json.loads(fetch(ui + "/eagle/json"))
             running = [ts for ts in j["taskSets"] if ts["class"] == "long" and ts["endTime"] is None]
             live = j["status"]["values"] if j["status"] else {}
-            return (j, running) if running and live.get("longTaskSets", 0) >= 1 else None
+            # Live while it runs: its task set registered and its tasks holding slots (between the
+            # task set's submission and its first launch the tab rightly shows no busy slot).
+            busy = live.get("longTaskSets", 0) >= 1 and live.get("busySlots", 0) >= 1
+            return (j, running) if running and busy else None
 
         res["live_json"], res["live_running"] = wait_for("the long task set live in /eagle/json", long_running)
         t.join(timeout=120)

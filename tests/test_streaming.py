@@ -34,10 +34,6 @@ import pytest
 
 from conftest import assert_each_end_recorded_once, sleep_task, spark
 
-# Micro-batches every 500 ms against a batch job: timings that other applications running
-# beside them on two cores would distort (scripts/test.sh runs these after the others).
-pytestmark = pytest.mark.alone
-
 MASTER = "spark-eagle:local-cluster[2,2,1024]"
 BATCH = re.compile(r"\nbatch = (\d+)$")
 
@@ -165,6 +161,9 @@ def _stream_beside_batch(master, label):
     return t1 - t0, durations, ended_during
 
 
+# Micro-batches every 500 ms against a batch job: timings that other applications running
+# beside them on two cores would distort (scripts/test.sh runs it after the others).
+@pytest.mark.alone
 def test_micro_batches_do_not_wait_for_a_batch_job():
     runs = {}
     for label, master in (("fifo", "local-cluster[2,2,1024]"), ("eagle", MASTER)):

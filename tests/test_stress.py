@@ -1,4 +1,4 @@
-"""Reliability at small sizes (issue 11): stop with tasks in flight, and a short soak.
+"""Reliability at small sizes: stop with tasks in flight, and a short soak (second tier).
 
 Both run `scripts/stress` (EagleStress, in the benchmark jar next to the plugin jar) in its own JVM, so a crash of the
 driver (SIGSEGV, glibc abort on a corrupted heap) fails the test instead of the session.
@@ -7,6 +7,8 @@ driver (SIGSEGV, glibc abort on a corrupted heap) fails the test instead of the 
 import json
 import os
 import subprocess
+
+import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -32,6 +34,7 @@ def test_stop_with_tasks_in_flight_and_a_native_call_held_open(tmp_path):
     assert not [f for f in os.listdir(tmp_path) if f.startswith("hs_err")]
 
 
+@pytest.mark.full
 def test_small_soak_keeps_the_summary_bounded(tmp_path):
     # 400 jobs of 50 tasks with summary.maxTaskSets=50: the summary keeps at most 50 task
     # sets and 50 jobs while its total counts every task set.

@@ -94,7 +94,8 @@ def _cpu_cgroup_reason():
         return "no writable cpu cgroup"
 
 
-@pytest.mark.parametrize("host_cpu", ["shared", pytest.param("isolated", marks=pytest.mark.full)])
+@pytest.mark.full
+@pytest.mark.parametrize("host_cpu", ["shared", "isolated"])
 def test_up_one_job_down_leaves_nothing(tmp_path, host_cpu):
     reason = _netns_reason() or (host_cpu == "isolated" and _cpu_cgroup_reason())
     if reason:
