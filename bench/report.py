@@ -82,6 +82,9 @@ def _groups(results):
     if results["scenario"] in ("replay", "cluster"):
         ratios = sorted({r["ratio"] for r in runs})
         return [(f"ratio {x:g}", [r for r in runs if r["ratio"] == x]) for x in ratios]
+    if results["scenario"] == "server":
+        kinds = [k for k in ("connect", "thrift") if any(r.get("variant") == k for r in runs)]
+        return [(f"{k} server", [r for r in runs if r.get("variant") == k]) for k in kinds]
     if results["scenario"] == "sort":
         vs = [v for v in ("alone", "under-tpch") if any(r.get("variant") == v for r in runs)]
         return [(v, [r for r in runs if r.get("variant") == v]) for v in vs]
@@ -278,6 +281,12 @@ def _html(results, images):
                          f"eagle/fifo long p50 = {_fmt(crit.get('long_p50_vs_fifo'))}. Targets: ")
             parts.append(", ".join(f"<span class='{'good' if ok else 'bad'}'>{e(k)}: {ok}</span>"
                                    for k, ok in crit["met"].items()) + "</p>")
+    for c in results.get("criteria") or []:
+        parts.append(f"<p>{e(c['server'])} server: eagle/fair interactive p90 = {_fmt(c['p90_vs_fair'])}, "
+                     f"p99 = {_fmt(c['p99_vs_fair'])}, queries per minute = {_fmt(c['qpm_vs_fair'])}, ETL "
+                     + ", ".join(f"{e(n)} = {_fmt(x)}" for n, x in c["etl_vs_fair"].items()) + ". Targets: "
+                     + ", ".join(f"<span class='{'good' if ok else 'bad'}'>{e(k)}: {ok}</span>"
+                                 for k, ok in c["met"].items()) + "</p>")
     parts.append("<h2>Runs</h2><table><tr><th>scheduler</th><th>variant</th><th>short n</th><th>short p50</th>"
                  "<th>short p90</th><th>short p99</th><th>long n</th><th>long p50</th><th>long p90</th>"
                  "<th>long p99</th><th>wall s</th><th>correct</th><th>locality</th></tr>")
@@ -471,6 +480,12 @@ def _dds_html(results, images):
     parts.append("<p>Targets (issue 5): on the fast network the dynamic wait is at least 15% faster than Spark's "
                  "fixed 3 s (ratio ≤ 0.85); on every network it is within 5% of the better of the two fixed "
                  f"settings (ratio ≤ 1.05). All met: <b>{e(str(summ.get('all_met')))}</b>.</p>")
+    for c in results.get("criteria") or []:
+        parts.append(f"<p>{e(c['server'])} server: eagle/fair interactive p90 = {_fmt(c['p90_vs_fair'])}, "
+                     f"p99 = {_fmt(c['p99_vs_fair'])}, queries per minute = {_fmt(c['qpm_vs_fair'])}, ETL "
+                     + ", ".join(f"{e(n)} = {_fmt(x)}" for n, x in c["etl_vs_fair"].items()) + ". Targets: "
+                     + ", ".join(f"<span class='{'good' if ok else 'bad'}'>{e(k)}: {ok}</span>"
+                                 for k, ok in c["met"].items()) + "</p>")
     parts.append("<h2>Runs</h2><table><tr><th>network</th><th>delay</th><th>order</th><th>workload</th><th>wall s</th>"
                  "<th>correct</th>" + "".join(f"<th>{lvl}</th>" for lvl in LEVELS)
                  + "<th class='l'>DDS waits at the end (mean over task sets)</th></tr>")

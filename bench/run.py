@@ -1,6 +1,6 @@
 """The benchmark orchestrator behind ``scripts/bench``.
 
-    scripts/bench {replay,tpch,sort,all} [--quick] [options]
+    scripts/bench {replay,tpch,sort,all,dds,cluster,lotes,eirene,server} [--quick] [options]
 
 Brings the testbed up once (``scripts/testbed.sh``), runs every scheduler (fifo, fair, eagle)
 on it, one Spark application at a time (``python -m bench.driver``), tears the testbed down
@@ -26,7 +26,7 @@ from .schedulers import SCHEDULERS, eagle_conf_item, find_bench_jar, find_jar, s
 def parse_args(argv):
     p = argparse.ArgumentParser(prog="scripts/bench", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("scenario", choices=["replay", "tpch", "sort", "all", "dds", "lotes", "eirene", "cluster"])
+    p.add_argument("scenario", choices=["replay", "tpch", "sort", "all", "dds", "lotes", "eirene", "cluster", "server"])
     p.add_argument("--quick", action="store_true", help="small sizes; finishes in a few minutes")
     p.add_argument("--schedulers", default=",".join(SCHEDULERS),
                    help="comma list of fifo,fair,eagle (default: all three)")
@@ -84,6 +84,8 @@ def parse_args(argv):
     eirene.add_arguments(p)    # the eirene scenario's own options (bench/eirene.py)
     from . import cluster
     cluster.add_arguments(p)   # the cluster scenario's own options (bench/cluster.py)
+    from . import server
+    server.add_arguments(p)    # the server scenario's own options (bench/server.py)
     a = p.parse_args(argv)
     if a.sort_alone_only and a.scenario != "sort":
         p.error(f"--sort-alone-only is an option of the sort scenario, not of {a.scenario}")
@@ -354,6 +356,9 @@ def main(argv=None) -> int:
     if args.scenario == "cluster":  # cluster mode: applications sharing the hosts (bench/cluster.py)
         from . import cluster
         return cluster.main(args)
+    if args.scenario == "server":  # a shared SQL server's users beside ETL (bench/server.py)
+        from . import server
+        return server.main(args)
     if args.scenario == "eirene":  # Eirene's SATC against eagle (bench/eirene.py)
         from . import eirene
         return eirene.main(args)

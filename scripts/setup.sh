@@ -3,7 +3,8 @@
 #   apt: gradle (4.4.1, runs Scala through JavaExec), junit4, xz-utils, a JDK, gcc, python3-venv
 #   rustup: a stable Rust toolchain when cargo is missing, and its rustfmt component
 #   .venv: pyspark of the default Spark line (4.3.0; sdist only, ~35 s build), pytest,
-#          pytest-xdist, tpchgen-cli, duckdb, matplotlib, pyarrow
+#          pytest-xdist, tpchgen-cli, duckdb, matplotlib, pyarrow, the Spark Connect client's
+#          requirements, PyHive (the server bench's Thrift client)
 #   EAGLE_SPARK_LINES="3.5 4.0": also .venv-spark-3.5, .venv-spark-4.0 (that line's pinned
 #          pyspark and pytest; versions in spark-plugin/spark-lines.properties), for
 #          scripts/build.sh --spark <line> and the smoke tests. Every line runs on JDK 17.
@@ -80,8 +81,11 @@ pids=()
 # The Spark Connect client's own requirements (pyspark.sql.connect.utils; pandas below 3, which
 # that client does not support yet): tests/test_sql_servers.py runs it against a Connect server.
 CONNECT_CLIENT=(pandas==2.3.3 grpcio grpcio-status googleapis-common-protos zstandard)
+# PyHive over HiveServer2 Thrift with SASL PLAIN in pure Python: the Thrift server's client in
+# scripts/bench server (bench/sql_clients.py).
+THRIFT_CLIENT=(pyhive==0.7.0 thrift thrift_sasl pure-sasl)
 venv_with "$ROOT/.venv" "pyspark==$(eagle_line_field "$default_line" 1)" "${PYTEST[@]}" pytest-xdist==3.8.0 tpchgen-cli duckdb \
-  matplotlib pyarrow "${CONNECT_CLIENT[@]}" &
+  matplotlib pyarrow "${CONNECT_CLIENT[@]}" "${THRIFT_CLIENT[@]}" &
 pids+=($!)
 for line in ${EAGLE_SPARK_LINES:-}; do
   [ "$line" = "$default_line" ] && continue

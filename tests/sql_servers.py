@@ -1,11 +1,7 @@
 """Spark's shared SQL servers under the plugin, for the tests, and their real clients.
 
-A server is started with spark-submit in the foreground on a `spark-eagle:` master, with the
-plugin jar on the driver class path: the Spark Connect server (`SparkConnectServer`) or the
-Thrift JDBC/ODBC server (`HiveThriftServer2`, its Derby metastore in the server's own
-directory). Each binds port 0 and the test reads the port it got from its log, so no other
-process can take a port picked beforehand. On exit the server gets SIGTERM (Spark's shutdown
-hook stops the SparkContext, and the plugin writes its summary), SIGKILL after 60 s.
+A server runs on a `spark-eagle:` master with the plugin jar on the driver class path, started
+and stopped by `bench/sql_server.py` (shared with `scripts/bench server`).
 
 Clients: pyspark's Spark Connect client (`tests/sql_client.py`, one process a session) and
 `bin/beeline` (one process a JDBC connection). Both run statements in order and return, per
@@ -17,78 +13,24 @@ import os
 import re
 import subprocess
 import sys
-import time
 
+from bench import sql_server
 from conftest import JAR
 
 SPARK_HOME = os.environ["SPARK_HOME"]
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-#: kind -> (main class, its arguments, the log line that names the bound port)
-KINDS = {
-    "connect": ("org.apache.spark.sql.connect.service.SparkConnectServer",
-                ["--conf", "spark.connect.grpc.binding.port=0"],
-                re.compile(r"Spark Connect server started at: \S*:(\d+)")),
-    "thrift": ("org.apache.spark.sql.hive.thriftserver.HiveThriftServer2",
-               ["--hiveconf", "hive.server2.thrift.port=0", "--hiveconf", "hive.server2.thrift.bind.host=127.0.0.1",
-                "spark-internal"],
-               re.compile(r"Starting ThriftBinaryCLIService on port (\d+)")),
-}
-
-
-class Server:
-    def __init__(self, kind, port, log):
-        self.kind, self.port, self.log = kind, port, log
-        #: the plugin's summary, once the server has stopped
-        self.summary = None
-
-    @property
-    def url(self):
-        return f"sc://127.0.0.1:{self.port}" if self.kind == "connect" else f"jdbc:hive2://127.0.0.1:{self.port}/default"
-
-
-def _wait_for_port(proc, log, pattern, timeout):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if proc.poll() is not None:
-            raise AssertionError(f"the server exited ({proc.returncode}) before listening; its log {log}:\n"
-                                 + open(log).read()[-3000:])
-        m = pattern.search(open(log, errors="replace").read())
-        if m and int(m.group(1)) > 0:
-            return int(m.group(1))
-        time.sleep(0.5)
-    raise AssertionError(f"the server did not listen within {timeout} s; its log {log}")
-
 
 @contextlib.contextmanager
 def server(kind, master, workdir, conf=None, timeout=180):
-    """Runs a `kind` server ("connect" or "thrift") on `master`; yields a :class:`Server`."""
-    cls, extra, pattern = KINDS[kind]
-    os.makedirs(workdir, exist_ok=True)
-    summary_path = os.path.join(workdir, "summary.json")
-    conf = {"spark.ui.enabled": "false", "spark.scheduler.eagle.summary.path": summary_path,
-            "spark.sql.shuffle.partitions": "4", **(conf or {})}
-    args = [os.path.join(SPARK_HOME, "bin", "spark-submit"), "--class", cls, "--master", master,
-            "--jars", JAR, "--driver-class-path", JAR, "--driver-memory", "1g"]
-    for k, v in conf.items():
-        args += ["--conf", f"{k}={v}"]
-    log = os.path.join(workdir, "server.log")
-    with open(log, "w") as out:
-        proc = subprocess.Popen(args + extra, cwd=workdir, stdout=out, stderr=subprocess.STDOUT,
-                                env={**os.environ, "PYSPARK_PYTHON": sys.executable})
-    try:
-        srv = Server(kind, _wait_for_port(proc, log, pattern, timeout), log)
+    """Runs a `kind` server ("connect" or "thrift") on `master` with the plugin jar; yields a
+    :class:`bench.sql_server.Server` whose `summary` is the plugin's, once it has stopped."""
+    conf = {"spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "4",
+            "spark.scheduler.eagle.summary.path": os.path.join(workdir, "summary.json"),
+            "spark.jars": JAR, "spark.driver.extraClassPath": JAR, "spark.driver.memory": "1g",
+            **(conf or {})}
+    with sql_server.server(kind, master, workdir, conf, SPARK_HOME, timeout=timeout) as srv:
         yield srv
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-    if os.path.exists(summary_path):
-        with open(summary_path) as f:
-            srv.summary = json.load(f)
 
 
 def start_client(srv, user, statements):
