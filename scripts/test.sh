@@ -67,7 +67,7 @@ done
 # line's tests run in $workers pytest-xdist workers (tests/conftest.py keeps a module's tests
 # together unless they are independent), beside the other lines' smoke tests, one line after
 # the other. The tests marked `alone` run last, by themselves.
-workers=${EAGLE_TEST_WORKERS:-3}
+workers=${EAGLE_TEST_WORKERS:-2}
 tier="not full"
 [ "$full" = 1 ] && tier=""
 logs="$ROOT/target/test-logs"

@@ -690,7 +690,8 @@ def _arg(args, flag):
     return args[args.index(flag) + 1] if flag in args[:-1] else None
 
 
-@pytest.mark.parametrize("cls", ["short", pytest.param("long", marks=pytest.mark.full)])
+@pytest.mark.full
+@pytest.mark.parametrize("cls", ["short", "long"])
 def test_a_lost_executor_is_replaced_and_its_successor_runs_tasks_under_grants(daemons, shared_hosts, tmp_path, cls):
     go = tmp_path / "go"
     tasks = 40 if cls == "short" else 16

@@ -64,6 +64,7 @@ def test_a_big_long_job_leaves_a_host_to_another_applications_small_one(daemons,
     _until("no lease left on the nodes", lambda: set(leased(daemons).values()) == {"0"}, 60)
 
 
+@pytest.mark.full
 def test_a_long_job_goes_to_the_host_holding_most_of_its_input(daemons, hosts3, tmp_path):
     # A short job caches 8 partitions (its probes reach every host, so the blocks land on
     # several); a long job then reads them, placed on one host by the headroom: the one

@@ -94,7 +94,8 @@ def wait_count(sc, pred, timeout):
     return False
 
 
-@pytest.mark.parametrize("eagle", [True, pytest.param(False, marks=pytest.mark.full)], ids=["eagle", "stock"])
+@pytest.mark.full
+@pytest.mark.parametrize("eagle", [True, False], ids=["eagle", "stock"])
 def test_dynamic_allocation_adds_and_removes_executors(cluster, eagle, tmp_path):
     master = ("spark-eagle:" if eagle else "") + cluster
     with spark(master, DYNAMIC, summary_path=(tmp_path / "s.json") if eagle else None) as (s, r):

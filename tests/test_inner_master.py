@@ -193,6 +193,7 @@ def test_real_yarn_and_k8s_backends_start_under_eagle(stub_threads, master, back
     assert summary is not None and summary["master"] == master
 
 
+@pytest.mark.full
 def test_stub_cluster_real_executors(tmp_path):
     # Real executor JVMs under the stub manager's standalone backend: a non-local scheduler
     # whose offers come from executors on 127.0.0.1 / this host, racks still the stub's.

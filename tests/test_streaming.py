@@ -77,6 +77,7 @@ def _micro_batches(summary, query_id):
     return out
 
 
+@pytest.mark.full
 def test_micro_batches_share_one_history_across_batches_and_restarts(tmp_path):
     history = tmp_path / "history.json"
     checkpoint = tmp_path / "checkpoint"
@@ -206,6 +207,7 @@ def _running_tasks(sc):
     return sum(e.numRunningTasks() for e in sc._jsc.sc().statusTracker().getExecutorInfos())
 
 
+@pytest.mark.full
 def test_continuous_query_holds_two_slots_and_batch_jobs_use_the_rest(tmp_path):
     """A continuous query's 2 never-ending tasks (rate source of 2 partitions) hold 2 of
     the 4 slots. Two batch jobs of 8 one-second tasks beside it must run on the other 2 (the

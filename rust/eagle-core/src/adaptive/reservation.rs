@@ -366,20 +366,10 @@ impl Reservation {
 mod tests {
     use super::*;
 
+    /// The defaults, which these tests are written against (a 60 s window of 12 buckets,
+    /// headroom 1, at most half the slots, a base of a tenth from 10 slots, idle after 30 s).
     fn p() -> AdaptiveParams {
-        AdaptiveParams {
-            window: 60.0,
-            buckets: 12,
-            headroom: 1.0,
-            max_fraction: 0.5,
-            base_fraction: 0.1,
-            long_share: 0.5,
-            idle: 30.0,
-            min_wait: 1.0,
-            deadline_factor: 5.0,
-            order: crate::adaptive::fsp::Order::Srpt,
-            ..AdaptiveParams::default()
-        }
+        AdaptiveParams::default()
     }
 
     #[test]
