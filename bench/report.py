@@ -480,12 +480,6 @@ def _dds_html(results, images):
     parts.append("<p>Targets (issue 5): on the fast network the dynamic wait is at least 15% faster than Spark's "
                  "fixed 3 s (ratio ≤ 0.85); on every network it is within 5% of the better of the two fixed "
                  f"settings (ratio ≤ 1.05). All met: <b>{e(str(summ.get('all_met')))}</b>.</p>")
-    for c in results.get("criteria") or []:
-        parts.append(f"<p>{e(c['server'])} server: eagle/fair interactive p90 = {_fmt(c['p90_vs_fair'])}, "
-                     f"p99 = {_fmt(c['p99_vs_fair'])}, queries per minute = {_fmt(c['qpm_vs_fair'])}, ETL "
-                     + ", ".join(f"{e(n)} = {_fmt(x)}" for n, x in c["etl_vs_fair"].items()) + ". Targets: "
-                     + ", ".join(f"<span class='{'good' if ok else 'bad'}'>{e(k)}: {ok}</span>"
-                                 for k, ok in c["met"].items()) + "</p>")
     parts.append("<h2>Runs</h2><table><tr><th>network</th><th>delay</th><th>order</th><th>workload</th><th>wall s</th>"
                  "<th>correct</th>" + "".join(f"<th>{lvl}</th>" for lvl in LEVELS)
                  + "<th class='l'>DDS waits at the end (mean over task sets)</th></tr>")
