@@ -11,6 +11,10 @@
 //! With neither set (every tenant at weight 1, minimum share 0) the order is plain SRPT
 //! across tenants, with the starvation deadline bounding every job's wait: a tenant whose
 //! query others keep bypassing with smaller ones is served once the query is overdue.
+//!
+//! The books also know which tenants have long work live, so that the adaptive policy's
+//! long share is what FAIR pools would give those tenants together
+//! ([`Tenants::long_weight_fraction`]).
 
 use crate::error::{Bound, ConfigError};
 use std::collections::HashMap;
@@ -48,6 +52,8 @@ struct Books {
     running: u32,
     /// Live jobs of the tenant.
     jobs: u32,
+    /// Live jobs of the tenant classed long.
+    long: u32,
 }
 
 /// The tenants of live jobs: their shares and running tasks.
@@ -56,6 +62,9 @@ pub struct Tenants {
     by_id: HashMap<u64, Books>,
     /// Tenants with a minimum share above 0 (the needy check is skipped while none).
     with_min_share: usize,
+    /// Live jobs of all tenants, and how many of them are long.
+    jobs: u32,
+    long: u32,
 }
 
 impl Tenants {
@@ -65,14 +74,18 @@ impl Tenants {
         let before = b.share.min_share > 0 && b.jobs > 0;
         b.share = share;
         b.jobs += 1;
+        self.jobs += 1;
         self.with_min_share = self.with_min_share + (share.min_share > 0) as usize - before as usize;
     }
 
     /// A job of `tenant` is gone.
     pub fn leave(&mut self, tenant: u64) {
         let Some(b) = self.by_id.get_mut(&tenant) else { return };
+        self.jobs -= (b.jobs > 0) as u32;
         b.jobs = b.jobs.saturating_sub(1);
         if b.jobs == 0 {
+            self.long -= b.long;
+            b.long = 0;
             if b.share.min_share > 0 {
                 self.with_min_share -= 1;
             }
@@ -90,6 +103,48 @@ impl Tenants {
                 self.by_id.remove(&tenant);
             }
         }
+    }
+
+    /// A live job of `tenant` turned long (`delta` 1), or a long one turned short or left
+    /// (-1). Called before [`Tenants::leave`] for a long job that leaves.
+    pub fn long_jobs(&mut self, tenant: u64, delta: i32) {
+        if let Some(b) = self.by_id.get_mut(&tenant) {
+            let before = b.long;
+            b.long = b.long.saturating_add_signed(delta);
+            self.long = self.long + b.long - before;
+        }
+    }
+
+    /// Live jobs of all tenants, and how many of them are long.
+    pub fn jobs(&self) -> (u32, u32) {
+        (self.jobs, self.long)
+    }
+
+    /// The weight of the live tenants that have long work over the weight of all live
+    /// tenants: the part of the cluster FAIR pools would give the tenants with long work
+    /// together. `others` are the jobs outside any tenant, counted as one more tenant of
+    /// weight 1: whether any is live, and whether any of those is long. `None` while fewer
+    /// than two tenants are live (nothing to share between).
+    pub fn long_weight_fraction(&self, others: (bool, bool)) -> Option<f64> {
+        if self.by_id.is_empty() {
+            return None;
+        }
+        let (mut live, mut long, mut n) = (0.0, 0.0, 0usize);
+        for b in self.by_id.values().filter(|b| b.jobs > 0) {
+            live += b.share.weight;
+            n += 1;
+            if b.long > 0 {
+                long += b.share.weight;
+            }
+        }
+        if others.0 {
+            live += 1.0;
+            n += 1;
+            if others.1 {
+                long += 1.0;
+            }
+        }
+        (n >= 2 && live > 0.0).then(|| long / live)
     }
 
     /// The tenant's weight (1 for a tenant not known).
@@ -126,6 +181,27 @@ mod tests {
         t.running(7, -1);
         t.running(7, -1);
         assert_eq!(t.weight(7), 1.0, "forgotten once no job is live and none of its tasks runs");
+    }
+
+    #[test]
+    fn the_long_fraction_is_the_weight_of_the_tenants_with_long_work() {
+        let mut t = Tenants::default();
+        assert_eq!(t.long_weight_fraction((true, true)), None, "no tenant: one body of jobs");
+        t.join(1, Share::default());
+        assert_eq!(t.long_weight_fraction((false, false)), None, "one tenant");
+        t.join(2, Share::new(3.0, 0).unwrap());
+        t.join(2, Share::new(3.0, 0).unwrap());
+        t.long_jobs(2, 1);
+        assert_eq!(t.jobs(), (3, 1));
+        assert_eq!(t.long_weight_fraction((false, false)), Some(0.75));
+        assert_eq!(t.long_weight_fraction((true, false)), Some(0.6), "the jobs outside, weight 1");
+        assert_eq!(t.long_weight_fraction((true, true)), Some(0.8));
+        t.long_jobs(2, -1);
+        t.leave(2);
+        assert_eq!(t.long_weight_fraction((false, false)), Some(0.0));
+        t.leave(2);
+        assert_eq!(t.jobs(), (1, 0));
+        assert_eq!(t.long_weight_fraction((false, false)), None, "tenant 2 has no live job");
     }
 
     #[test]

@@ -87,3 +87,29 @@ fn a_query_others_keep_bypassing_is_served_by_its_deadline() {
     assert!(at >= 0.9, "before its deadline the smaller queries go first (all launched at {at} s)");
     assert!(at <= 2.0, "all its tasks launched by {at} s; its bound is 1 s plus a few 50 ms rounds");
 }
+
+/// Four dashboard users (short queries) and one ETL session (a long job) on 10 slots: while
+/// the long job waits, long work keeps what FAIR pools would give its tenant (1/5 of the
+/// cluster), not `longShare` (half); with no tenants, or all in one, it keeps half.
+#[test]
+fn long_work_keeps_the_share_pools_would_give_its_tenants() {
+    let plan = |tenants: &[u64]| {
+        let mut d = Driver::new(DriverConfig { cutoff: Some(1.0), ..DriverConfig::default() }, 1).unwrap();
+        let n = d.add_node(0.0, 10);
+        let users: Vec<JobId> = (0..4).map(|u| d.submit_in(0.0, 10, None, Some(0.2), 1, Some(10 + u))).collect();
+        let etl = d.submit_in(0.0, 40, None, Some(30.0), 2, Some(99));
+        for (i, &j) in users.iter().chain([&etl]).enumerate() {
+            if let Some(&t) = tenants.get(i) {
+                d.set_tenant(j, t, Share::default());
+            }
+        }
+        let got = d.offer(0.0, n, 10, &[]);
+        (got.iter().filter(|&&j| j != etl).count(), got.iter().filter(|&&j| j == etl).count())
+    };
+    assert_eq!(plan(&[1, 2, 3, 4, 5]), (8, 2), "a session each: the users keep 4/5");
+    assert_eq!(plan(&[]), (5, 5), "no tenants: long work keeps longShare");
+    assert_eq!(plan(&[1, 1, 1, 1, 1]), (5, 5), "one tenant: long work keeps longShare");
+    // The users in two sessions and the ETL outside any tenant: 1 of 3 tenants is long, and
+    // floor(2/3 × 10) = 6 slots for the users.
+    assert_eq!(plan(&[1, 1, 2, 2]), (6, 4));
+}

@@ -136,6 +136,8 @@ pub struct Adaptive {
     fair: FairClock,
     /// The tenants of live jobs: weights, minimum shares, running tasks.
     tenants: Tenants,
+    /// Live jobs classed long (all tenants, and jobs outside any).
+    long_live: u32,
 }
 
 impl Adaptive {
@@ -163,6 +165,7 @@ impl Adaptive {
             arrivals: ShortArrivals::default(),
             fair: FairClock::default(),
             tenants: Tenants::default(),
+            long_live: 0,
         }
     }
 
@@ -575,6 +578,7 @@ impl Policy for Adaptive {
         }
         self.meta[i] = Meta { ready_since: now, ..Meta::default() };
         self.live_jobs += 1;
+        self.long_live += class.is_long() as u32;
         let short = !class.is_long() && spec.tasks > 0;
         if spec.tasks > 0 {
             self.hold.arrived(now);
@@ -675,7 +679,10 @@ impl Policy for Adaptive {
         let class = class.unwrap_or_else(|| Class::from_estimate(estimate, self.cfg.cutoff));
         match self.c.set_estimate(job, estimate, class, false) {
             None => return,
-            Some(true) => self.reclass_running(now, job, class.is_long()),
+            Some(true) => {
+                self.reclass_running(now, job, class.is_long());
+                self.long_class_changed(job.0, class.is_long());
+            }
             Some(false) => {}
         }
         self.refresh_group_of(job.0);
@@ -687,6 +694,7 @@ impl Policy for Adaptive {
             return;
         }
         self.live_jobs -= 1;
+        self.long_live -= self.c.jobs[job.0 as usize].class.is_long() as u32;
         self.refresh(job.0);
         match self.meta[job.0 as usize].group {
             Some(g) => self.arrivals.left(g, now, self.reservation.params().window),

@@ -106,8 +106,9 @@ pub static KEYS: &[Key] = &[
               holds fewer than max(reservation, floor((1 - longShare) x all slots)), so long work \
               keeps this share of the cluster under a stream of short work that alone would fill \
               it, while short queries or jobs keep arriving (within reservation.windowMs), then \
-              while the short backlog exceeds starvationFactor times the long work left; in [0, 1], \
-              0 turns it off.",
+              while the short backlog exceeds starvationFactor times the long work left; with \
+              several tenants (pools, sessions) live, at most the weight of those with long work \
+              over all live tenants', as FAIR pools would give them; in [0, 1], 0 turns it off.",
         )
         .get(|c| c.driver.adaptive.long_share.into())
         .set(|c, v| c.driver.adaptive.long_share = v.num()),

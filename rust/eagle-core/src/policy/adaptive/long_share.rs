@@ -33,7 +33,7 @@ impl Adaptive {
     /// On a free slot of executor `node` (driver mode), short work may hold one slot over
     /// `cap` to keep executors to one class ([`crate::adaptive::affinity`]).
     pub(super) fn short_allowed(&self, now: Time, r: u64, long_waits: bool, node: Option<usize>) -> bool {
-        let share = self.reservation.params().long_share;
+        let share = self.long_share();
         if !long_waits || share <= 0.0 {
             return true;
         }

@@ -1,6 +1,7 @@
 //! The adaptive policy's books for tenants ([`crate::tenant`]): a job's weight in the SRPT
-//! key, the tasks each tenant runs, and the jobs of tenants below their minimum share,
-//! which go before every job not overdue.
+//! key, the tasks each tenant runs, the jobs of tenants below their minimum share, which go
+//! before every job not overdue, and the long share, which with several tenants is what
+//! FAIR pools would give the tenants that have long work.
 
 use super::Adaptive;
 use crate::tenant::Share;
@@ -20,8 +21,35 @@ impl Adaptive {
 
     pub(super) fn leave_tenant(&mut self, job: u32) {
         if let Some(t) = self.meta[job as usize].tenant {
+            if self.c.jobs[job as usize].class.is_long() {
+                self.tenants.long_jobs(t, -1);
+            }
             self.tenants.leave(t);
         }
+    }
+
+    /// A live job's class changed to long (`long`) or short: its tenant's books follow.
+    pub(super) fn long_class_changed(&mut self, job: u32, long: bool) {
+        if long {
+            self.long_live += 1;
+        } else {
+            self.long_live -= 1;
+        }
+        if let Some(t) = self.meta[job as usize].tenant {
+            self.tenants.long_jobs(t, if long { 1 } else { -1 });
+        }
+    }
+
+    /// The share of the cluster long work keeps while it waits (`longShare`), and with
+    /// several tenants live at most what FAIR pools would give the tenants that have long
+    /// work: their weight over all live tenants' (the jobs outside any tenant counted as
+    /// one tenant of weight 1). Eight dashboard users beside two ETL sessions keep 8/10 of
+    /// the cluster for the users, as pools per session would, not half.
+    pub(super) fn long_share(&self) -> f64 {
+        let share = self.reservation.params().long_share;
+        let (jobs, long) = self.tenants.jobs();
+        let others = (self.live_jobs as u32 > jobs, self.long_live > long);
+        self.tenants.long_weight_fraction(others).map_or(share, |f| share.min(f))
     }
 
     /// `job` runs for `tenant`, whose share is `share` from now on. A job moved to another
@@ -32,12 +60,19 @@ impl Adaptive {
             return;
         }
         let running = self.c.jobs[i].running as i32;
+        let long = self.c.jobs[i].class.is_long();
         if let Some(old) = self.meta[i].tenant {
             self.tenants.running(old, -running);
+            if long {
+                self.tenants.long_jobs(old, -1);
+            }
             self.tenants.leave(old);
         }
         self.tenants.join(tenant, share);
         self.tenants.running(tenant, running);
+        if long {
+            self.tenants.long_jobs(tenant, 1);
+        }
         self.meta[i].tenant = Some(tenant);
         self.refresh_group_of(job.0);
     }
