@@ -213,7 +213,7 @@ def warm_up(kind, srv, data, answers, cfg):
         sess.close()
 
 
-def run_one(args, tb, cfg, kind, sched, data, answers, out_dir) -> dict:
+def run_one(tb, cfg, kind, sched, data, answers, out_dir) -> dict:
     run_dir = os.path.join(out_dir, "runs", f"{kind}-{sched}")
     shutil.rmtree(run_dir, ignore_errors=True)
     os.makedirs(run_dir)
@@ -318,7 +318,7 @@ def main(args) -> int:
             for sched in args.schedulers:
                 steps.start(f"{kind} server, {sched}")
                 wait_idle(args, harness.TESTBED_STATE)
-                r = run_one(args, tb, cfg, kind, sched, data, answers, out_dir)
+                r = run_one(tb, cfg, kind, sched, data, answers, out_dir)
                 runs.append(r)
                 s = r["short"]
                 log(f"  {kind} {sched}: queries p50/p90/p99 {s['p50'] or 0:.2f}/{s['p90'] or 0:.2f}/{s['p99'] or 0:.2f} s "
