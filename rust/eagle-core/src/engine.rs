@@ -150,6 +150,14 @@ impl Engine {
         }
     }
 
+    /// [`Tenancy`]: `job`'s estimate is a guess, or no longer. Without it: ignored.
+    pub fn set_guessed(&mut self, job: JobId, guessed: bool) {
+        match &mut self.p {
+            Selected::Paper(_) => {}
+            Selected::Adaptive(a) => a.set_guessed(job, guessed),
+        }
+    }
+
     /// [`ShortReservation`]: the short/long boundary moved (a learned cutoff). Without it:
     /// ignored.
     pub fn classes_changed(&mut self, now: Time) {

@@ -17,7 +17,7 @@
 //! ([`Tenants::long_weight_fraction`]).
 
 use crate::error::{Bound, ConfigError};
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 /// What a tenant is given: Spark's pool `weight` and `minShare`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -59,7 +59,7 @@ struct Books {
 /// The tenants of live jobs: their shares and running tasks.
 #[derive(Clone, Debug, Default)]
 pub struct Tenants {
-    by_id: HashMap<u64, Books>,
+    by_id: BTreeMap<u64, Books>,
     /// Tenants with a minimum share above 0 (the needy check is skipped while none).
     with_min_share: usize,
     /// Live jobs of all tenants, and how many of them are long.
@@ -126,25 +126,35 @@ impl Tenants {
     /// weight 1: whether any is live, and whether any of those is long. `None` while fewer
     /// than two tenants are live (nothing to share between).
     pub fn long_weight_fraction(&self, others: (bool, bool)) -> Option<f64> {
+        let live = self.live_weight(others.0)?;
+        let mut long: f64 = self.by_id.values().filter(|b| b.jobs > 0 && b.long > 0).map(|b| b.share.weight).sum();
+        if others.0 && others.1 {
+            long += 1.0;
+        }
+        Some(long / live)
+    }
+
+    /// The weight of all live tenants, with the jobs outside any tenant (`others`: any is
+    /// live) as one more tenant of weight 1; `None` while fewer than two tenants are live.
+    pub fn live_weight(&self, others: bool) -> Option<f64> {
         if self.by_id.is_empty() {
             return None;
         }
-        let (mut live, mut long, mut n) = (0.0, 0.0, 0usize);
+        let (mut live, mut n) = (0.0, 0usize);
         for b in self.by_id.values().filter(|b| b.jobs > 0) {
             live += b.share.weight;
             n += 1;
-            if b.long > 0 {
-                long += b.share.weight;
-            }
         }
-        if others.0 {
+        if others {
             live += 1.0;
             n += 1;
-            if others.1 {
-                long += 1.0;
-            }
         }
-        (n >= 2 && live > 0.0).then(|| long / live)
+        (n >= 2 && live > 0.0).then_some(live)
+    }
+
+    /// Tasks of the tenant's jobs running now.
+    pub fn running_of(&self, tenant: u64) -> u32 {
+        self.by_id.get(&tenant).map_or(0, |b| b.running)
     }
 
     /// The tenant's weight (1 for a tenant not known).

@@ -113,3 +113,40 @@ fn long_work_keeps_the_share_pools_would_give_its_tenants() {
     // floor(2/3 × 10) = 6 slots for the users.
     assert_eq!(plan(&[1, 1, 2, 2]), (6, 4));
 }
+
+/// A task set nothing is known about (no hint, no history, no task ended) enters at the
+/// default estimate; with several tenants live it runs no wider than its tenant's share
+/// while others want the slots, and takes the rest when none does.
+#[test]
+fn a_guessed_task_set_runs_no_wider_than_its_tenants_share() {
+    // 8 slots. A user's query of `user_tasks` × 2 s (hinted), and an ETL stage of 16 tasks
+    // at the default estimate of 1 s (`etl_hint`: or hinted 1 s), which SRPT ranks first.
+    let plan = |user_tasks: u32, etl_hint: Option<f64>, tenants: &[u64]| {
+        let mut d = driver();
+        let n = d.add_node(0.0, 8);
+        let user = d.submit_in(0.0, user_tasks, None, Some(2.0), 1, Some(1));
+        let etl = d.submit_in(0.0, 16, None, etl_hint, 2, Some(2));
+        for (&j, &t) in [user, etl].iter().zip(tenants) {
+            d.set_tenant(j, t, Share::default());
+        }
+        let got = d.offer(0.0, n, 8, &[]);
+        got.iter().map(|&j| if j == etl { 'e' } else { 'u' }).collect::<String>()
+    };
+    assert_eq!(plan(12, None, &[1, 2]), "eeeeuuuu", "two tenants: the guess keeps to 8/2 slots");
+    assert_eq!(plan(2, None, &[1, 2]), "uueeeeee", "slots no other job wants go to the guess");
+    assert_eq!(plan(12, Some(1.0), &[1, 2]), "eeeeeeee", "a hinted estimate is no guess: SRPT");
+    assert_eq!(plan(12, None, &[1, 1]), "eeeeeeee", "one tenant: SRPT");
+    assert_eq!(plan(12, None, &[]), "eeeeeeee", "no tenants: SRPT");
+    // Once a task of it ends, its size is known and SRPT ranks it by it.
+    let mut d = driver();
+    let n = d.add_node(0.0, 4);
+    let user = d.submit_in(0.0, 12, None, Some(2.0), 1, Some(1));
+    let etl = d.submit_in(0.0, 16, None, None, 2, Some(2));
+    d.set_tenant(user, 1, Share::default());
+    d.set_tenant(etl, 2, Share::default());
+    assert_eq!(d.offer(0.0, n, 4, &[]), vec![etl, etl, user, user]);
+    d.task_finished(0.5, n, etl, Some(0.5));
+    assert_eq!(d.offer(0.5, n, 1, &[]), vec![etl]);
+    d.task_finished(2.0, n, user, Some(2.0));
+    assert_eq!(d.offer(2.0, n, 1, &[]), vec![etl], "known 0.5 s tasks: a third slot, by SRPT");
+}

@@ -77,6 +77,7 @@ impl Driver {
         m.observed.add(d);
         let current = self.engine.job(job).map(|j| (j.class, j.estimate));
         let revise = matches!(m.source, EstimateSource::Default | EstimateSource::RunningMean);
+        let was_guess = m.source == EstimateSource::Default;
         if revise {
             m.source = EstimateSource::RunningMean;
         }
@@ -109,6 +110,9 @@ impl Driver {
         } else {
             est
         };
+        if was_guess {
+            self.engine.set_guessed(job, false);
+        }
         let reclassify = adaptive && class != current.map(|c| c.0);
         if revise || reclassify {
             self.engine.set_estimate(now, job, est, class, &mut self.out);

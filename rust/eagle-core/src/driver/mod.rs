@@ -412,6 +412,9 @@ impl Driver {
         if let Some(g) = group {
             self.engine.set_group(id, g);
         }
+        if source == EstimateSource::Default {
+            self.engine.set_guessed(id, true);
+        }
         let delay = match (self.delay.as_ref(), self.learned.as_ref()) {
             (Some(p), Some(l)) => Some(StageDelay::starting_at(now, p, l.start_for_new_stage(p))),
             (Some(p), None) => Some(StageDelay::new(now, p)),

@@ -83,6 +83,8 @@ struct Meta {
     group: Option<u64>,
     /// The tenant (session, user or pool) the job runs for ([`crate::tenant`]).
     tenant: Option<u64>,
+    /// Its estimate is a guess: no hint, no history, no task ended ([`Tenancy::set_guessed`]).
+    guessed: bool,
     /// Nodes where a task of the job has ended (sorted): warm for it.
     warm: Vec<u32>,
     /// Nodes where the job has tasks running but none has ended yet, with when the first
@@ -138,6 +140,8 @@ pub struct Adaptive {
     tenants: Tenants,
     /// Live jobs classed long (all tenants, and jobs outside any).
     long_live: u32,
+    /// Live jobs whose estimate is a guess.
+    guessed: u32,
 }
 
 impl Adaptive {
@@ -166,6 +170,7 @@ impl Adaptive {
             fair: FairClock::default(),
             tenants: Tenants::default(),
             long_live: 0,
+            guessed: 0,
         }
     }
 
@@ -289,6 +294,16 @@ impl Adaptive {
     /// finish tag under FSP) among the jobs worth the slot (warm executors); long jobs only
     /// while the reservation allows.
     fn pick(&mut self, now: Time, node: Option<usize>, exclude: &[JobId]) -> Option<u32> {
+        // A task set of a guessed size past its tenant's share takes only a slot no other
+        // job may take ([`Adaptive::too_wide`]).
+        let narrow = self.guess_width();
+        match self.pick_among(now, node, exclude, narrow) {
+            None if narrow.is_some() => self.pick_among(now, node, exclude, None),
+            picked => picked,
+        }
+    }
+
+    fn pick_among(&mut self, now: Time, node: Option<usize>, exclude: &[JobId], narrow: Option<f64>) -> Option<u32> {
         // A held slot is kept from long work only: from every job while no work is long
         // (no split known, or none of its long side here), else from the long jobs.
         let held = self.slot_held(now);
@@ -300,6 +315,7 @@ impl Adaptive {
         let eligible = |s: &Self, j: u32| {
             !exclude.contains(&JobId(j))
                 && quick(s, j)
+                && !s.too_wide(j, narrow)
                 && if s.c.jobs[j as usize].class.is_long() { long_ok } else { short_ok }
         };
         // The starvation deadline (SRPT order only: under FSP age is in the key).
@@ -339,7 +355,10 @@ impl Adaptive {
         // failing that, the first job that still gains from it (no other job wants it).
         let first_worth = |s: &Self, crowded: bool| {
             let worth = |j: u32| {
-                !exclude.contains(&JobId(j)) && quick(s, j) && node.is_none_or(|ni| s.worth_here(now, ni, j, crowded))
+                !exclude.contains(&JobId(j))
+                    && quick(s, j)
+                    && !s.too_wide(j, narrow)
+                    && node.is_none_or(|ni| s.worth_here(now, ni, j, crowded))
             };
             let short = if short_ok { s.ready_short.iter().find(|(_, j)| worth(*j)).copied() } else { None };
             let long = if long_ok { s.ready_long.iter().find(|(_, j)| worth(*j)).copied() } else { None };
@@ -703,6 +722,7 @@ impl Policy for Adaptive {
         }
         self.leave_group(job.0);
         self.leave_tenant(job.0);
+        self.set_guessed(job, false);
         self.meta[job.0 as usize].warm = Vec::new();
         self.meta[job.0 as usize].warming = Vec::new();
         self.meta[job.0 as usize].input = Vec::new();
@@ -749,6 +769,14 @@ impl QueryGroups for Adaptive {
 impl Tenancy for Adaptive {
     fn set_tenant(&mut self, job: JobId, tenant: u64, share: crate::tenant::Share) {
         self.join_tenant(job, tenant, share);
+    }
+
+    fn set_guessed(&mut self, job: JobId, guessed: bool) {
+        let Some(m) = self.meta.get_mut(job.0 as usize) else { return };
+        if m.guessed != guessed && (!guessed || self.c.jobs[job.0 as usize].live) {
+            m.guessed = guessed;
+            self.guessed = if guessed { self.guessed + 1 } else { self.guessed - 1 };
+        }
     }
 }
 

@@ -105,6 +105,10 @@ pub trait QueryGroups {
 pub trait Tenancy {
     /// `job` runs for `tenant`, given `share` from now on.
     fn set_tenant(&mut self, job: JobId, tenant: u64, share: crate::tenant::Share);
+    /// `job`'s estimate is a guess (no hint, no history, no task of it ended), or no longer.
+    /// While several tenants are live, such a job runs no wider than its tenant's share
+    /// of the slots others want.
+    fn set_guessed(&mut self, job: JobId, guessed: bool);
 }
 
 /// Warm executors and input awareness (driver mode, [`crate::adaptive::warmup`]).

@@ -1,7 +1,8 @@
 //! The adaptive policy's books for tenants ([`crate::tenant`]): a job's weight in the SRPT
 //! key, the tasks each tenant runs, the jobs of tenants below their minimum share, which go
-//! before every job not overdue, and the long share, which with several tenants is what
-//! FAIR pools would give the tenants that have long work.
+//! before every job not overdue, the long share, which with several tenants is what FAIR
+//! pools would give the tenants that have long work, and the width of a task set whose size
+//! is a guess.
 
 use super::Adaptive;
 use crate::tenant::Share;
@@ -50,6 +51,32 @@ impl Adaptive {
         let (jobs, long) = self.tenants.jobs();
         let others = (self.live_jobs as u32 > jobs, self.long_live > long);
         self.tenants.long_weight_fraction(others).map_or(share, |f| share.min(f))
+    }
+
+    /// While a task set whose estimate is a guess waits and several tenants are live: the
+    /// live tenants' weight (the jobs outside any counted as one tenant of weight 1).
+    pub(super) fn guess_width(&self) -> Option<f64> {
+        if self.guessed == 0 {
+            return None;
+        }
+        let (jobs, _) = self.tenants.jobs();
+        self.tenants.live_weight(self.live_jobs as u32 > jobs)
+    }
+
+    /// A task set whose size is a guess runs no wider than its tenant's share of the slots
+    /// (`total` × its weight over `live_weight`, at least one) while other jobs want them:
+    /// fair sharing while its size is unknown, SRPT once a task has ended. A guess is the
+    /// typical task, so an ETL stage of 30 s tasks nothing knew came in at a query
+    /// stage's 0.5 s, ranked ahead of every user's query, and took the whole cluster.
+    pub(super) fn too_wide(&self, job: u32, live_weight: Option<f64>) -> bool {
+        let (Some(w), m) = (live_weight, &self.meta[job as usize]) else { return false };
+        match m.tenant {
+            Some(t) if m.guessed => {
+                let share = (self.c.total as f64 * self.tenants.weight(t) / w).ceil().max(1.0);
+                self.tenants.running_of(t) as f64 >= share
+            }
+            _ => false,
+        }
     }
 
     /// `job` runs for `tenant`, whose share is `share` from now on. A job moved to another
