@@ -127,7 +127,8 @@ fn a_guessed_task_set_runs_no_wider_than_its_tenants_share() {
         let user = d.submit_in(0.0, user_tasks, None, Some(2.0), 1, Some(1));
         let etl = d.submit_in(0.0, 16, None, etl_hint, 2, Some(2));
         for (&j, &t) in [user, etl].iter().zip(tenants) {
-            d.set_tenant(j, t, Share::default());
+            // Tenant 3: the ETL's, with a minimum share of 6 slots.
+            d.set_tenant(j, t, Share::new(1.0, if t == 3 { 6 } else { 0 }).unwrap());
         }
         let got = d.offer(0.0, n, 8, &[]);
         got.iter().map(|&j| if j == etl { 'e' } else { 'u' }).collect::<String>()
@@ -135,6 +136,7 @@ fn a_guessed_task_set_runs_no_wider_than_its_tenants_share() {
     assert_eq!(plan(12, None, &[1, 2]), "eeeeuuuu", "two tenants: the guess keeps to 8/2 slots");
     assert_eq!(plan(2, None, &[1, 2]), "uueeeeee", "slots no other job wants go to the guess");
     assert_eq!(plan(12, Some(1.0), &[1, 2]), "eeeeeeee", "a hinted estimate is no guess: SRPT");
+    assert_eq!(plan(12, None, &[1, 3]), "eeeeeeuu", "a minimum share above the fair share");
     assert_eq!(plan(12, None, &[1, 1]), "eeeeeeee", "one tenant: SRPT");
     assert_eq!(plan(12, None, &[]), "eeeeeeee", "no tenants: SRPT");
     // Once a task of it ends, its size is known and SRPT ranks it by it.

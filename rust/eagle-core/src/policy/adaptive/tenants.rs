@@ -64,14 +64,15 @@ impl Adaptive {
     }
 
     /// A task set whose size is a guess runs no wider than its tenant's share of the slots
-    /// (`total` × its weight over `live_weight`, at least one) while other jobs want them:
-    /// fair sharing while its size is unknown, SRPT once a task has ended. A guess is the
-    /// typical task, so an ETL stage of 30 s tasks nothing knew came in at a query
-    /// stage's 0.5 s, ranked ahead of every user's query, and took the whole cluster.
+    /// (`total` × its weight over `live_weight`, at least one, or its minimum share) while
+    /// other jobs want them: fair sharing while its size is unknown, SRPT once a task has
+    /// ended. A guess is the typical task, so an ETL stage of 30 s tasks nothing knew came
+    /// in at a query stage's 0.5 s, ranked ahead of every user's query, and took the whole
+    /// cluster.
     pub(super) fn too_wide(&self, job: u32, live_weight: Option<f64>) -> bool {
         let (Some(w), m) = (live_weight, &self.meta[job as usize]) else { return false };
         match m.tenant {
-            Some(t) if m.guessed => {
+            Some(t) if m.guessed && !self.tenants.needy(t) => {
                 let share = (self.c.total as f64 * self.tenants.weight(t) / w).ceil().max(1.0);
                 self.tenants.running_of(t) as f64 >= share
             }
