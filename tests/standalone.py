@@ -6,6 +6,7 @@ import contextlib
 import glob
 import json
 import os
+import random
 import re
 import socket
 import shutil
@@ -21,10 +22,38 @@ MASTER_CLASS = "org.apache.spark.deploy.master.Master"
 WORKER_CLASS = "org.apache.spark.deploy.worker.Worker"
 
 
-def free_port(host="127.0.0.1"):
-    with socket.socket() as s:
-        s.bind((host, 0))
-        return s.getsockname()[1]
+_GIVEN = set()
+
+
+def _ephemeral_floor():
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            return int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
+def free_port(*hosts):
+    """A port that binds on each of `hosts` (127.0.0.1 when none), drawn at random from below the
+    kernel's ephemeral range and never the same twice in one process. A port the kernel handed out
+    for a bind to port 0 could go to another test's process (Spark binds port 0 everywhere, and
+    every outgoing connection takes one) between this probe and the daemon's own bind; a port
+    below that range is taken only by a process that names it."""
+    hosts = hosts or ("127.0.0.1",)
+    draw = random.SystemRandom()
+    for _ in range(500):
+        port = draw.randrange(10000, _ephemeral_floor())
+        if port in _GIVEN:
+            continue
+        try:
+            for h in hosts:
+                with socket.socket() as s:
+                    s.bind((h, port))
+        except OSError:
+            continue
+        _GIVEN.add(port)
+        return port
+    raise RuntimeError(f"no free port on {', '.join(hosts)}")
 
 
 def pids_in(piddir):

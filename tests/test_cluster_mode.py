@@ -85,7 +85,7 @@ def cluster_daemons(tmp, hosts, central_flags):
     yields what the helpers below take as `d` (`d["nodes"]`: each host's node address)."""
     secret = tmp / "secret"
     secret.write_text(os.urandom(16).hex() + "\n")
-    node_port, central_port = _port_free_on_every_host(hosts), free_port()
+    node_port, central_port = free_port(*hosts), free_port()
     nodes = {h: f"{h}:{node_port}" for h in hosts}
     central_addr = f"127.0.0.1:{central_port}"
     env = dict(os.environ, RUST_LOG="info")
@@ -128,25 +128,6 @@ def shared_hosts():
     # slots x 2 applications on every host
     with standalone({h: SLOTS * 2 for h in HOSTS}, "cluster", memory="1500m") as url:
         yield url
-
-
-def _port_free_on_every_host(hosts):
-    for _ in range(50):
-        p = free_port(hosts[0])
-        try:
-            for h in hosts[1:]:
-                assert free_port(h) and _bindable(h, p)
-            return p
-        except (AssertionError, OSError):
-            continue
-    raise RuntimeError("no port free on every test host")
-
-
-def _bindable(host, port):
-    import socket
-    with socket.socket() as s:
-        s.bind((host, port))
-    return True
 
 
 def node_status(d, host):

@@ -10,7 +10,6 @@ import glob
 import json
 import os
 import re
-import socket
 import subprocess
 import threading
 import time
@@ -19,6 +18,7 @@ import urllib.request
 import pytest
 
 from conftest import JAR, sleep_task, spark
+from standalone import free_port
 
 SHORT_JOBS = 3
 SHORT_TASKS = 8  # per short job
@@ -384,12 +384,6 @@ def test_paper_policy_events_have_no_reservation_and_the_fixed_cutoff(tmp_path):
 
 
 # ---- History Server -------------------------------------------------------------------------
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
