@@ -13,7 +13,8 @@ The assertion leaves a factor of two: every small query within half the long que
 The summary must show that the engine decided every launch (no fallback), and that each user's
 queries ran for a tenant of its own: a Connect session (with the user the client named), or
 on the Thrift server the pool the session chose (`SET spark.sql.thriftserver.scheduler.pool`,
-Spark's documented set-up for FAIR pools).
+Spark's documented set-up for FAIR pools). Each small query's stage has a history
+signature of its own.
 """
 import re
 import time
@@ -81,3 +82,9 @@ def test_users_small_queries_do_not_wait_for_another_users_long_query(kind, tmp_
         assert len({name for name, u in tenants if u in USERS}) == len(USERS), tenants
     else:
         assert {f"pool {u}" for u in USERS} <= {name for name, _ in tenants}, tenants
+    # Every small query is a query of its own to the history: on Connect every operation of a
+    # session has one job description (the session's), so the query's plan tells them apart.
+    users_tenants = {name for name, u in tenants if u in USERS} | {f"pool {u}" for u in USERS}
+    maps = [t["signature"] for t in summary["taskSets"]
+            if t["tasks"] == 2 and t["attempt"] == 0 and t.get("tenant") in users_tenants]
+    assert len(maps) == 3 * len(USERS) and len(set(maps)) == len(maps), maps

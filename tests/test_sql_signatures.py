@@ -5,8 +5,11 @@ one call site (`$anonfun$withThreadLocalCaptured$1 at ...`): keyed by call site 
 alone, every 4-partition map stage of every query shared one history entry, and a query's
 estimate came from whichever query ran before it (on the TPC-H benchmark, 28 different
 32-task stages shared the estimate of Q1's heavy lineitem scan). The signature of a query's
-stage now adds the job description and the stage's rank among the query's stages of the
-same kind and width.
+stage now adds a key of its query and the stage's rank among the query's stages of the same
+kind and width. The key is the job description when the application sets one; else (a
+notebook's `spark.sql`, every Spark Connect operation, whose description is its session's)
+the query's analyzed plan, so two queries of one session are told apart and one query is
+known again in any session.
 """
 import collections
 import json
@@ -46,9 +49,10 @@ def _expected(mod):
     return sorted((k, sums[k], counts[k]) for k in range(mod))
 
 
-def _map_stages(summary):
-    """(description, tasks) -> signatures of the query's map stages, in submission order."""
-    desc = {j["jobId"]: j.get("description") for j in summary["jobs"]}
+def _map_stages(summary, by="description"):
+    """The task sets of each query's 4-task map stages, in submission order; the query named by
+    its jobs' `by` (their description, or their job group)."""
+    desc = {j["jobId"]: j.get(by) for j in summary["jobs"]}
     out = collections.defaultdict(list)
     for t in sorted(summary["taskSets"], key=lambda t: t["stageId"]):
         d = desc.get(t["jobId"])
@@ -87,4 +91,42 @@ def test_sql_stages_get_signatures_of_their_own_and_the_history_finds_them(tmp_p
         assert _join(s, 7) == _expected(7)
     again = _map_stages(r2["summary"])["query A"]
     assert [t["signature"] for t in again] == [t["signature"] for t in stages["query A"]]
+    assert all(t["submitEstimateSource"] == "history" for t in again), again
+
+
+def _grouped_queries(s, names):
+    """Each query of `names` under its job group alone: no job description, as a notebook's
+    `spark.sql` runs (and as a Spark Connect operation does, whose description is its session's)."""
+    sc = s.sparkContext
+    out = {}
+    for name in names:
+        sc.setLocalProperty("spark.jobGroup.id", name)
+        out[name] = _join(s, {"query A": 7, "query B": 11}[name])
+    sc.setLocalProperty("spark.jobGroup.id", None)
+    return out
+
+
+def test_queries_without_a_description_are_told_apart_by_their_plan(tmp_path):
+    history = tmp_path / "history.json"
+    conf = dict(SQL_CONF, **{"spark.scheduler.eagle.history.path": str(history)})
+    with spark("spark-eagle:local[4]", conf, summary_path=tmp_path / "first.json") as (s, r):
+        for k, v in SQL_CONF.items():
+            s.conf.set(k, v)
+        first = _grouped_queries(s, ("query A", "query B"))
+    assert first == {"query A": _expected(7), "query B": _expected(11)}
+    assert not any(j.get("description") for j in r["summary"]["jobs"]), r["summary"]["jobs"]
+    stages = _map_stages(r["summary"], by="jobGroup")
+    a = [t["signature"] for t in stages["query A"]]
+    b = [t["signature"] for t in stages["query B"]]
+    assert len(a) >= 2 and len(b) >= 2, stages
+    # The same call site, width and rank in their queries, yet the two queries' stages differ.
+    assert not set(a) & set(b), (a, b)
+
+    # Another application running query A, with no description either, finds its stages.
+    with spark("spark-eagle:local[4]", conf, summary_path=tmp_path / "second.json") as (s, r2):
+        for k, v in SQL_CONF.items():
+            s.conf.set(k, v)
+        assert _grouped_queries(s, ("query A",)) == {"query A": _expected(7)}
+    again = _map_stages(r2["summary"], by="jobGroup")["query A"]
+    assert [t["signature"] for t in again] == a
     assert all(t["submitEstimateSource"] == "history" for t in again), again

@@ -289,7 +289,7 @@ private[spark] class EagleTaskScheduler(
       val ids = dag.jobIdToStageIds.getOrElse(taskSet.priority, Set.empty[Int])
       dag.waitingStages.toSeq.filter(st => ids.contains(st.id) && st.id != taskSet.stageId).sortBy(_.id)
     }.getOrElse(Seq.empty)
-    val sql = sqlExecution(taskSet).map(id => (id, queryKey(taskSet)))
+    val sql = sqlExecution(taskSet).map(id => (id, queryKey(taskSet, id)))
     // A waiting stage of a query gets the ordinal it will have when submitted (stage-id order).
     val ahead = new mutable.HashMap[(String, Int), Int]
     val sig = stages.map { st =>
@@ -305,17 +305,21 @@ private[spark] class EagleTaskScheduler(
   }
 
   /**
-   * What tells a SQL query's stages from other queries' in their signatures: for a micro-batch
-   * of a streaming query, the query's id (`sql.streaming.queryId`, the same at every trigger
-   * and across restarts from its checkpoint); else the job description. Spark sets a
-   * micro-batch's description to the query's name, id, run id and batch number, so keyed by
-   * it every micro-batch's stages were new signatures: none took its estimate from the
-   * batches before, and each added its stages to the history.
+   * What tells SQL execution `id`'s stages from other queries' in their signatures: for a
+   * micro-batch of a streaming query, the query's id (`sql.streaming.queryId`, the same at every
+   * trigger and across restarts from its checkpoint); else the job description the application
+   * set; else (none, or a Spark Connect operation's, which names its session) the query's plan
+   * ([[SqlPlanKey]]). Spark sets a micro-batch's description to the query's name, id, run id
+   * and batch number, so keyed by it every micro-batch's stages were new signatures: none took
+   * its estimate from the batches before, and each added its stages to the history.
    */
-  private def queryKey(taskSet: TaskSet): String = {
+  private def queryKey(taskSet: TaskSet, id: Long): String = sqlQueries.key(id) {
     val props = Option(taskSet.properties)
-    props.flatMap(p => Option(p.getProperty(EagleTaskScheduler.StreamingQueryIdKey))).map(id => s"stream $id")
-      .getOrElse(props.flatMap(p => Option(p.getProperty("spark.job.description"))).getOrElse(""))
+    def prop(k: String) = props.flatMap(p => Option(p.getProperty(k)))
+    prop(EagleTaskScheduler.StreamingQueryIdKey).map(q => s"stream $q")
+      .orElse(prop("spark.job.description").filter(_ => props.flatMap(Tenants.connectSession).isEmpty))
+      .orElse(SqlPlanKey.of(id))
+      .getOrElse("")
   }
 
   /** Per recent SQL execution, each stage's ordinal among its stages of the same kind and width. */
@@ -331,7 +335,7 @@ private[spark] class EagleTaskScheduler(
     stage match {
       case Some(st) =>
         val ctx = sqlExecution(taskSet).map { id =>
-          s"${queryKey(taskSet)}|${sqlQueries.ordinal(id, st.id, (stageKind(st), st.numPartitions))}"
+          s"${queryKey(taskSet, id)}|${sqlQueries.ordinal(id, st.id, (stageKind(st), st.numPartitions))}"
         }
         signatureOf(st, st.numPartitions, ctx)
       case None =>
@@ -352,8 +356,7 @@ private[spark] class EagleTaskScheduler(
    * at ...`), so without it every 32-partition map stage of every query shares one history
    * entry. The ordinal is the stage's rank among the query's stages of the same kind and
    * width, in submission order; the query key ([[queryKey]]: a streaming query's id, else
-   * the description, `spark.job.description`, when the application sets one) tells queries
-   * apart.
+   * the description the application set, else the query's plan) tells queries apart.
    */
   private def signatureOf(stage: Stage, parts: Int, sql: Option[String]): (String, Long) = {
     val base = s"${stageKind(stage)}|${stage.name}|$parts"
