@@ -14,7 +14,7 @@
 //!
 //! The books also know which tenants have long work live, so that the adaptive policy's
 //! long share is what FAIR pools would give those tenants together
-//! ([`Tenants::long_weight_fraction`]).
+//! ([`Tenants::long_weight_fraction`]), and is split between them as pools would split it.
 
 use crate::error::{Bound, ConfigError};
 use std::collections::BTreeMap;
@@ -150,6 +150,11 @@ impl Tenants {
             n += 1;
         }
         (n >= 2 && live > 0.0).then_some(live)
+    }
+
+    /// Live tenants with long work.
+    pub fn long_tenants(&self) -> usize {
+        self.by_id.values().filter(|b| b.jobs > 0 && b.long > 0).count()
     }
 
     /// Tasks of the tenant's jobs running now.

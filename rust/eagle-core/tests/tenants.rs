@@ -152,3 +152,26 @@ fn a_guessed_task_set_runs_no_wider_than_its_tenants_share() {
     d.task_finished(2.0, n, user, Some(2.0));
     assert_eq!(d.offer(2.0, n, 1, &[]), vec![etl], "known 0.5 s tasks: a third slot, by SRPT");
 }
+
+/// Long work of several tenants shares the slots as their pools would: by running tasks over
+/// weight, SRPT within a tenant. SRPT across them ran one session's ETL job on every slot
+/// until it ended because it was the smaller.
+#[test]
+fn long_work_of_several_tenants_is_split_as_their_pools_would() {
+    // 8 slots, no short work. Tenant 1's job: 20 tasks × 10 s; tenant 2's: 20 × 30 s.
+    let plan = |tenants: &[(u64, f64)]| {
+        let mut d = Driver::new(DriverConfig { cutoff: Some(1.0), ..DriverConfig::default() }, 1).unwrap();
+        let n = d.add_node(0.0, 8);
+        let small = d.submit_in(0.0, 20, None, Some(10.0), 1, Some(1));
+        let big = d.submit_in(0.0, 20, None, Some(30.0), 2, Some(2));
+        for (&j, &(t, w)) in [small, big].iter().zip(tenants) {
+            d.set_tenant(j, t, Share::new(w, 0).unwrap());
+        }
+        let got = d.offer(0.0, n, 8, &[]);
+        got.iter().map(|&j| if j == small { 's' } else { 'b' }).collect::<String>()
+    };
+    assert_eq!(plan(&[(1, 1.0), (2, 1.0)]), "sbsbsbsb", "a session each: half each");
+    assert_eq!(plan(&[(1, 3.0), (2, 1.0)]), "sbsssbss", "weights 3 and 1: 6 and 2");
+    assert_eq!(plan(&[(1, 1.0), (1, 1.0)]), "ssssssss", "one tenant: SRPT");
+    assert_eq!(plan(&[]), "ssssssss", "no tenants: SRPT");
+}

@@ -81,7 +81,7 @@ impl Adaptive {
                     && node.is_none_or(|ni| s.worth_here(now, ni, j, crowded))
             };
             let short = if short_ok { s.ready_short.iter().find(|(_, j)| worth(*j)).copied() } else { None };
-            let long = if long_ok { s.ready_long.iter().find(|(_, j)| worth(*j)).copied() } else { None };
+            let long = if long_ok { s.long_first(worth) } else { None };
             match (short, long) {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),

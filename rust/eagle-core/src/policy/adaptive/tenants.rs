@@ -1,8 +1,8 @@
 //! The adaptive policy's books for tenants ([`crate::tenant`]): a job's weight in the SRPT
 //! key, the tasks each tenant runs, the jobs of tenants below their minimum share, which go
 //! before every job not overdue, the long share, which with several tenants is what FAIR
-//! pools would give the tenants that have long work, and the width of a task set whose size
-//! is a guess.
+//! pools would give the tenants that have long work and is split between them as pools
+//! would, and the width of a task set whose size is a guess.
 
 use super::Adaptive;
 use crate::tenant::Share;
@@ -103,6 +103,30 @@ impl Adaptive {
         }
         self.meta[i].tenant = Some(tenant);
         self.refresh_group_of(job.0);
+    }
+
+    /// The long job a slot serves among those `ok` accepts: the first in key order (SRPT);
+    /// but while two or more tenants have long work, the first of the tenant running the
+    /// fewest tasks for its weight (a job outside any tenant counted as a tenant of its own,
+    /// of weight 1), as FAIR pools split slots among pools. Long work is ranked by a size
+    /// that is the tenant's own business: one session's ETL job smaller than another's ran
+    /// first on every slot the long share gave, and the other's time grew by all of it.
+    pub(super) fn long_first(&self, ok: impl Fn(u32) -> bool) -> Option<(u64, u32)> {
+        if self.tenants.long_tenants() < 2 {
+            return self.ready_long.iter().find(|(_, j)| ok(*j)).copied();
+        }
+        let load = |j: u32| match self.meta[j as usize].tenant {
+            Some(t) => self.tenants.running_of(t) as f64 / self.tenants.weight(t),
+            None => self.c.jobs[j as usize].running as f64,
+        };
+        let mut best: Option<(f64, (u64, u32))> = None;
+        for &(k, j) in self.ready_long.iter().filter(|(_, j)| ok(*j)) {
+            let l = load(j);
+            if best.is_none_or(|(b, _)| l < b) {
+                best = Some((l, (k, j)));
+            }
+        }
+        best.map(|(_, e)| e)
     }
 
     /// The first job, in key order, of a tenant below its minimum share that may take the
