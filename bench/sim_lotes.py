@@ -120,6 +120,12 @@ def row_line(sy: str, row: dict) -> str:
             + " ".join(f"{v:.3g}" for v in row["per_seed_mean"]))
 
 
+def times(a: float, b: float) -> str:
+    """``a / b`` as ``1.2345x``; ``n/a`` when ``b`` is 0 (at a light load nothing waits under the
+    baseline)."""
+    return f"{a / b:.4f}x" if b else "n/a"
+
+
 def lotes_lines(rows: dict) -> list:
     """LoTES against tetris and greedy, and its plan (nothing without a lotes row)."""
     if "lotes" not in rows:
@@ -129,9 +135,10 @@ def lotes_lines(rows: dict) -> list:
     for other in ("tetris", "greedy"):
         if other in rows:
             o = rows[other]
-            per_seed = sim.mean([a / b for a, b in zip(lo["per_seed_mean"], o["per_seed_mean"])])
-            lines.append(f"lotes / {other}: mean response {lo['mean'] / o['mean']:.4f}x, "
-                         f"p99 {lo['p99'] / max(o['p99'], 1e-12):.4f}x (mean of per-seed ratios {per_seed:.4f}x)")
+            seeds = [a / b for a, b in zip(lo["per_seed_mean"], o["per_seed_mean"]) if b]
+            per_seed = times(sim.mean(seeds), 1.0) if seeds else "n/a"
+            lines.append(f"lotes / {other}: mean response {times(lo['mean'], o['mean'])}, "
+                         f"p99 {times(lo['p99'], o['p99'])} (mean of per-seed ratios {per_seed})")
     p = lo["plan"]
     lines.append(f"lotes plan: at most {lo['plan_seconds']:.3f} s (k-means + allocation LP + {p['bins']} bins + "
                  f"machine-assignment LP), lambda fluid {p['lambda_fluid']:.4f} / LP {p['lambda_lp']:.4f} / "

@@ -72,10 +72,13 @@ def test_rows_and_the_lotes_lines():
     assert sl.row_line("lotes", lo) == ("lotes            15.000        200.00     7.500 |       1.0        9.0      50.0 |"
                                         "     3.0  10 20")
     assert sl.lotes_lines(rows) == [
-        "lotes / tetris: mean response 3.0000x, p99 200000000000000.0000x (mean of per-seed ratios 3.0000x)",
+        "lotes / tetris: mean response 3.0000x, p99 n/a (mean of per-seed ratios 3.0000x)",
         "lotes plan: at most 0.750 s (k-means + allocation LP + 17 bins + machine-assignment LP), lambda fluid 9.8765"
         " / LP 8.5000 / rounded 8.2500 tasks/s, |K^j| [2, 3]"]
     assert sl.lotes_lines({"tetris": rows["tetris"]}) == []
+    # A light load where nothing waits under the baseline: no ratio, and no ZeroDivisionError.
+    idle = {"lotes": lo, "greedy": sl.summarise("greedy", [rep(0.0, 0.0), rep(0.0, 0.0)])}
+    assert sl.lotes_lines(idle)[0] == "lotes / greedy: mean response n/a, p99 n/a (mean of per-seed ratios n/a)"
 
 
 def test_offered_line_means_over_the_seeds():

@@ -65,6 +65,8 @@ pub struct Tenants {
     /// Live jobs of all tenants, and how many of them are long.
     jobs: u32,
     long: u32,
+    /// Tenants with a live long job.
+    long_tenants: usize,
 }
 
 impl Tenants {
@@ -80,11 +82,13 @@ impl Tenants {
 
     /// A job of `tenant` is gone.
     pub fn leave(&mut self, tenant: u64) {
-        let Some(b) = self.by_id.get_mut(&tenant) else { return };
-        self.jobs -= (b.jobs > 0) as u32;
-        b.jobs = b.jobs.saturating_sub(1);
+        // A tenant kept only for its running tasks has no live job to leave.
+        let Some(b) = self.by_id.get_mut(&tenant).filter(|b| b.jobs > 0) else { return };
+        self.jobs -= 1;
+        b.jobs -= 1;
         if b.jobs == 0 {
             self.long -= b.long;
+            self.long_tenants -= (b.long > 0) as usize;
             b.long = 0;
             if b.share.min_share > 0 {
                 self.with_min_share -= 1;
@@ -112,6 +116,7 @@ impl Tenants {
             let before = b.long;
             b.long = b.long.saturating_add_signed(delta);
             self.long = self.long + b.long - before;
+            self.long_tenants = self.long_tenants + (b.long > 0) as usize - (before > 0) as usize;
         }
     }
 
@@ -154,7 +159,7 @@ impl Tenants {
 
     /// Live tenants with long work.
     pub fn long_tenants(&self) -> usize {
-        self.by_id.values().filter(|b| b.jobs > 0 && b.long > 0).count()
+        self.long_tenants
     }
 
     /// Tasks of the tenant's jobs running now.
@@ -208,15 +213,32 @@ mod tests {
         t.join(2, Share::new(3.0, 0).unwrap());
         t.long_jobs(2, 1);
         assert_eq!(t.jobs(), (3, 1));
+        assert_eq!(t.long_tenants(), 1);
         assert_eq!(t.long_weight_fraction((false, false)), Some(0.75));
         assert_eq!(t.long_weight_fraction((true, false)), Some(0.6), "the jobs outside, weight 1");
         assert_eq!(t.long_weight_fraction((true, true)), Some(0.8));
         t.long_jobs(2, -1);
         t.leave(2);
+        assert_eq!(t.long_tenants(), 0);
         assert_eq!(t.long_weight_fraction((false, false)), Some(0.0));
         t.leave(2);
         assert_eq!(t.jobs(), (1, 0));
         assert_eq!(t.long_weight_fraction((false, false)), None, "tenant 2 has no live job");
+    }
+
+    #[test]
+    fn leaving_a_tenant_with_no_live_job_changes_nothing() {
+        let mut t = Tenants::default();
+        t.join(7, Share::new(1.0, 2).unwrap());
+        t.running(7, 1);
+        t.leave(7);
+        t.leave(7); // kept for its running task: no live job to leave
+        assert_eq!(t.jobs(), (0, 0));
+        assert!(!t.any_min_share());
+        t.join(8, Share::new(1.0, 1).unwrap());
+        assert!(t.any_min_share(), "tenant 8's minimum share counts");
+        t.leave(8);
+        assert!(!t.any_min_share());
     }
 
     #[test]

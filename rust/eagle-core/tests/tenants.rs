@@ -175,3 +175,43 @@ fn long_work_of_several_tenants_is_split_as_their_pools_would() {
     assert_eq!(plan(&[(1, 1.0), (1, 1.0)]), "ssssssss", "one tenant: SRPT");
     assert_eq!(plan(&[]), "ssssssss", "no tenants: SRPT");
 }
+
+/// With tenants the long share holds whenever long work waits. Four users' sessions keep
+/// four slots of ten busy for 20 s beside an ETL session, then burst: the users keep 8/10 (the
+/// ETL's pool share is a fifth), though the stream they kept so far held fewer slots than that.
+#[test]
+fn a_burst_of_users_leaves_long_work_its_pools_share() {
+    let mut d = Driver::new(DriverConfig { cutoff: Some(1.0), ..DriverConfig::default() }, 1).unwrap();
+    let n = d.add_node(0.0, 10);
+    let etl = d.submit_in(0.0, 400, None, Some(30.0), 9, Some(99));
+    d.set_tenant(etl, 5, Share::default());
+    let mut users: Vec<JobId> = Vec::new();
+    let mut etl_running = 0;
+    let mut group = 100;
+    for step in 0..=20u64 {
+        let t = step as f64;
+        for j in users.drain(..) {
+            d.task_finished(t, n, j, Some(0.5));
+            d.remove_job(t, j);
+        }
+        if step == 20 {
+            // Six ETL tasks end as the users burst: ten slots free.
+            for _ in 0..6 {
+                d.task_finished(t, n, etl, Some(20.0));
+            }
+            etl_running -= 6;
+        }
+        let (jobs, tasks) = if step == 20 { (4, 10) } else { (4, 1) };
+        for u in 0..jobs {
+            group += 1;
+            let j = d.submit_in(t, tasks, None, Some(0.5), u + 1, Some(group));
+            d.set_tenant(j, u + 1, Share::default());
+        }
+        let plan = d.offer(t, n, 10 - etl_running, &[]);
+        etl_running += plan.iter().filter(|&&j| j == etl).count() as u32;
+        users.extend(plan.iter().copied().filter(|&j| j != etl));
+        if step == 20 {
+            assert_eq!((users.len(), etl_running), (8, 2), "the users keep 8, the ETL its fifth");
+        }
+    }
+}

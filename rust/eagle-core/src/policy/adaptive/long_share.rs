@@ -15,8 +15,17 @@ impl Adaptive {
         // the reservation itself keeps down).
         let lr = self.long_running as f64;
         let gap = if lr > 0.0 { self.long_est_sum / lr / self.c.total.max(1) as f64 } else { 0.0 };
-        let r = self.reservation.size(now, self.short_waiting, self.c.total, gap) as u64;
+        let mut r = self.reservation.size(now, self.short_waiting, self.c.total, gap) as u64;
+        if self.pools_long_share().is_some() {
+            // Tenants' pools: the reservation holds no slot of the long tenants' share.
+            r = r.min(self.short_cap(self.long_share()));
+        }
         (self.long_running + r < self.c.total, r)
+    }
+
+    /// The slots short work may hold while long work waits under a long share of `share`.
+    fn short_cap(&self, share: f64) -> u64 {
+        ((((1.0 - share) * self.c.total as f64) + 1e-9).floor() as u64).max(1)
     }
 
     /// Short tasks may start unless long work waits for a slot and short work already
@@ -32,15 +41,19 @@ impl Adaptive {
     ///
     /// On a free slot of executor `node` (driver mode), short work may hold one slot over
     /// `cap` to keep executors to one class ([`crate::adaptive::affinity`]).
+    ///
+    /// With several tenants live the share is their pools' ([`Adaptive::pools_long_share`])
+    /// and holds whenever long work waits: neither the reservation nor a burst nor a drained
+    /// stream takes a tenant's share from it, as no pool takes another's.
     pub(super) fn short_allowed(&self, now: Time, r: u64, long_waits: bool, node: Option<usize>) -> bool {
         let share = self.long_share();
         if !long_waits || share <= 0.0 {
             return true;
         }
-        let cap = ((((1.0 - share) * self.c.total as f64) + 1e-9).floor() as u64).max(r).max(1);
+        let pools = self.pools_long_share().is_some();
+        let cap = if pools { self.short_cap(share) } else { self.short_cap(share).max(r) };
         self.short_running < cap
-            || self.reservation.observed_mean(now) < cap as f64
-            || !self.share_pays(now)
+            || (!pools && (self.reservation.observed_mean(now) < cap as f64 || !self.share_pays(now)))
             || (self.short_running == cap
                 && node.is_some_and(|ni| crate::adaptive::affinity::lend_to_short(&self.c.nodes, ni)))
     }

@@ -48,9 +48,15 @@ impl Adaptive {
     /// the cluster for the users, as pools per session would, not half.
     pub(super) fn long_share(&self) -> f64 {
         let share = self.reservation.params().long_share;
+        self.pools_long_share().map_or(share, |f| share.min(f))
+    }
+
+    /// With several tenants live, what FAIR pools would give the tenants with long work
+    /// ([`crate::tenant::Tenants::long_weight_fraction`]); `None` with one tenant or none.
+    pub(super) fn pools_long_share(&self) -> Option<f64> {
         let (jobs, long) = self.tenants.jobs();
         let others = (self.live_jobs as u32 > jobs, self.long_live > long);
-        self.tenants.long_weight_fraction(others).map_or(share, |f| share.min(f))
+        self.tenants.long_weight_fraction(others)
     }
 
     /// While a task set whose estimate is a guess waits and several tenants are live: the
