@@ -12,6 +12,7 @@ the query's analyzed plan, so two queries of one session are told apart and one 
 known again in any session.
 """
 import collections
+import contextlib
 import json
 
 from conftest import spark
@@ -61,12 +62,18 @@ def _map_stages(summary, by="description"):
     return out
 
 
-def test_sql_stages_get_signatures_of_their_own_and_the_history_finds_them(tmp_path):
-    history = tmp_path / "history.json"
-    conf = dict(SQL_CONF, **{"spark.scheduler.eagle.history.path": str(history)})
-    with spark("spark-eagle:local[4]", conf, summary_path=tmp_path / "first.json") as (s, r):
+@contextlib.contextmanager
+def _app(tmp_path, summary):
+    """An application on spark-eagle:local[4] with SQL_CONF and a history file in `tmp_path`."""
+    conf = dict(SQL_CONF, **{"spark.scheduler.eagle.history.path": str(tmp_path / "history.json")})
+    with spark("spark-eagle:local[4]", conf, summary_path=tmp_path / summary) as (s, r):
         for k, v in SQL_CONF.items():
             s.conf.set(k, v)
+        yield s, r
+
+
+def test_sql_stages_get_signatures_of_their_own_and_the_history_finds_them(tmp_path):
+    with _app(tmp_path, "first.json") as (s, r):
         first = _queries(s)
     assert first == {"query A": _expected(7), "query B": _expected(11)}
     stages = _map_stages(r["summary"])
@@ -82,11 +89,9 @@ def test_sql_stages_get_signatures_of_their_own_and_the_history_finds_them(tmp_p
     assert not a & b, (a, b)
 
     # The next application that runs query A finds its stages in the history.
-    saved = {e["signature"] for e in json.loads(history.read_text())["entries"]}
+    saved = {e["signature"] for e in json.loads((tmp_path / "history.json").read_text())["entries"]}
     assert a <= saved, (a, saved)
-    with spark("spark-eagle:local[4]", conf, summary_path=tmp_path / "second.json") as (s, r2):
-        for k, v in SQL_CONF.items():
-            s.conf.set(k, v)
+    with _app(tmp_path, "second.json") as (s, r2):
         s.sparkContext.setJobDescription("query A")
         assert _join(s, 7) == _expected(7)
     again = _map_stages(r2["summary"])["query A"]
@@ -107,11 +112,7 @@ def _grouped_queries(s, names):
 
 
 def test_queries_without_a_description_are_told_apart_by_their_plan(tmp_path):
-    history = tmp_path / "history.json"
-    conf = dict(SQL_CONF, **{"spark.scheduler.eagle.history.path": str(history)})
-    with spark("spark-eagle:local[4]", conf, summary_path=tmp_path / "first.json") as (s, r):
-        for k, v in SQL_CONF.items():
-            s.conf.set(k, v)
+    with _app(tmp_path, "first.json") as (s, r):
         first = _grouped_queries(s, ("query A", "query B"))
     assert first == {"query A": _expected(7), "query B": _expected(11)}
     assert not any(j.get("description") for j in r["summary"]["jobs"]), r["summary"]["jobs"]
@@ -123,9 +124,7 @@ def test_queries_without_a_description_are_told_apart_by_their_plan(tmp_path):
     assert not set(a) & set(b), (a, b)
 
     # Another application running query A, with no description either, finds its stages.
-    with spark("spark-eagle:local[4]", conf, summary_path=tmp_path / "second.json") as (s, r2):
-        for k, v in SQL_CONF.items():
-            s.conf.set(k, v)
+    with _app(tmp_path, "second.json") as (s, r2):
         assert _grouped_queries(s, ("query A",)) == {"query A": _expected(7)}
     again = _map_stages(r2["summary"], by="jobGroup")["query A"]
     assert [t["signature"] for t in again] == a
