@@ -231,7 +231,7 @@ start() {
   while read -r id h p name; do
     local args=(--slots "$SLOTS" --listen "$(listen_of "$h" "$p")" --secret-file "$SECRET" --policy "$POLICY"
                 --lease-ms "$LEASE_MS" --name "$name" --advertise "$h:$p")
-    if [ "$POLICY" = hawk ]; then
+    if [ "$POLICY" = hawk ] || [ "$POLICY" = eagle-adaptive ]; then
       local others; others="$(printf '%s\n' "${peers[@]}" | grep -vxF "$h:$p" | paste -sd, - || true)"
       [ -n "$others" ] && args+=(--peers "$others")
     fi

@@ -281,7 +281,8 @@ start_eagle() { # mode central-addr node-addr...
     local run=() extra=() peers
     [ "$mode" = netns ] && mapfile -d '' run < <(host_cpu_prefix "$i") && run+=(ip netns exec "$PREFIX-w$i")
     peers="$(printf '%s\n' "$@" | grep -vxF "$addr" | paste -sd, - || true)"
-    [ "$EAGLE_POLICY" = hawk ] && [ -n "$peers" ] && extra=(--peers "$peers")
+    # Hawk steals from idle nodes; eagle-adaptive before long work (docs/guide/cluster-mode.md).
+    case "$EAGLE_POLICY" in hawk|eagle-adaptive) [ -n "$peers" ] && extra=(--peers "$peers") ;; esac
     "${run[@]}" env RUST_LOG="${RUST_LOG:-info}" nohup "$bin/eagle-node" --slots "$(node_slots "$i")" --listen "$addr" \
       --secret-file "$secret" --policy "$EAGLE_POLICY" --lease-ms "$EAGLE_LEASE_MS" "${extra[@]}" \
       > "$logs/eagle-node$i.log" 2>&1 < /dev/null &

@@ -16,4 +16,4 @@ pub mod state;
 
 pub use error::BrokenInvariant;
 pub use server::{spawn, NodeHandle, Options};
-pub use state::{Action, ConnId, Event, Ms, NodeState, Policy, Settings, StealDone};
+pub use state::{Action, ConnId, Event, Ms, NodeState, Policy, Settings, StealDone, STEAL_WAIT_MS};

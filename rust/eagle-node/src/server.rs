@@ -5,9 +5,9 @@
 //! the replies, and ticks the state every quarter lease so that unanswered leases
 //! and silent peers expire. With `--central`, a registration thread announces the
 //! node to the central scheduler (which then connects back) and keeps that link alive.
-//! Under Hawk, a steal thread carries out each [`Action::Steal`]: it asks random `--peers`
-//! in turn, over links it keeps open between steals, and hands the stolen probes back to
-//! the scheduler.
+//! Under Hawk and eagle-adaptive, a steal thread carries out each [`Action::Steal`]: it asks
+//! random `--peers` in turn, over links it keeps open between steals, and hands the stolen
+//! probes back to the scheduler.
 
 use crate::state::{Action, Event, Ms, NodeState, Settings, StealDone};
 use crossbeam_channel::{select, unbounded, Sender};
@@ -187,11 +187,17 @@ impl Thief {
         Ok(Thief { peers: Arc::new(peers), requests })
     }
 
-    /// Hawk: asks up to `attempts` random peers in turn; the first giving peer's probes
-    /// (or nothing) come back as a `StealDone`.
-    fn steal(&self, apps: Vec<String>, limit: u32, attempts: u32, rng: &mut Rng) {
+    /// Asks up to `attempts` random peers in turn (with `each_once`, distinct peers); the
+    /// first giving peer's probes (or nothing) come back as a `StealDone`.
+    fn steal(&self, apps: Vec<String>, limit: u32, attempts: u32, each_once: bool, rng: &mut Rng) {
         let victims: Vec<String> = if self.peers.is_empty() {
             Vec::new()
+        } else if each_once {
+            let mut order: Vec<usize> = (0..self.peers.len()).collect();
+            for i in (1..order.len()).rev() {
+                order.swap(i, rng.below(i + 1));
+            }
+            order.into_iter().take(attempts as usize).map(|i| self.peers[i].clone()).collect()
         } else {
             (0..attempts).map(|_| self.peers[rng.below(self.peers.len())].clone()).collect()
         };
@@ -317,7 +323,7 @@ fn apply(writers: &mut Writers, actions: Vec<Action>, thief: &Thief, rng: &mut R
                 log::info!("closing connection {conn}: {reason}");
                 writers.close(conn);
             }
-            Action::Steal { apps, limit, attempts } => thief.steal(apps, limit, attempts, rng),
+            Action::Steal { apps, limit, attempts, each_once } => thief.steal(apps, limit, attempts, each_once, rng),
         }
     }
 }

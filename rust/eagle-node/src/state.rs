@@ -72,12 +72,15 @@ pub enum Action {
         conn: ConnId,
         reason: String,
     },
-    /// Hawk: ask up to `attempts` random peers, in turn, for up to `limit` blocked short
-    /// probes of `apps`, until one gives some; then report [`StealDone`].
+    /// Ask up to `attempts` random peers, in turn, for up to `limit` short probes of
+    /// `apps`, until one gives some; then report [`StealDone`]. Hawk asks for the probes
+    /// blocked behind long work, peers drawn with replacement; eagle-adaptive for the short
+    /// probes waiting anywhere, each peer at most once (`each_once`).
     Steal {
         apps: Vec<String>,
         limit: u32,
         attempts: u32,
+        each_once: bool,
     },
 }
 
@@ -134,6 +137,8 @@ struct Job {
     took: f64,
     /// The most slots its leases held here at once (the size of a hold when it ends).
     peak: u32,
+    /// Its probes here were all stolen from peers (none came from its driver).
+    stolen: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -158,6 +163,12 @@ pub struct NodeState {
     steal_pending: bool,
     /// A slot freed (or a tick passed) while the queue was empty: try to steal.
     want_steal: bool,
+    /// eagle-adaptive: a task ended in this event; if its slot would go to long work, the
+    /// peers are asked for waiting short work first ([`steal`]).
+    task_ended: bool,
+    /// eagle-adaptive: when the steal in flight was asked for (long work waits for its
+    /// answer at most [`STEAL_WAIT_MS`]).
+    steal_sent: Option<Ms>,
     starvation_factor: f64,
     /// eagle-adaptive: the floor of a short entry's starvation cap, in ms of wall time since
     /// it was queued or last served (the driver engine's `adaptive.min_wait`).
@@ -190,6 +201,11 @@ pub struct NodeState {
 /// starvation cap (`adaptive.min_wait`, 1 s), the wait a short task is already allowed.
 pub const LEND_AFTER_MS: Ms = 1000;
 
+/// eagle-adaptive: the longest a freed slot stays free for the answer of a steal (a peer's
+/// answer takes a round trip; a dead peer's, a dial timeout). Past it the slot goes to the
+/// long work at the next event or tick.
+pub const STEAL_WAIT_MS: Ms = 200;
+
 impl NodeState {
     pub fn new(settings: Settings) -> NodeState {
         let cfg = Config::for_system(crate::policy::switches(settings.policy));
@@ -205,6 +221,8 @@ impl NodeState {
             steal_attempts: cfg.steal_attempts,
             steal_pending: false,
             want_steal: false,
+            task_ended: false,
+            steal_sent: None,
             starvation_factor: cfg.starvation_factor,
             min_wait_ms: cfg.adaptive.min_wait * 1000.0,
             node: Node::new(settings.slots),
@@ -246,6 +264,7 @@ impl NodeState {
             Event::Own(StealDone { probes }) => self.stolen(now, probes),
         }
         self.fill(now, &mut out);
+        self.task_ended = false;
         self.maybe_steal(&mut out);
         out
     }
@@ -299,7 +318,7 @@ impl NodeState {
                     return;
                 }
                 if tasks > 0 {
-                    self.enqueue_probe(now, conn, job, tasks, est_ms, cpus);
+                    self.enqueue_probe(now, conn, job, tasks, est_ms, cpus, false);
                 }
             }
             ToNode::Remaining { job, tasks } => {
@@ -356,6 +375,7 @@ impl NodeState {
                     return err(out, format!("lease {lease} is not held by this connection"));
                 }
                 let no_task = matches!(msg, ToNode::NoTask { .. });
+                self.task_ended = !no_task;
                 let l = self.end_lease(lease, out);
                 if !no_task {
                     if let Some(j) = self.jobs[l.job.0 as usize].as_mut() {
@@ -378,7 +398,7 @@ impl NodeState {
                 if role != Role::Node {
                     return err(out, format!("Steal is a node message, not a {role}'s"));
                 }
-                let probes = self.give_blocked(limit, &apps);
+                let probes = if self.adaptive { self.give_waiting(limit, &apps) } else { self.give_blocked(limit, &apps) };
                 out.push(Action::Send { conn, msg: FromNode::Stolen { probes } });
             }
             ToNode::ShortSlots { slots } => {
@@ -399,11 +419,14 @@ impl NodeState {
         let _ = now;
     }
 
-    /// Queues a short probe of `conn`'s `job`, whose tasks hold `cpus` slots each.
-    fn enqueue_probe(&mut self, now: Ms, conn: ConnId, job: u64, tasks: u32, est_ms: f64, cpus: u32) {
+    /// Queues a short probe of `conn`'s `job`, whose tasks hold `cpus` slots each (`stolen`:
+    /// taken from a peer, not sent by the driver).
+    #[allow(clippy::too_many_arguments)]
+    fn enqueue_probe(&mut self, now: Ms, conn: ConnId, job: u64, tasks: u32, est_ms: f64, cpus: u32, stolen: bool) {
         let id = self.job_for(conn, job, est_ms, cpus);
         self.last_short = Some(now);
         let j = self.jobs[id as usize].as_mut().unwrap();
+        j.stolen = if j.queued == 0 && j.leases == 0 { stolen } else { j.stolen && stolen };
         // A probe already waiting keeps its wait: another of the same job (a re-probe, or a
         // local long share asked again) must not restart the floor of its starvation cap.
         if j.queued == 0 {
@@ -431,7 +454,7 @@ impl NodeState {
         if let Some(&i) = self.by_key.get(&(conn, id)) {
             return i;
         }
-        let job = Job { conn, id, tasks: 0, est, cpus, queued: 0, leases: 0, since: 0, took: 0.0, peak: 0 };
+        let job = Job { conn, id, tasks: 0, est, cpus, queued: 0, leases: 0, since: 0, took: 0.0, peak: 0, stolen: false };
         let i = match self.free_ids.pop() {
             Some(i) => {
                 self.jobs[i as usize] = Some(job);
@@ -609,6 +632,8 @@ impl NodeState {
             match pos {
                 // Too wide for the free slots: hold them until enough free (head of the line).
                 Some(pos) if self.cpus_at(pos) > self.node.free => break,
+                // eagle-adaptive: short work waiting elsewhere goes before this long task.
+                Some(pos) if self.steals_before_long(now, pos, out) => break,
                 Some(pos) => self.grant(now, pos, out),
                 None => break,
             }

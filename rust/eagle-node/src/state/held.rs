@@ -63,7 +63,8 @@ impl NodeState {
     /// queued here, its slots are held for the next short probe.
     pub(super) fn maybe_hold(&mut self, now: Ms, job: JobId) {
         let Some(j) = self.jobs[job.0 as usize].as_ref() else { return };
-        if j.queued > 0 || j.leases > 0 || self.node.queued_long == 0 {
+        // (A stolen job's probes go to other hosts: its next one is not expected here.)
+        if j.queued > 0 || j.leases > 0 || j.stolen || self.node.queued_long == 0 {
             return;
         }
         let (peak, key) = (j.peak, (j.conn, j.id));

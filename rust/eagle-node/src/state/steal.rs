@@ -1,7 +1,21 @@
-//! Hawk's work stealing on a node (Hawk §4, [`eagle_core::eagle::steal`]): an idle node asks its
-//! peers for the short probes blocked behind their long work.
+//! Work stealing on a node.
+//!
+//! - **Hawk** (Hawk §4, [`eagle_core::eagle::steal`]): an idle node asks random peers for
+//!   the short probes blocked behind their long work, and takes them.
+//! - **eagle-adaptive** (beyond the papers): a task ends, and the slot would go to long
+//!   work queued here. Under Succinct State Sharing short probes avoid a host holding long
+//!   work, so on a small cluster a burst of short jobs queues on the short-only hosts while
+//!   the general hosts' freed slots go to the next long task: a short job waits for short
+//!   work, then for a long task, though a slot freed beside it. So the node first asks its
+//!   peers, each at most once, for the short probes they cannot serve now; a peer hands out
+//!   copies and keeps its own (whichever slot frees first serves the task: late binding,
+//!   the driver launches each task once and answers a surplus grant with `NoTask`). The
+//!   long task waits one round of asking. Bound: a long entry past its starvation cap
+//!   (which every short grant passing it charges) is served without asking, as
+//!   [`eagle_core::eagle::srpt::pick_short_first`] serves it before local short work; a
+//!   slot handed back unused (`NoTask`) does not ask again.
 
-use super::{Action, Ms, NodeState};
+use super::{Action, Ms, NodeState, STEAL_WAIT_MS};
 use eagle_core::eagle::steal::take_blocked_shorts;
 use eagle_wire::StolenProbe;
 
@@ -19,16 +33,60 @@ impl NodeState {
         }
         self.steal_pending = true;
         let apps = self.apps.keys().cloned().collect();
-        out.push(Action::Steal { apps, limit: self.steal_limit, attempts: self.steal_attempts });
+        out.push(Action::Steal { apps, limit: self.steal_limit, attempts: self.steal_attempts, each_once: false });
+    }
+
+    /// eagle-adaptive, thief side: the policy picked the long entry at `pos` for the slot a
+    /// task's end freed; unless that entry has waited past its starvation cap, ask the peers
+    /// for waiting short work first (the slot stays free until [`super::StealDone`]).
+    /// While a steal is in flight, the long entry waits for its answer, at most
+    /// [`STEAL_WAIT_MS`].
+    pub(super) fn steals_before_long(&mut self, now: Ms, pos: usize, out: &mut Vec<Action>) -> bool {
+        let e = &self.node.queue[pos];
+        let starved = e.acc_delay > self.starvation_factor * e.est;
+        if !self.adaptive || !e.long || starved {
+            return false;
+        }
+        if self.steal_pending {
+            return self.steal_sent.is_some_and(|t| now.saturating_sub(t) < STEAL_WAIT_MS);
+        }
+        if !self.task_ended || self.apps.is_empty() {
+            return false;
+        }
+        self.task_ended = false;
+        self.steal_pending = true;
+        self.steal_sent = Some(now);
+        let apps = self.apps.keys().cloned().collect();
+        out.push(Action::Steal { apps, limit: self.steal_limit, attempts: self.steal_attempts, each_once: true });
+        true
+    }
+
+    /// eagle-adaptive, victim side: copies of the short probes of `apps` that wait here (the
+    /// queue holds only what no free slot could serve), one per job with tasks left.
+    pub(super) fn give_waiting(&self, limit: u32, apps: &[String]) -> Vec<StolenProbe> {
+        let mut given: Vec<StolenProbe> = Vec::new();
+        for e in self.node.queue.iter().filter(|e| !e.long) {
+            let Some(j) = self.jobs[e.job.0 as usize].as_ref() else { continue };
+            let app = self.app_of(j.conn);
+            if j.tasks == 0 || !apps.contains(&app) || given.iter().any(|g| g.job == j.id && g.app == app) {
+                continue;
+            }
+            given.push(StolenProbe { app, job: j.id, tasks: j.tasks, est_ms: e.est, cpus: j.cpus });
+            if given.len() >= limit as usize {
+                break;
+            }
+        }
+        given
     }
 
     /// Hawk, thief side: queue the stolen probes as if their drivers had sent them here.
     pub(super) fn stolen(&mut self, now: Ms, probes: Vec<StolenProbe>) {
         self.steal_pending = false;
+        self.steal_sent = None;
         for p in probes {
             let Some(&conn) = self.apps.get(&p.app) else { continue };
             if p.tasks > 0 && p.est_ms.is_finite() && p.est_ms >= 0.0 && (1..=self.settings.slots).contains(&p.cpus) {
-                self.enqueue_probe(now, conn, p.job, p.tasks, p.est_ms, p.cpus);
+                self.enqueue_probe(now, conn, p.job, p.tasks, p.est_ms, p.cpus, true);
             }
         }
     }

@@ -1,9 +1,9 @@
-//! Helpers shared by the node state machine's tests (`state_machine.rs`, `slots.rs`): a node
+//! Helpers shared by the node state machine's tests (`state_machine.rs`, `slots.rs`, ...): a node
 //! on a virtual clock, peers joining, messages sent (each followed by the state's own
 //! invariant check), and the grants an answer carries.
 #![allow(dead_code)] // each test file uses its own subset
 
-use eagle_node::{Action, ConnId, Event, NodeState, Policy, Settings};
+use eagle_node::{Action, ConnId, Event, NodeState, Policy, Settings, StealDone};
 use eagle_wire::{FromNode, Peer, Role, ToNode};
 
 pub const LEASE: u64 = 1000;
@@ -40,7 +40,19 @@ pub fn one_grant(out: &[Action]) -> (ConnId, u64, u64, bool) {
 }
 
 /// Launches and ends the task of `lease`; returns the actions of the end (the next grant).
+/// A steal the end asks for (eagle-adaptive, before long work) is answered at once, as by
+/// peers with no short work waiting (`partition_steal.rs` answers its own: [`run_raw`]).
 pub fn run(s: &mut NodeState, now: u64, conn: ConnId, lease: u64) -> Vec<Action> {
+    let mut out = run_raw(s, now, conn, lease);
+    if out.iter().any(|a| matches!(a, Action::Steal { each_once: true, .. })) {
+        out.extend(s.handle(now, Event::Own(StealDone { probes: Vec::new() })));
+        s.check().unwrap();
+    }
+    out
+}
+
+/// Launches and ends the task of `lease`; returns the actions of the end.
+pub fn run_raw(s: &mut NodeState, now: u64, conn: ConnId, lease: u64) -> Vec<Action> {
     assert!(send(s, now, conn, ToNode::Launched { lease }).is_empty());
     send(s, now, conn, ToNode::TaskEnd { lease })
 }
