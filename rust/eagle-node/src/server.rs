@@ -171,7 +171,7 @@ impl Thief {
                 for v in &req.victims {
                     match links.steal(v, req.limit, &req.apps) {
                         Ok(p) if !p.is_empty() => {
-                            log::debug!("stole {} probes from {v}", p.len());
+                            log::info!("stole {} probes from {v}", p.len());
                             got = p;
                             break;
                         }
