@@ -39,7 +39,7 @@ fn a_long_task_ending_asks_peers_for_waiting_short_work_before_the_next_long_tas
     assert!(grants(&out).is_empty(), "the next long task waits for the steal: {out:?}");
     let st = steals(&out);
     assert_eq!(st.len(), 1, "{out:?}");
-    assert!(matches!(st[0], Action::Steal { apps, .. } if apps.len() == 2));
+    assert!(matches!(st[0], Action::Steal { apps, limit: 1, each_once: true, .. } if apps.len() == 2), "one free slot: one probe");
     // A short probe waits on the short partition: it gets the freed slot, once.
     let out = s.handle(3_001, Event::Own(StealDone { probes: vec![waiting_probe()] }));
     s.check().unwrap();
@@ -110,6 +110,10 @@ fn a_peer_hands_out_copies_of_the_short_probes_it_cannot_serve_now() {
     let mut got: Vec<(u64, u32)> = probes.iter().map(|p| (p.job, p.tasks)).collect();
     got.sort();
     assert_eq!(got, vec![(1, 2), (2, 1)], "the thief's application's waiting jobs, with their tasks left");
+    // Asked for one (the thief's free slots): the least remaining work, as this node would serve.
+    let out = send(&mut s, 1, 50, ToNode::Steal { limit: 1, apps: vec!["interactive".into()] });
+    let [Action::Send { msg: eagle_wire::FromNode::Stolen { probes }, .. }] = &out[..] else { panic!("{out:?}") };
+    assert_eq!(probes.iter().map(|p| p.job).collect::<Vec<_>>(), vec![2]);
     let after = s.status();
     let probes_of = |st: &eagle_wire::NodeStatus| st.apps.iter().map(|r| (r.app.clone(), r.probes)).collect::<Vec<_>>();
     assert_eq!(probes_of(&before), probes_of(&after), "the probes stay: the first slot to free serves them");

@@ -10,7 +10,8 @@
 //!   peers, each at most once, for the short probes they cannot serve now; a peer hands out
 //!   copies and keeps its own (whichever slot frees first serves the task: late binding,
 //!   the driver launches each task once and answers a surplus grant with `NoTask`). The
-//!   long task waits one round of asking. Bound: a long entry past its starvation cap
+//!   long task waits one round of asking, and takes at most as many probes as it has free
+//!   slots, the peer's least remaining work first. Bound: a long entry past its starvation cap
 //!   (which every short grant passing it charges) is served without asking, as
 //!   [`eagle_core::eagle::srpt::pick_short_first`] serves it before local short work; a
 //!   slot handed back unused (`NoTask`) does not ask again.
@@ -57,26 +58,30 @@ impl NodeState {
         self.steal_pending = true;
         self.steal_sent = Some(now);
         let apps = self.apps.keys().cloned().collect();
-        out.push(Action::Steal { apps, limit: self.steal_limit, attempts: self.steal_attempts, each_once: true });
+        // As many probes as this node can serve now: a copy queued here past that would
+        // pass the long work at a later slot, for a job its own probes may have finished.
+        let limit = self.node.free.max(1);
+        out.push(Action::Steal { apps, limit, attempts: self.steal_attempts, each_once: true });
         true
     }
 
     /// eagle-adaptive, victim side: copies of the short probes of `apps` that wait here (the
-    /// queue holds only what no free slot could serve), one per job with tasks left.
+    /// queue holds only what no free slot could serve), one per job with tasks left, the
+    /// least remaining work first (the order this node would serve them), at most `limit`.
     pub(super) fn give_waiting(&self, limit: u32, apps: &[String]) -> Vec<StolenProbe> {
-        let mut given: Vec<StolenProbe> = Vec::new();
+        let mut given: Vec<(f64, StolenProbe)> = Vec::new();
         for e in self.node.queue.iter().filter(|e| !e.long) {
             let Some(j) = self.jobs[e.job.0 as usize].as_ref() else { continue };
             let app = self.app_of(j.conn);
-            if j.tasks == 0 || !apps.contains(&app) || given.iter().any(|g| g.job == j.id && g.app == app) {
+            if j.tasks == 0 || !apps.contains(&app) || given.iter().any(|(_, g)| g.job == j.id && g.app == app) {
                 continue;
             }
-            given.push(StolenProbe { app, job: j.id, tasks: j.tasks, est_ms: e.est, cpus: j.cpus });
-            if given.len() >= limit as usize {
-                break;
-            }
+            let left = j.tasks as f64 * j.est;
+            given.push((left, StolenProbe { app, job: j.id, tasks: j.tasks, est_ms: e.est, cpus: j.cpus }));
         }
-        given
+        // Stable: equal work keeps queue order.
+        given.sort_by(|a, b| a.0.total_cmp(&b.0));
+        given.into_iter().take(limit as usize).map(|(_, p)| p).collect()
     }
 
     /// Hawk, thief side: queue the stolen probes as if their drivers had sent them here.
