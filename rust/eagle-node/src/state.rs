@@ -169,6 +169,9 @@ pub struct NodeState {
     /// eagle-adaptive: when the steal in flight was asked for (long work waits for its
     /// answer at most [`STEAL_WAIT_MS`]).
     steal_sent: Option<Ms>,
+    /// eagle-adaptive: slot-ms of stolen short work run here over the window, and its cap.
+    stolen_work: eagle_core::adaptive::windowed::Windowed,
+    steal_budget_ms: f64,
     starvation_factor: f64,
     /// eagle-adaptive: the floor of a short entry's starvation cap, in ms of wall time since
     /// it was queued or last served (the driver engine's `adaptive.min_wait`).
@@ -223,6 +226,8 @@ impl NodeState {
             want_steal: false,
             task_ended: false,
             steal_sent: None,
+            stolen_work: eagle_core::adaptive::windowed::Windowed::new(cfg.adaptive.window * 1000.0),
+            steal_budget_ms: cfg.adaptive.hold_fraction * settings.slots as f64 * cfg.adaptive.window * 1000.0,
             starvation_factor: cfg.starvation_factor,
             min_wait_ms: cfg.adaptive.min_wait * 1000.0,
             node: Node::new(settings.slots),
@@ -380,6 +385,9 @@ impl NodeState {
                 if !no_task {
                     if let Some(j) = self.jobs[l.job.0 as usize].as_mut() {
                         j.took = now.saturating_sub(l.granted) as f64;
+                        if j.stolen {
+                            self.stolen_work.add(now as f64, l.cpus as f64 * j.took);
+                        }
                     }
                 }
                 if no_task && !l.long {

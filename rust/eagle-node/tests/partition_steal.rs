@@ -132,3 +132,34 @@ fn the_paper_eagle_and_hawk_keep_their_published_rules() {
     assert!(steals(&out).is_empty());
     assert_eq!(one_grant(&out).2, 5);
 }
+
+#[test]
+fn stolen_work_past_its_budget_leaves_the_slots_to_long_work_until_the_window_moves_on() {
+    // One slot: the budget is 5 % of 60 slot-seconds, 3 s of stolen work per minute.
+    let (mut s, mut lease) = general_host(Policy::EagleAdaptive);
+    for _ in 0..5 {
+        place(&mut s, 0, 5);
+    }
+    let (mut now, mut stolen) = (1_000, 0);
+    let mut out = run_raw(&mut s, now, 1, lease);
+    while !steals(&out).is_empty() {
+        let probe = StolenProbe { job: 200 + stolen, tasks: 1, ..waiting_probe() };
+        let (_, l, _, _) = one_grant(&s.handle(now, Event::Own(StealDone { probes: vec![probe] })));
+        stolen += 1;
+        // Each stolen task holds the slot 1 s.
+        now += 1_000;
+        out = run_raw(&mut s, now, 2, l);
+        assert!(stolen < 10, "the budget never ran out");
+    }
+    assert_eq!(stolen, 3, "3 s of stolen work");
+    let (_, l, job, long) = one_grant(&out);
+    assert!(long && job == 5, "past the budget the long task runs without asking");
+    lease = l;
+    // Keep the drivers and the central heard from, then let the window pass: asking resumes.
+    now += 70_000;
+    for conn in [1, 2, 9] {
+        send(&mut s, now - 1, conn, ToNode::Ping);
+    }
+    let out = run_raw(&mut s, now, 1, lease);
+    assert_eq!(steals(&out).len(), 1, "{out:?}");
+}

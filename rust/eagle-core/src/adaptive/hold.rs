@@ -28,6 +28,7 @@
 //! Invariants: a hold never exceeds the reservation's cap; held slot-seconds never exceed the
 //! budget; `hold_max = 0` or `hold_fraction = 0` turns the hold off.
 
+use super::windowed::Windowed;
 use crate::types::Time;
 use std::collections::VecDeque;
 
@@ -38,42 +39,6 @@ pub const QUANTILE: f64 = 0.9;
 /// The shortest hold, seconds: a submission at the moment a job ends still reaches the
 /// engine a round later (the plugin re-offers idle slots every 0.2 s).
 pub const MIN_WINDOW: f64 = 0.2;
-/// Buckets of the sliding window of the budget.
-const BUCKETS: usize = 12;
-
-/// A sum over a sliding window, in buckets.
-#[derive(Clone, Debug)]
-struct Windowed {
-    width: f64,
-    buckets: VecDeque<(f64, f64)>,
-}
-
-impl Windowed {
-    fn new(window: f64) -> Windowed {
-        Windowed { width: (window / BUCKETS as f64).max(1e-9), buckets: VecDeque::new() }
-    }
-
-    fn add(&mut self, now: Time, amount: f64) {
-        if amount <= 0.0 {
-            return;
-        }
-        let start = (now / self.width).floor() * self.width;
-        match self.buckets.back_mut() {
-            Some(b) if b.0 >= start => b.1 += amount,
-            _ => self.buckets.push_back((start, amount)),
-        }
-        let horizon = now - self.width * BUCKETS as f64;
-        while self.buckets.front().is_some_and(|b| b.0 + self.width <= horizon) {
-            self.buckets.pop_front();
-        }
-    }
-
-    fn total(&self, now: Time) -> f64 {
-        let horizon = now - self.width * BUCKETS as f64;
-        self.buckets.iter().filter(|b| b.0 + self.width > horizon).map(|b| b.1).sum()
-    }
-}
-
 /// An open hold: its slots, since when, until when.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Open {

@@ -28,3 +28,4 @@ pub mod fsp;
 pub mod hold;
 pub mod reservation;
 pub mod warmup;
+pub mod windowed;

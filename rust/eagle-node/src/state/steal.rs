@@ -14,7 +14,11 @@
 //!   slots, the peer's least remaining work first. Bound: a long entry past its starvation cap
 //!   (which every short grant passing it charges) is served without asking, as
 //!   [`eagle_core::eagle::srpt::pick_short_first`] serves it before local short work; a
-//!   slot handed back unused (`NoTask`) does not ask again.
+//!   slot handed back unused (`NoTask`) does not ask again. Budget: over the reservation
+//!   window (`adaptive.window`, 60 s), stolen short work holds at most `hold_fraction` (5 %)
+//!   of the host's slot-time; past it the node asks no more until old work leaves the
+//!   window, so under a short load the partition cannot carry, long work loses at most that
+//!   share of the host to it.
 
 use super::{Action, Ms, NodeState, STEAL_WAIT_MS};
 use eagle_core::eagle::steal::take_blocked_shorts;
@@ -51,7 +55,7 @@ impl NodeState {
         if self.steal_pending {
             return self.steal_sent.is_some_and(|t| now.saturating_sub(t) < STEAL_WAIT_MS);
         }
-        if !self.task_ended || self.apps.is_empty() {
+        if !self.task_ended || self.apps.is_empty() || self.stolen_work.total(now as f64) >= self.steal_budget_ms {
             return false;
         }
         self.task_ended = false;
