@@ -24,6 +24,8 @@
 //!   big one for a second at a time, and the big one is served at least once a second. A job
 //!   served under its cap with at most one second of the host's slots of work left stays
 //!   protected until its probe leaves, so its last tasks go at full width, not one a second.
+//!   (4) A slot a task frees that would go to long work first serves the short probes
+//!   waiting on the peers, within a budget ([`crate::state`]'s `steal` module).
 //! * **hawk**: FIFO, one grant per probe, short probes queue behind long work; a node
 //!   left with a free slot and an empty queue asks random peers for the short probes
 //!   blocked behind their long work (work stealing, [`eagle_core::eagle::steal`]).
