@@ -78,6 +78,10 @@ def add_arguments(p):
     p.add_argument("--long-headroom", type=float, metavar="F",
                    help="cluster: eagle-central's --long-headroom for every cluster-mode system (default: "
                         "the testbed's, 0.1 under eagle-adaptive and 0 under the papers' policies)")
+    p.add_argument("--steal-fraction", type=float, metavar="F",
+                   help="cluster: eagle-adaptive nodes' --steal-fraction, the budget of the steal before "
+                        "long work as a share of a host's slot-time (default: the node's, 0.05; 0 turns "
+                        "it off)")
     p.add_argument("--warmup", type=int, metavar="N",
                    help="cluster: replay the first N plans (in order, again from the first if N is "
                         "more) unmeasured before the measured ones, by every system alike (default 3; "
@@ -314,6 +318,10 @@ def one_system(args, label: str, plans_by_tag: dict, out_dir: str, slots: int) -
         a.testbed_extra += ["--eagle-short-partition", partition]
     if cluster and getattr(args, "long_headroom", None) is not None:
         a.testbed_extra += ["--eagle-long-headroom", str(args.long_headroom)]
+    if system == "eagle-adaptive" and getattr(args, "steal_fraction", None) is not None:
+        if not 0.0 <= args.steal_fraction <= 1.0:
+            raise SystemExit(f"cluster: --steal-fraction must be in [0, 1], got {args.steal_fraction}")
+        a.testbed_extra += ["--eagle-steal-fraction", str(args.steal_fraction)]
     a.worker_memory = f"{(len(APPS) if system != 'static' else slots) * 900}m"
     a.executor_memory = "512m"
     tbed = harness.Testbed(a)

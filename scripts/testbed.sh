@@ -40,6 +40,8 @@
 #                    kept on every host)
 #   --eagle-long-headroom F  eagle-central's --long-headroom: the share of the general hosts no one
 #                    long job's tasks go to [its own default, 0.1, under --eagle-policy eagle-adaptive, else 0]
+#   --eagle-steal-fraction F  eagle-adaptive nodes' --steal-fraction: the budget of the steal before
+#                    long work, a share of a host's slot-time [the node's default, 0.05; 0 turns it off]
 #
 # Each worker runs in its own network namespace behind a veth on a bridge in the root namespace,
 # so Spark sees W distinct hosts and PROCESS_LOCAL / NODE_LOCAL / ANY mean something. netem is
@@ -61,7 +63,7 @@ export SPARK_DAEMON_MEMORY="${SPARK_DAEMON_MEMORY:-256m}"
 WORKERS=4 CORES=2 MEMORY=1g NETWORK=fast RATE=100mbit STATE="$ROOT/target/bench/testbed"
 PREFIX=eb SUBNET=77 FORCE_LOCAL=0 CORES_LIST=""
 EAGLE=0 EAGLE_SLOTS="" EAGLE_POLICY=eagle-adaptive EAGLE_LEASE_MS=3000 EAGLE_CENTRAL_PORT=7100 EAGLE_NODE_PORT=7101
-EAGLE_SLOTS_LIST="" EAGLE_PLACEMENT=lwl EAGLE_SHORT_PARTITION=fixed HOST_CPU=shared EAGLE_LONG_HEADROOM=""
+EAGLE_SLOTS_LIST="" EAGLE_PLACEMENT=lwl EAGLE_SHORT_PARTITION=fixed HOST_CPU=shared EAGLE_LONG_HEADROOM="" EAGLE_STEAL_FRACTION=""
 CMD=()
 ACTION="${1:-}"
 [ $# -gt 0 ] && shift
@@ -86,6 +88,7 @@ while [ $# -gt 0 ]; do
     --eagle-short-partition) EAGLE_SHORT_PARTITION="$2"; shift 2 ;;
     --eagle-lease-ms) EAGLE_LEASE_MS="$2"; shift 2 ;;
     --eagle-long-headroom) EAGLE_LONG_HEADROOM="$2"; shift 2 ;;
+    --eagle-steal-fraction) EAGLE_STEAL_FRACTION="$2"; shift 2 ;;
     --) shift; CMD=("$@"); break ;;
     *) echo "testbed: unknown option $1" >&2; exit 2 ;;
   esac
@@ -110,6 +113,7 @@ case "$EAGLE_SHORT_PARTITION" in fixed|adaptive|slots|share) ;; *) echo "testbed
 # eagle-central's own default (0.1) is eagle-adaptive's; the papers' policies place over every host.
 [ -n "$EAGLE_LONG_HEADROOM" ] || [ "$EAGLE_POLICY" = eagle-adaptive ] || EAGLE_LONG_HEADROOM=0
 [ -z "$EAGLE_LONG_HEADROOM" ] || [[ "$EAGLE_LONG_HEADROOM" =~ ^0(\.[0-9]+)?$ ]] || { echo "testbed: --eagle-long-headroom must be a number in [0, 1), got '$EAGLE_LONG_HEADROOM'" >&2; exit 2; }
+[ -z "$EAGLE_STEAL_FRACTION" ] || [[ "$EAGLE_STEAL_FRACTION" =~ ^(0(\.[0-9]+)?|1(\.0*)?)$ ]] || { echo "testbed: --eagle-steal-fraction must be a number in [0, 1], got '$EAGLE_STEAL_FRACTION'" >&2; exit 2; }
 if [ -n "$EAGLE_SLOTS_LIST" ]; then
   [[ "$EAGLE_SLOTS_LIST" =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || { echo "testbed: --eagle-slots-list must be positive integers separated by commas, got '$EAGLE_SLOTS_LIST'" >&2; exit 2; }
   IFS=, read -r -a EAGLE_SLOTS_OF <<< "$EAGLE_SLOTS_LIST"
@@ -283,6 +287,7 @@ start_eagle() { # mode central-addr node-addr...
     peers="$(printf '%s\n' "$@" | grep -vxF "$addr" | paste -sd, - || true)"
     # Hawk steals from idle nodes; eagle-adaptive before long work (docs/guide/cluster-mode.md).
     case "$EAGLE_POLICY" in hawk|eagle-adaptive) [ -n "$peers" ] && extra=(--peers "$peers") ;; esac
+    [ "$EAGLE_POLICY" = eagle-adaptive ] && [ -n "$EAGLE_STEAL_FRACTION" ] && extra+=(--steal-fraction "$EAGLE_STEAL_FRACTION")
     "${run[@]}" env RUST_LOG="${RUST_LOG:-info}" nohup "$bin/eagle-node" --slots "$(node_slots "$i")" --listen "$addr" \
       --secret-file "$secret" --policy "$EAGLE_POLICY" --lease-ms "$EAGLE_LEASE_MS" "${extra[@]}" \
       > "$logs/eagle-node$i.log" 2>&1 < /dev/null &

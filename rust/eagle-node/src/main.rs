@@ -39,9 +39,21 @@ struct Args {
     /// Address the central scheduler connects to (default: the bound address).
     #[arg(long)]
     advertise: Option<String>,
-    /// Hawk: the other node daemons to steal from (host:port,...).
+    /// Hawk and eagle-adaptive: the other node daemons to steal from (host:port,...).
     #[arg(long, value_delimiter = ',')]
     peers: Vec<String>,
+    /// eagle-adaptive: the steal's budget, the share of this host's slot-time stolen short
+    /// work may hold over the reservation window (default 0.05; 0 turns the steal off).
+    #[arg(long, value_name = "F", value_parser = fraction)]
+    steal_fraction: Option<f64>,
+}
+
+/// A number in [0, 1], else an error naming the value.
+fn fraction(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(f) if (0.0..=1.0).contains(&f) => Ok(f),
+        _ => Err(format!("expected a number in [0, 1], got '{s}'")),
+    }
 }
 
 fn main() {
@@ -75,6 +87,7 @@ fn main() {
         name: a.name,
         advertise: a.advertise,
         peers: a.peers,
+        steal_fraction: a.steal_fraction,
     };
     match spawn(opts) {
         Ok(h) => h.join(),

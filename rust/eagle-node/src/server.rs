@@ -38,8 +38,11 @@ pub struct Options {
     pub name: Option<String>,
     /// The address the central should connect to (default: the bound address).
     pub advertise: Option<String>,
-    /// Hawk: the other node daemons to steal from.
+    /// Hawk and eagle-adaptive: the other node daemons to steal from.
     pub peers: Vec<String>,
+    /// eagle-adaptive: the steal's budget ([`NodeState::set_steal_fraction`]); `None`: the
+    /// default.
+    pub steal_fraction: Option<f64>,
 }
 
 /// A running daemon.
@@ -73,6 +76,7 @@ pub fn spawn(opts: Options) -> io::Result<NodeHandle> {
         tx,
     );
     let settings = opts.settings.clone();
+    let steal_fraction = opts.steal_fraction;
     let advertise = opts.advertise.clone().unwrap_or_else(|| addr.to_string());
     let name = opts.name.clone().unwrap_or_else(|| advertise.clone());
     let (stx, srx) = unbounded::<Vec<StolenProbe>>();
@@ -85,6 +89,9 @@ pub fn spawn(opts: Options) -> io::Result<NodeHandle> {
     );
     let scheduler = thread::Builder::new().name("node-scheduler".into()).spawn(move || {
         let mut state = NodeState::new(settings.clone());
+        if let Some(f) = steal_fraction {
+            state.set_steal_fraction(f);
+        }
         let mut writers = Writers::default();
         let origin = Instant::now();
         let tick = Duration::from_millis((settings.lease_ms / 4).clamp(1, 250));

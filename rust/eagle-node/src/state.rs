@@ -171,6 +171,7 @@ pub struct NodeState {
     steal_sent: Option<Ms>,
     /// eagle-adaptive: slot-ms of stolen short work run here over the window, and its cap.
     stolen_work: eagle_core::adaptive::windowed::Windowed,
+    steal_window_ms: f64,
     steal_budget_ms: f64,
     starvation_factor: f64,
     /// eagle-adaptive: the floor of a short entry's starvation cap, in ms of wall time since
@@ -227,6 +228,7 @@ impl NodeState {
             task_ended: false,
             steal_sent: None,
             stolen_work: eagle_core::adaptive::windowed::Windowed::new(cfg.adaptive.window * 1000.0),
+            steal_window_ms: cfg.adaptive.window * 1000.0,
             steal_budget_ms: cfg.adaptive.hold_fraction * settings.slots as f64 * cfg.adaptive.window * 1000.0,
             starvation_factor: cfg.starvation_factor,
             min_wait_ms: cfg.adaptive.min_wait * 1000.0,

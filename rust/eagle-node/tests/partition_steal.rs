@@ -163,3 +163,12 @@ fn stolen_work_past_its_budget_leaves_the_slots_to_long_work_until_the_window_mo
     let out = run_raw(&mut s, now, 1, lease);
     assert_eq!(steals(&out).len(), 1, "{out:?}");
 }
+
+#[test]
+fn a_steal_fraction_of_zero_turns_the_steal_off() {
+    let (mut s, lease) = general_host(Policy::EagleAdaptive);
+    s.set_steal_fraction(0.0);
+    let out = run_raw(&mut s, 3_000, 1, lease);
+    assert!(steals(&out).is_empty(), "{out:?}");
+    assert_eq!(one_grant(&out).2, 5);
+}

@@ -34,6 +34,7 @@ impl Node {
             name: None,
             advertise: None,
             peers: Vec::new(),
+            steal_fraction: None,
         })
     }
 

@@ -41,6 +41,12 @@ impl NodeState {
         out.push(Action::Steal { apps, limit: self.steal_limit, attempts: self.steal_attempts, each_once: false });
     }
 
+    /// eagle-adaptive: the steal's budget, a share `f` (in [0, 1]) of the host's slot-time
+    /// over the reservation window (default `adaptive.hold_fraction`); 0 turns the steal off.
+    pub fn set_steal_fraction(&mut self, f: f64) {
+        self.steal_budget_ms = f.clamp(0.0, 1.0) * self.settings.slots as f64 * self.steal_window_ms;
+    }
+
     /// eagle-adaptive, thief side: the policy picked the long entry at `pos` for the slot a
     /// task's end freed; unless that entry has waited past its starvation cap, ask the peers
     /// for waiting short work first (the slot stays free until [`super::StealDone`]).
@@ -55,7 +61,9 @@ impl NodeState {
         if self.steal_pending {
             return self.steal_sent.is_some_and(|t| now.saturating_sub(t) < STEAL_WAIT_MS);
         }
-        if !self.task_ended || self.apps.is_empty() || self.stolen_work.total(now as f64) >= self.steal_budget_ms {
+        if !self.task_ended || self.apps.is_empty() || self.steal_budget_ms <= 0.0
+            || self.stolen_work.total(now as f64) >= self.steal_budget_ms
+        {
             return false;
         }
         self.task_ended = false;
