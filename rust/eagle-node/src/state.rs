@@ -408,7 +408,8 @@ impl NodeState {
                 if role != Role::Node {
                     return err(out, format!("Steal is a node message, not a {role}'s"));
                 }
-                let probes = if self.adaptive { self.give_waiting(limit, &apps) } else { self.give_blocked(limit, &apps) };
+                let probes =
+                    if self.adaptive { self.give_waiting(limit, &apps) } else { self.give_blocked(limit, &apps) };
                 out.push(Action::Send { conn, msg: FromNode::Stolen { probes } });
             }
             ToNode::ShortSlots { slots } => {
@@ -464,7 +465,8 @@ impl NodeState {
         if let Some(&i) = self.by_key.get(&(conn, id)) {
             return i;
         }
-        let job = Job { conn, id, tasks: 0, est, cpus, queued: 0, leases: 0, since: 0, took: 0.0, peak: 0, stolen: false };
+        let job =
+            Job { conn, id, tasks: 0, est, cpus, queued: 0, leases: 0, since: 0, took: 0.0, peak: 0, stolen: false };
         let i = match self.free_ids.pop() {
             Some(i) => {
                 self.jobs[i as usize] = Some(job);

@@ -39,7 +39,10 @@ fn a_long_task_ending_asks_peers_for_waiting_short_work_before_the_next_long_tas
     assert!(grants(&out).is_empty(), "the next long task waits for the steal: {out:?}");
     let st = steals(&out);
     assert_eq!(st.len(), 1, "{out:?}");
-    assert!(matches!(st[0], Action::Steal { apps, limit: 1, each_once: true, .. } if apps.len() == 2), "one free slot: one probe");
+    assert!(
+        matches!(st[0], Action::Steal { apps, limit: 1, each_once: true, .. } if apps.len() == 2),
+        "one free slot: one probe"
+    );
     // A short probe waits on the short partition: it gets the freed slot, once.
     let out = s.handle(3_001, Event::Own(StealDone { probes: vec![waiting_probe()] }));
     s.check().unwrap();

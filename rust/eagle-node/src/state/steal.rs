@@ -61,7 +61,9 @@ impl NodeState {
         if self.steal_pending {
             return self.steal_sent.is_some_and(|t| now.saturating_sub(t) < STEAL_WAIT_MS);
         }
-        if !self.task_ended || self.apps.is_empty() || self.steal_budget_ms <= 0.0
+        if !self.task_ended
+            || self.apps.is_empty()
+            || self.steal_budget_ms <= 0.0
             || self.stolen_work.total(now as f64) >= self.steal_budget_ms
         {
             return false;
