@@ -2,9 +2,12 @@
 
 local-cluster[2,2,1024] (two executor JVMs, two cores each), eagle and stock in turn, with
 spark.excludeOnFailure.enabled: barrier stages next to a normal job, a stage-level
-TaskResourceProfile of 2 cpus per task, a job that fails on one executor only, and (last: it kills an executor) a
-FetchFailed that resubmits the map stage. Every scenario is bounded in time (a hang is a
-failure, see features.bounded); the stock runs show that Spark itself behaves the same.
+TaskResourceProfile of 2 cpus per task, and a job that fails on one executor only. A
+FetchFailed that resubmits the map stage runs in an application of its own without
+excludeOnFailure: it kills an executor, and a retry that Spark sends to the dying executor
+would exclude the only one left for the stage, which aborts the stage (stock Spark does).
+Every scenario is bounded in time (a hang is a failure, see features.bounded); the stock
+runs show that Spark itself behaves the same.
 """
 import pytest
 
@@ -20,6 +23,7 @@ CONF = {
     # no application-wide exclusion: the later scenarios need both executors
     "spark.excludeOnFailure.application.maxFailedTasksPerExecutor": "1000",
 }
+FETCH_CONF = {"spark.task.maxFailures": "4"}
 
 
 def run_scenarios(s, eagle):
@@ -42,8 +46,17 @@ def run_scenarios(s, eagle):
     # two executors), so the first attempts run there and that executor becomes the failing
     # one; once it is excluded for the stage, the only executor left is short-only
     attempt("exclude", lambda: ft.fails_on_one_executor(sc, "long" if eagle else None))
-    attempt("fetchFailed", lambda: ft.fetch_failed_resubmit(sc, sc.applicationId))
     return out
+
+
+def run_fetch_failed(s):
+    sc = s.sparkContext
+    ft.wait_for_executors(sc, 2)
+    sc.parallelize(range(8), 8).count()  # Python workers up on both executors
+    try:
+        return ft.fetch_failed_resubmit(sc, sc.applicationId)
+    except Exception as e:  # noqa: BLE001 (asserted by the test)
+        return e
 
 
 @pytest.fixture(scope="module")
@@ -59,6 +72,21 @@ def eagle_runs(tmp_path_factory):
 def stock_runs():
     with spark(MASTER, CONF) as (s, _):
         return run_scenarios(s, eagle=False)
+
+
+@pytest.fixture(scope="module")
+def eagle_fetch(tmp_path_factory):
+    path = tmp_path_factory.mktemp("fetch") / "summary.json"
+    with spark("spark-eagle:" + MASTER, FETCH_CONF, summary_path=path) as (s, r):
+        out = {"fetchFailed": run_fetch_failed(s)}
+    out["summary"] = r["summary"]
+    return out
+
+
+@pytest.fixture(scope="module")
+def stock_fetch():
+    with spark(MASTER, FETCH_CONF) as (s, _):
+        return {"fetchFailed": run_fetch_failed(s)}
 
 
 def ok(v):
@@ -93,17 +121,19 @@ def test_exclude_on_failure_completes_on_the_other_executor(which, eagle_runs, s
 
 
 @pytest.mark.parametrize("which", ["eagle", "stock"])
-def test_fetch_failed_resubmits_the_map_stage(which, eagle_runs, stock_runs):
-    runs = eagle_runs if which == "eagle" else stock_runs
+def test_fetch_failed_resubmits_the_map_stage(which, eagle_fetch, stock_fetch):
+    runs = eagle_fetch if which == "eagle" else stock_fetch
     answer, _ = ok(runs["fetchFailed"])
     assert answer == ft.fetch_expected()
 
 
-def test_eagle_ran_the_features_without_fallback(eagle_runs):
+def test_eagle_ran_the_features_without_fallback(eagle_runs, eagle_fetch):
     summary = eagle_runs["summary"]
     assert summary["fallback"] is False, summary["fallbackReason"]
     # the excludeOnFailure job ran with the long hint (the stranded case it exercises)
     assert any(t["hintClass"] == "long" for t in summary["taskSets"]), summary["taskSets"]
+    fetch = eagle_fetch["summary"]
+    assert fetch["fallback"] is False, fetch["fallbackReason"]
     # the killed executor's map output was recomputed: a second attempt of a map stage
-    assert any(t["attempt"] >= 1 for t in summary["taskSets"]), [
-        (t["stageId"], t["attempt"]) for t in summary["taskSets"]]
+    assert any(t["attempt"] >= 1 for t in fetch["taskSets"]), [
+        (t["stageId"], t["attempt"]) for t in fetch["taskSets"]]
