@@ -105,6 +105,9 @@ pub fn params() -> AdaptiveParams {
         // No hold: the central sizes a partition, it does not hand out slots.
         hold_max: 0.0,
         hold_fraction: 0.0,
+        // Nor preemption: the central kills nothing.
+        preempt_after: 0.0,
+        preempt_fraction: 0.0,
     }
 }
 

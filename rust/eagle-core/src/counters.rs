@@ -38,6 +38,11 @@ pub struct Counters {
     pub backfills: u64,
     /// Driver mode: launches the host declined.
     pub declines: u64,
+    /// Driver mode: long attempts killed for a short job that waited past the bound
+    /// ([`crate::adaptive::preempt`]).
+    pub preemptions: u64,
+    /// Their run time when killed (the work lost), milliseconds.
+    pub preempted_ms: u64,
     /// Eirene, when a scheme is on.
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub eirene: Option<EireneCounters>,

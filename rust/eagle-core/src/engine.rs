@@ -18,7 +18,7 @@ use crate::locality::delay::Sample;
 use crate::policy::adaptive::Adaptive;
 use crate::policy::paper::Paper;
 use crate::policy::{
-    Cloning, Locality, Partitioned, Periodic, Policy, QueryGroups, ShortReservation, Tenancy, WarmExecutors,
+    Cloning, Locality, Partitioned, Periodic, Policy, Preempting, QueryGroups, ShortReservation, Tenancy, WarmExecutors,
 };
 use crate::types::*;
 use std::ops::{Deref, DerefMut};
@@ -172,6 +172,20 @@ impl Engine {
         match &self.p {
             Selected::Paper(_) => None,
             Selected::Adaptive(a) => Some(a.reservation()),
+        }
+    }
+
+    /// [`Preempting`]: the index in `attempts` of the running attempt to kill now for a
+    /// short job that waited past the bound. Without it: `None`.
+    pub fn preempt(
+        &mut self,
+        now: Time,
+        attempts: &[crate::adaptive::preempt::Attempt],
+        killing: u32,
+    ) -> Option<usize> {
+        match &mut self.p {
+            Selected::Paper(_) => None,
+            Selected::Adaptive(a) => a.preempt(now, attempts, killing),
         }
     }
 

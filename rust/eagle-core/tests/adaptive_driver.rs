@@ -1,5 +1,8 @@
 //! eagle-adaptive through the Spark façade ([`Driver`]): the learned split, settled
 //! classes, the reservation and query-aware SRPT, on a virtual clock.
+mod common;
+
+use common::small_jobs_after_each_other;
 use eagle_core::{Class, Driver, DriverConfig, JobId, NodeId, System};
 
 fn driver() -> Driver {
@@ -406,109 +409,6 @@ fn a_short_stream_beside_a_batch_job_ends_on_executors_of_its_own() {
     assert!(per(long_slots) >= 7.0 && per(long_slots) <= 8.5, "the batch kept its share: {:.2} slots", per(long_slots));
     assert!(per(short_slots) >= 7.0, "the stream kept its share: {:.2} slots", per(short_slots));
     assert!(per(mixed) <= 1.5, "{:.2} of 8 executors ran both classes on average", per(mixed));
-}
-
-/// Spark on a virtual clock: executors of `slots` each, tasks of known durations. Every
-/// submission and task end offers every executor's free slots (Spark's revive), and so does
-/// every 0.2 s (the plugin's reviver while tasks wait beside free slots).
-struct Spark {
-    d: Driver,
-    nodes: Vec<(NodeId, u32)>,
-    /// (end, node index, job)
-    running: Vec<(f64, usize, JobId)>,
-    dur: std::collections::HashMap<u32, f64>,
-    /// (job, when its first task launched)
-    first: std::collections::HashMap<u32, f64>,
-    /// (job, when its last task so far ended)
-    last: std::collections::HashMap<u32, f64>,
-    now: f64,
-}
-
-impl Spark {
-    fn with(executors: usize, slots: u32, cfg: DriverConfig) -> Spark {
-        let mut d = Driver::new(cfg, 1).unwrap();
-        let nodes = (0..executors).map(|_| (d.add_node(0.0, slots), slots)).collect();
-        Spark {
-            d,
-            nodes,
-            running: Vec::new(),
-            dur: Default::default(),
-            first: Default::default(),
-            last: Default::default(),
-            now: 0.0,
-        }
-    }
-
-    fn submit(&mut self, tasks: u32, secs: f64, sig: u64) -> JobId {
-        let j = self.d.submit(self.now, tasks, None, Some(secs), sig);
-        self.dur.insert(j.0, secs);
-        self.first.remove(&j.0); // ids are recycled
-        self.offer();
-        j
-    }
-
-    fn offer(&mut self) {
-        for i in 0..self.nodes.len() {
-            let (n, free) = self.nodes[i];
-            if free == 0 {
-                continue;
-            }
-            let plan = self.d.offer(self.now, n, free, &[]);
-            for j in plan {
-                self.nodes[i].1 -= 1;
-                self.first.entry(j.0).or_insert(self.now);
-                self.running.push((self.now + self.dur[&j.0], i, j));
-            }
-        }
-    }
-
-    /// Runs to `until`, or until `job` has no task running (then returns its end).
-    fn run(&mut self, until: f64, job: Option<JobId>) -> f64 {
-        loop {
-            let next_end = self.running.iter().map(|r| r.0).fold(f64::INFINITY, f64::min);
-            let tick = ((self.now + 1e-9) / 0.2).floor() * 0.2 + 0.2;
-            let t = next_end.min(tick);
-            if t > until {
-                self.now = until;
-                return until;
-            }
-            self.now = t;
-            let ended: Vec<_> = self.running.iter().copied().filter(|r| r.0 <= t).collect();
-            self.running.retain(|r| r.0 > t);
-            for (_, i, j) in &ended {
-                self.nodes[*i].1 += 1;
-                self.last.insert(j.0, t);
-                self.d.task_finished(t, self.nodes[*i].0, *j, Some(self.dur[&j.0]));
-            }
-            self.offer();
-            if let Some(job) = job {
-                if ended.iter().any(|e| e.2 == job) && !self.running.iter().any(|r| r.2 == job) {
-                    self.d.remove_job(t, job);
-                    return t;
-                }
-            }
-        }
-    }
-}
-
-/// A long job of three waves of 5 s tasks on `executors` of `slots`; 1.5 s later one user
-/// submits 6 small jobs of 2 × 0.1 s, each `think` seconds after the previous one returned.
-/// Returns each small job's wait for its first slot, and when the long job ended.
-fn small_jobs_after_each_other(executors: usize, slots: u32, think: f64, cfg: DriverConfig) -> (Vec<f64>, f64) {
-    let mut s = Spark::with(executors, slots, cfg);
-    let long = s.submit(3 * executors as u32 * slots, 5.0, 1);
-    s.run(1.5, None);
-    let mut waits = Vec::new();
-    for k in 0..6 {
-        let submitted = s.now;
-        let j = s.submit(2, 0.1, 2);
-        let end = s.run(submitted + 100.0, Some(j));
-        assert!(end < submitted + 100.0, "small job {k} did not end");
-        waits.push(s.first[&j.0] - submitted);
-        s.run(end + think, None);
-    }
-    s.run(200.0, None);
-    (waits, s.last[&long.0])
 }
 
 /// The first small job waits for a long task (there is no preemption). Without the hold,

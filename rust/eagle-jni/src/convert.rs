@@ -5,8 +5,9 @@
 //!
 //! Nothing here touches the JVM, so it is unit-tested with plain `cargo test`.
 
-use crate::error::Error;
+use crate::error::{Error, Expect};
 use eagle_client::ClusterError;
+use eagle_core::adaptive::preempt::Attempt;
 use eagle_core::locality::delay::{Level, Sample};
 use eagle_core::settings::EngineSettings;
 use eagle_core::{Class, EstimateSource, JobId, NodeId};
@@ -145,6 +146,24 @@ pub fn launches(tids: &[i64], nodes: &[i32], jobs: &[i32]) -> Result<Vec<(i64, N
         launched.push((tids[i], node_id(nodes[i])?, job_id(jobs[i])?));
     }
     Ok(launched)
+}
+
+/// `preempt`'s parallel arrays as the running attempts: each one's job, its start (engine
+/// ms) and whether its task was preempted before (0 or 1).
+pub fn attempts(jobs: &[i32], started_ms: &[i64], preempted: &[i32]) -> Result<Vec<Attempt>, Error> {
+    if jobs.len() != started_ms.len() || jobs.len() != preempted.len() {
+        return Err(Error::PreemptLengths { jobs: jobs.len(), started: started_ms.len(), preempted: preempted.len() });
+    }
+    let mut out = Vec::with_capacity(jobs.len());
+    for i in 0..jobs.len() {
+        let before = match preempted[i] {
+            0 => false,
+            1 => true,
+            v => return Err(Error::Arg { name: "preempted flag", expected: Expect::Flag, value: v.into() }),
+        };
+        out.push(Attempt { job: job_id(jobs[i])?, started: ms_to_s(started_ms[i]), preempted_before: before });
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -80,6 +80,12 @@ pub enum Error {
         nodes: usize,
         jobs: usize,
     },
+    /// `preempt`'s parallel arrays differ in length.
+    PreemptLengths {
+        jobs: usize,
+        started: usize,
+        preempted: usize,
+    },
     /// A byte array argument (`what`) that is not UTF-8.
     NotUtf8(&'static str),
     /// A CCDM call without its argument `index` (`name`).
@@ -119,6 +125,11 @@ impl fmt::Display for Error {
             Error::GroupFutureLengths { tasks, signatures } => {
                 write!(f, "expected as many task counts as signatures, got {tasks} and {signatures}")
             }
+            Error::PreemptLengths { jobs, started, preempted } => write!(
+                f,
+                "expected as many start times and preempted flags as jobs, got {jobs} jobs, {started} \
+                 start times and {preempted} flags"
+            ),
             Error::RoundEndLengths { tids, nodes, jobs } => {
                 write!(f, "roundEnd: {tids} task ids, {nodes} executors, {jobs} jobs")
             }

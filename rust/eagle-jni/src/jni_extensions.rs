@@ -7,9 +7,9 @@
 //! arguments are decoded by the safe [`crate::eirene`].
 
 use crate::convert;
-use crate::jni_api::{ints_in, ints_out, utf8_in, with_state, Res, ThrowEagle};
+use crate::jni_api::{ints_in, ints_out, longs_in, utf8_in, with_state, Res, ThrowEagle};
 use eagle_client::application::lotes;
-use jni::objects::{JByteArray, JDoubleArray, JIntArray, JObject};
+use jni::objects::{JByteArray, JDoubleArray, JIntArray, JLongArray, JObject};
 use jni::sys::{jint, jlong};
 use jni::{Env, EnvUnowned};
 
@@ -140,6 +140,31 @@ pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_satcClone<'l
         with_state(h, |st| Ok(crate::eirene::satc_clone(st, job, waiting, idle, &running)?))
     })
     .resolve_with::<ThrowEagle, _>(|| "satcClone")
+}
+
+/// `preempt(handle, nowMs, jobs, startedMs, preempted, killing): Int` — of the attempts
+/// running now (parallel arrays: job, start in engine ms, whether the task was preempted
+/// before, 0 or 1), the index of the one to kill for a short job that waited past
+/// `preempt.afterMs`, or -1; `killing`: kills decided before whose attempts have not ended.
+/// See [`eagle_core::adaptive::preempt`].
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_apache_spark_scheduler_eagle_Native_preempt<'l>(
+    mut env: EnvUnowned<'l>,
+    _this: JObject<'l>,
+    h: jlong,
+    now_ms: jlong,
+    jobs: JIntArray<'l>,
+    started_ms: JLongArray<'l>,
+    preempted: JIntArray<'l>,
+    killing: jint,
+) -> jint {
+    env.with_env(|env| -> Res<jint> {
+        let attempts =
+            convert::attempts(&ints_in(env, &jobs)?, &longs_in(env, &started_ms)?, &ints_in(env, &preempted)?)?;
+        let killing = convert::count("killing", killing)?;
+        with_state(h, |st| Ok(st.driver.preempt(convert::ms_to_s(now_ms), &attempts, killing).map_or(-1, |i| i as i32)))
+    })
+    .resolve_with::<ThrowEagle, _>(|| "preempt")
 }
 
 /// `ccdm(handle, op, args: Array[Int]): Array[Int]` — one call into Eirene's Coordinated

@@ -7,10 +7,10 @@ use crate::convert::s_to_ms;
 use eagle_client::Application;
 use eagle_core::Counters;
 
-/// Names of the `counters(handle): Array[Long]` slots, in order. The first twelve
+/// Names of the `counters(handle): Array[Long]` slots, in order. The first fourteen
 /// are the engine's [`Counters`]; the last is the number of bridge calls made on
 /// the handle (the `failAfterCalls` test hook counts the same calls).
-pub const COUNTER_NAMES: [&str; 13] = [
+pub const COUNTER_NAMES: [&str; 15] = [
     "decisions",
     "probesPlaced",
     "probesRejectedSss",
@@ -23,6 +23,8 @@ pub const COUNTER_NAMES: [&str; 13] = [
     "emptyFetches",
     "backfills",
     "declines",
+    "preemptions",
+    "preemptedMs",
     "nativeCalls",
 ];
 
@@ -96,6 +98,8 @@ pub fn counters(st: &Application) -> Vec<i64> {
         c.empty_fetches,
         c.backfills,
         c.declines,
+        c.preemptions,
+        c.preempted_ms,
         st.calls(),
     ];
     v.iter().map(|&x| long(x)).collect()

@@ -12,7 +12,8 @@
 //! | [`arrivals`] | whether short units (queries, jobs) keep arriving | — |
 //! | [`affinity`] | executors keep to one class of work | whole-node partitions, §3.1 |
 //! | [`warmup`] | a task set's first-task cost on an executor, and when a slot is worth it | Sticky Batch Probing, §3.3 |
-//! | [`windowed`] | a sum over a sliding window: the budgets of the hold and of the nodes' steal | — |
+//! | [`preempt`] | a short job that waited past a bound gets the youngest long attempt's slot (off by default) | — (Eagle never preempts) |
+//! | [`windowed`] | a sum over a sliding window: the budgets of the hold, of preemption and of the nodes' steal | — |
 //!
 //! Invariants (docs/policies/adaptive.md has the rules and the measurements): short work
 //! never queues behind long work while the reservation holds; the reservation and the
@@ -27,6 +28,7 @@ pub mod arrivals;
 pub mod cutoff;
 pub mod fsp;
 pub mod hold;
+pub mod preempt;
 pub mod reservation;
 pub mod warmup;
 pub mod windowed;

@@ -84,6 +84,18 @@ pub struct AdaptiveParams {
     /// slot-seconds over `window` (0 turns the hold off).
     #[serde(default = "default_hold_fraction")]
     pub hold_fraction: f64,
+    /// Preemption ([`crate::adaptive::preempt`], off by default): the wait of a short job
+    /// after which the youngest long attempt is killed for it, seconds (0 turns it off).
+    #[serde(default)]
+    pub preempt_after: f64,
+    /// Preemption's budget: killed slot-seconds at most this fraction of the cluster's
+    /// slot-seconds over `window` (0 turns it off).
+    #[serde(default = "default_preempt_fraction")]
+    pub preempt_fraction: f64,
+}
+
+fn default_preempt_fraction() -> f64 {
+    0.05
 }
 
 fn default_hold_max() -> f64 {
@@ -109,6 +121,8 @@ impl Default for AdaptiveParams {
             order: crate::adaptive::fsp::Order::Srpt,
             hold_max: default_hold_max(),
             hold_fraction: default_hold_fraction(),
+            preempt_after: 0.0,
+            preempt_fraction: default_preempt_fraction(),
         }
     }
 }
@@ -148,6 +162,12 @@ impl AdaptiveParams {
         }
         if !(0.0..=1.0).contains(&self.hold_fraction) {
             return Err(bad("adaptive hold_fraction", self.hold_fraction, unit));
+        }
+        if !(self.preempt_after >= 0.0 && self.preempt_after <= 3600.0) {
+            return Err(bad("adaptive preempt_after", self.preempt_after, Bound::Within(0.0, 3600.0)));
+        }
+        if !(0.0..=1.0).contains(&self.preempt_fraction) {
+            return Err(bad("adaptive preempt_fraction", self.preempt_fraction, unit));
         }
         if !(1..=1000).contains(&self.buckets) {
             return Err(bad("adaptive buckets", self.buckets.into(), Bound::Within(1.0, 1000.0)));

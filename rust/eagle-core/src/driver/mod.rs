@@ -309,6 +309,19 @@ impl Driver {
         self.satc.as_mut()?.pick(job, class, waiting, idle, running)
     }
 
+    /// Preemption (`preempt.afterMs`, off by default): the index in `attempts` (the attempts
+    /// running now) of the one to kill for a short job that waited past the bound, if any;
+    /// `killing` are kills decided before whose attempts have not ended
+    /// ([`crate::adaptive::preempt`]).
+    pub fn preempt(
+        &mut self,
+        now: Time,
+        attempts: &[crate::adaptive::preempt::Attempt],
+        killing: u32,
+    ) -> Option<usize> {
+        self.engine.preempt(now, attempts, killing)
+    }
+
     /// Clones SATC decided so far (0 while off).
     pub fn satc_decided(&self) -> u64 {
         self.satc.as_ref().map_or(0, |g| g.decided)

@@ -36,6 +36,7 @@ use super::{Cloning, Policy, QueryGroups, ShortReservation, Tenancy, WarmExecuto
 use crate::adaptive::arrivals::ShortArrivals;
 use crate::adaptive::fsp::{FairClock, Order, Unit};
 use crate::adaptive::hold::Hold;
+use crate::adaptive::preempt::Preemption;
 use crate::adaptive::reservation::Reservation;
 use crate::cluster::{Cluster, Counters, Job, JobSpec};
 use crate::config::Config;
@@ -48,6 +49,7 @@ use std::collections::{BTreeSet, HashMap};
 mod held;
 mod long_share;
 mod pick;
+mod preempt;
 mod tenants;
 mod warm;
 
@@ -121,6 +123,8 @@ pub struct Adaptive {
     reservation: Reservation,
     /// Slots kept free for the next short arrival after short work drains.
     hold: Hold,
+    /// Bounded waiting by preemption (off by default).
+    preemption: Preemption,
     /// Simulator: nodes with a free slot.
     free_nodes: BTreeSet<u32>,
     /// Simulator: a `Tick` is pending.
@@ -152,6 +156,11 @@ impl Adaptive {
             c: Cluster::new(config.driver),
             reservation: Reservation::new(config.adaptive.clone(), 0.0),
             hold: Hold::new(config.adaptive.hold_max, config.adaptive.hold_fraction, config.adaptive.window),
+            preemption: Preemption::new(
+                config.adaptive.preempt_after,
+                config.adaptive.preempt_fraction,
+                config.adaptive.window,
+            ),
             cfg: config,
             meta: Vec::new(),
             groups: HashMap::new(),

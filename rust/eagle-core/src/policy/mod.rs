@@ -11,7 +11,7 @@
 //! | policy | capabilities |
 //! |---|---|
 //! | [`paper::Paper`] | [`Periodic`], [`Locality`], [`Cloning`], [`Partitioned`] |
-//! | [`adaptive::Adaptive`] | [`Cloning`], [`QueryGroups`], [`WarmExecutors`], [`ShortReservation`] |
+//! | [`adaptive::Adaptive`] | [`Cloning`], [`QueryGroups`], [`WarmExecutors`], [`ShortReservation`], [`Tenancy`], [`Preempting`] |
 //!
 //! - [`paper`]: the published systems on one mechanism (Eagle as in SoCC'16 §3, and
 //!   Sparrow, Hawk, DLWL and CLWL for comparison): probes, SSS, LWL reservations,
@@ -129,6 +129,15 @@ pub trait ShortReservation {
     fn reservation(&self) -> u32;
     /// The short/long boundary moved (a learned cutoff): the class-based state restarts.
     fn classes_changed(&mut self, now: Time);
+}
+
+/// Bounded waiting by preemption (driver mode, [`crate::adaptive::preempt`]; off by
+/// default): the running long attempt the host kills for a short job that waited past the
+/// bound.
+pub trait Preempting {
+    /// The index in `attempts` (the attempts running now) to kill, if any; `killing` are
+    /// kills decided before whose attempts have not ended yet.
+    fn preempt(&mut self, now: Time, attempts: &[crate::adaptive::preempt::Attempt], killing: u32) -> Option<usize>;
 }
 
 /// Eagle's split of the nodes by class (§3.1): a short-only partition, and the central

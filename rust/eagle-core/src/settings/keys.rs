@@ -127,6 +127,24 @@ pub static KEYS: &[Key] = &[
         )
         .get(|c| c.driver.adaptive.hold_fraction.into())
         .set(|c, v| c.driver.adaptive.hold_fraction = v.num()),
+    key("preempt.afterMs", Kind::Ms { min: 0, max: 3_600_000 })
+        .doc(
+            "adaptive, driver mode: when a task set's tasks have waited this long (ms), every slot \
+              is taken and no running task should end within it, the youngest attempt of a task set \
+              with tasks 10x longer is killed through Spark's task kill (it re-runs; a kill is no \
+              task failure), each task at most once; while the budget lasts the reservation keeps \
+              no slot idle for short work to come. 0 (the default) turns preemption off.",
+        )
+        .get(|c| ms(c.driver.adaptive.preempt_after).into())
+        .set(|c, v| c.driver.adaptive.preempt_after = s(v)),
+    key("preempt.fraction", Kind::Num(UNIT))
+        .doc(
+            "adaptive: preemption's budget: over any reservation.windowMs, the run time of the \
+              killed attempts stays at most this fraction of the cluster's slot-seconds; 0 turns \
+              preemption off.",
+        )
+        .get(|c| c.driver.adaptive.preempt_fraction.into())
+        .set(|c, v| c.driver.adaptive.preempt_fraction = v.num()),
     key("deadlineFactor", Kind::Num(Bound::Positive))
         .doc(
             "adaptive: a task set whose tasks waited this multiple of its fair time (its waiting \

@@ -73,7 +73,7 @@ fn codes_round_trip() {
     assert_eq!(node_id(3).unwrap(), NodeId(3));
     assert_eq!(ms_to_s(1500), 1.5);
     assert_eq!(s_to_ms(1.5), 1500);
-    assert_eq!(crate::layout::COUNTER_NAMES.len(), 13);
+    assert_eq!(crate::layout::COUNTER_NAMES.len(), 15);
 }
 
 #[test]
@@ -127,4 +127,16 @@ fn probe_bounds_are_enforced_by_the_bridge() {
     assert!(decode(&[("minProbes", "2147483647")]).unwrap_err().to_string().contains("minProbes"));
     assert!(decode(&[("history.maxEntries", "0")]).unwrap_err().to_string().contains("history.maxEntries"));
     assert!(decode(&[("debug.holdCallMs", "60001")]).unwrap_err().to_string().contains("debug.holdCallMs"));
+}
+
+#[test]
+fn attempts_decode_and_name_what_is_wrong() {
+    let a = attempts(&[2, 0], &[1500, 0], &[0, 1]).unwrap();
+    assert_eq!((a[0].job, a[0].started, a[0].preempted_before), (JobId(2), 1.5, false));
+    assert!(a[1].preempted_before);
+    let e = attempts(&[2], &[1500, 0], &[0]).unwrap_err().to_string();
+    assert!(e.contains("1 jobs, 2 start times and 1 flags"), "{e}");
+    let e = attempts(&[2], &[1500], &[2]).unwrap_err().to_string();
+    assert!(e.contains("preempted flag"), "{e}");
+    assert!(attempts(&[-1], &[0], &[0]).unwrap_err().to_string().contains("job id"));
 }

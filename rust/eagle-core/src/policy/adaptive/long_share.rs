@@ -20,6 +20,11 @@ impl Adaptive {
             // Tenants' pools: the reservation holds no slot of the long tenants' share.
             r = r.min(self.short_cap(self.long_share()));
         }
+        if self.preemption.can_kill(now, self.c.total) {
+            // Preemption bounds a short job's wait while its budget lasts: no slot is kept
+            // idle for short work that may come, only for short tasks that wait now.
+            r = r.min(self.short_waiting);
+        }
         (self.long_running + r < self.c.total, r)
     }
 

@@ -50,6 +50,12 @@ private[eagle] case class EagleConf(
   /** `dds.enabled`: Dynamic Delay Scheduling. */
   def ddsEnabled: Boolean = engine.flag("dds.enabled")
 
+  /** `preempt.afterMs` and `preempt.fraction` above 0 under the adaptive policy, in driver
+   *  mode (cluster mode's slots are the hosts' daemons'): the engine may name a long attempt
+   *  to kill. */
+  def preempting: Boolean =
+    adaptive && cluster.isEmpty && engine.number("preempt.afterMs") > 0 && engine.number("preempt.fraction") > 0
+
   /** For the summary file: the engine's keys (values in force), then the plugin's. */
   def asMap: Seq[(String, Any)] = engine.values ++ Seq(
     "history.path" -> historyPath.orNull,
@@ -84,6 +90,12 @@ private[eagle] case class EngineConf(set: Seq[(String, String)], values: Seq[(St
   def word(name: String): String = byName.get(name).map(String.valueOf).getOrElse("")
 
   def flag(name: String): Boolean = byName.get(name).contains(true)
+
+  /** A numeric key's value in force (0 when it is not numeric). */
+  def number(name: String): Double = byName.get(name) match {
+    case Some(n: java.lang.Number) => n.doubleValue
+    case _ => 0.0
+  }
 
   /** `Native.create`'s configuration: the keys set, as UTF-8 JSON. */
   def toJson: Array[Byte] = EngineConf.json(set)

@@ -153,7 +153,17 @@ private[spark] class EagleTaskScheduler(
       t
     }
   })
+  /** Preemption (`preempt.afterMs`), when on: asked every reviver tick. */
+  private val preemption: Option[EaglePreemption] =
+    if (eagleConf.preempting) Some(new EaglePreemption(engine, (tid, why) => killTaskAttempt(tid, true, why)))
+    else None
+
   reviver.scheduleWithFixedDelay(() => {
+    preemption.foreach { p =>
+      Try(synchronized {
+        if (engine.active && backend != null) p.tick(nowMs, tsmByJob, tid => taskIdToTaskSetManager.containsKey(tid))
+      })
+    }
     if (needRevive && engine.active && backend != null) {
       needRevive = false
       Try(backend.reviveOffers())

@@ -132,6 +132,20 @@ private[eagle] class Native {
   /** `[class, estimateMs, estimateSource]` of `job`, or `[-1, -1, -1]` if unknown. */
   @native def jobInfo(handle: Long, job: Int): Array[Long]
 
+  /**
+   * Preemption (`preempt.afterMs`): of the attempts running now (parallel arrays: engine job,
+   * start in engine ms, whether the task was preempted before, 0 or 1), the index of the one
+   * to kill for a short task set that waited past the bound, or -1. `killing`: kills decided
+   * before whose attempts have not ended.
+   */
+  @native def preempt(
+      handle: Long,
+      nowMs: Long,
+      jobs: Array[Int],
+      startedMs: Array[Long],
+      preempted: Array[Int],
+      killing: Int): Int
+
   /** Engine counters in the fixed order [[Native.CounterNames]]. */
   @native def counters(handle: Long): Array[Long]
 
@@ -265,7 +279,7 @@ private[eagle] object Native {
   val CounterNames: Seq[String] = Seq(
     "decisions", "probesPlaced", "probesRejectedSss", "probesBehindLong",
     "shortTasksAfterHol", "rescheduledProbes", "fallbackProbes", "stolenProbes",
-    "srptBypasses", "emptyFetches", "backfills", "declines", "nativeCalls")
+    "srptBypasses", "emptyFetches", "backfills", "declines", "preemptions", "preemptedMs", "nativeCalls")
 
   /** The slots of `status(handle)` after the counters; mirrors `STATUS_NAMES` in rust/eagle-jni/src/layout.rs. */
   val StatusNames: Seq[String] = Seq(
