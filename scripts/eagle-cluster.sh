@@ -28,6 +28,9 @@
 #                         default nproc on machines of different sizes)
 #   --long-headroom F     the share of the general hosts no one long job's tasks go to (eagle-central
 #                         --long-headroom) [its own default, 0.1, under --policy eagle-adaptive, else 0: the papers']
+#   --steal-fraction F    eagle-adaptive nodes' budget of the steal (eagle-node --steal-fraction):
+#                         stolen short work holds at most this share of a host's slot-time; 0
+#                         turns the steal off [eagle-node's default, 0.05]
 #   --bind ADDR           listen address of every daemon [the host as given]; e.g. 0.0.0.0
 #   --state DIR           pid files, logs/ and the default secret [target/eagle-cluster]
 #   --secret-file F       the shared secret [STATE/secret]; created (0600, 32 random bytes as hex)
@@ -115,7 +118,7 @@ esac
 # ---- options -----------------------------------------------------------------------------------
 ACTION="${1:-}"; [ $# -gt 0 ] && shift
 HOSTS="" CENTRAL="localhost:7100" NODE_PORT=7101 SLOTS=auto POLICY=eagle-adaptive LEASE_MS=3000
-SHORT_FRACTION=0.1 SHORT_PARTITION=fixed LONG_HEADROOM="" BIND="" STATE="$ROOT/target/eagle-cluster" SECRET="" BIN="" TIMEOUT=10 PLACEMENT=lwl
+SHORT_FRACTION=0.1 SHORT_PARTITION=fixed LONG_HEADROOM="" STEAL_FRACTION="" BIND="" STATE="$ROOT/target/eagle-cluster" SECRET="" BIN="" TIMEOUT=10 PLACEMENT=lwl
 while [ $# -gt 0 ]; do
   [ $# -ge 2 ] || die "option $1 needs a value"
   case "$1" in
@@ -129,6 +132,7 @@ while [ $# -gt 0 ]; do
     --placement) PLACEMENT="$2" ;;
     --short-partition) SHORT_PARTITION="$2" ;;
     --long-headroom) LONG_HEADROOM="$2" ;;
+    --steal-fraction) STEAL_FRACTION="$2" ;;
     --bind) BIND="$2" ;;
     --state) STATE="$2" ;;
     --secret-file) SECRET="$2" ;;
@@ -147,6 +151,8 @@ case "$SHORT_PARTITION" in fixed|adaptive|slots|share) ;; *) die "--short-partit
 # eagle-central's own default (0.1) is eagle-adaptive's; the papers' policies place over every host.
 [ -n "$LONG_HEADROOM" ] || [ "$POLICY" = eagle-adaptive ] || LONG_HEADROOM=0
 [ -z "$LONG_HEADROOM" ] || [[ "$LONG_HEADROOM" =~ ^0(\.[0-9]+)?$ ]] || die "--long-headroom must be a number in [0, 1), got '$LONG_HEADROOM'"
+[ -z "$STEAL_FRACTION" ] || [[ "$STEAL_FRACTION" =~ ^(0(\.[0-9]+)?|1(\.0*)?)$ ]] || die "--steal-fraction must be a number in [0, 1], got '$STEAL_FRACTION'"
+[ -z "$STEAL_FRACTION" ] || [ "$POLICY" = eagle-adaptive ] || die "--steal-fraction applies to --policy eagle-adaptive only (hawk steals from idle nodes)"
 [[ "$LEASE_MS" =~ ^[0-9]+$ && "$LEASE_MS" -ge 10 ]] || die "--lease-ms must be an integer >= 10, got '$LEASE_MS'"
 [[ "$TIMEOUT" =~ ^[0-9]+$ && "$TIMEOUT" -ge 1 ]] || die "--timeout must be a positive integer, got '$TIMEOUT'"
 [[ "$SHORT_FRACTION" =~ ^0(\.[0-9]+)?$|^\.[0-9]+$ ]] || die "--short-fraction must be in [0, 1), got '$SHORT_FRACTION'"
@@ -235,6 +241,7 @@ start() {
       local others; others="$(printf '%s\n' "${peers[@]}" | grep -vxF "$h:$p" | paste -sd, - || true)"
       [ -n "$others" ] && args+=(--peers "$others")
     fi
+    [ -n "$STEAL_FRACTION" ] && args+=(--steal-fraction "$STEAL_FRACTION")
     on_host "$h" _start eagle-node "$id" "$STATE" "$BIN" "$SECRET" "$TIMEOUT" "$(listen_of "$h" "$p")" -- "${args[@]}" < /dev/null || failed=1
   done < <(nodes)
   local ch cp ping=$(( LEASE_MS / 4 < 500 ? (LEASE_MS / 4 > 0 ? LEASE_MS / 4 : 1) : 500 ))

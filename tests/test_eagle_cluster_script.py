@@ -90,3 +90,31 @@ def test_a_bad_long_headroom_is_refused_naming_the_flag(binaries, tmp_path):
     assert r.returncode != 0
     assert "--long-headroom must be a number in [0, 1), got '1.5'" in r.stderr, r.stderr
     assert not (tmp_path / "state" / "logs" / "central.log").exists()
+
+
+def _node_args(state):
+    """The command line of the one node the script started (its pid file)."""
+    pids = [p for p in state.glob("*.pid") if p.stem != "central"]
+    assert len(pids) == 1, pids
+    with open("/proc/%s/cmdline" % pids[0].read_text().strip(), "rb") as f:
+        return f.read().decode().split("\0")
+
+
+@pytest.mark.parametrize("extra, steal", [((), None), (("--steal-fraction", "0"), "0")])
+def test_eagle_adaptive_nodes_run_the_steal_fraction_they_are_given(binaries, tmp_path, extra, steal):
+    seen = {}
+    _with_central_log(binaries, tmp_path, extra, lambda _: seen.setdefault("args", _node_args(tmp_path / "state")))
+    args = seen["args"]
+    got = args[args.index("--steal-fraction") + 1] if "--steal-fraction" in args else None
+    assert got == steal, args
+
+
+@pytest.mark.parametrize("extra, message", [
+    (("--steal-fraction", "2"), "--steal-fraction must be a number in [0, 1], got '2'"),
+    (("--policy", "hawk", "--steal-fraction", "0.1"), "--steal-fraction applies to --policy eagle-adaptive only"),
+])
+def test_a_bad_steal_fraction_is_refused_naming_the_flag(binaries, tmp_path, extra, message):
+    r = _script("start", tmp_path / "state", binaries, free_port(), free_port(), *extra)
+    assert r.returncode != 0
+    assert message in r.stderr, r.stderr
+    assert not (tmp_path / "state" / "logs" / "central.log").exists()

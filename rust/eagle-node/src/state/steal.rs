@@ -98,7 +98,8 @@ impl NodeState {
         given.into_iter().take(limit as usize).map(|(_, p)| p).collect()
     }
 
-    /// Hawk, thief side: queue the stolen probes as if their drivers had sent them here.
+    /// Thief side (Hawk, and eagle-adaptive before long work): queue the stolen probes as if
+    /// their drivers had sent them here.
     pub(super) fn stolen(&mut self, now: Ms, probes: Vec<StolenProbe>) {
         self.steal_pending = false;
         self.steal_sent = None;
