@@ -32,7 +32,7 @@ def parse_args(argv):
                    help="comma list of fifo,fair,eagle (default: all three)")
     p.add_argument("--out", default=os.path.join(ROOT, "target", "bench"))
     p.add_argument("--eagle-conf", action="append", default=[], metavar="KEY=VALUE", type=eagle_conf_item,
-                   help="replay/tpch/sort: a spark.scheduler.eagle.* key for the eagle runs (repeatable; "
+                   help="replay/tpch/sort/server: a spark.scheduler.eagle.* key for the eagle runs (repeatable; "
                         "the prefix may be left out), e.g. --eagle-conf eirene.satc=true")
     # testbed
     p.add_argument("--workers", type=int, help="hosts (default 8; quick 4)")

@@ -84,7 +84,8 @@ def settings(args) -> dict:
     out = {"servers": servers, "etl": etl, "queries": queries, "seed": args.server_seed,
            "clients": given(args.clients, 4, 8), "window_s": given(args.window, 60.0, 240.0),
            "think_s": args.think, "lead_s": args.lead, "sf": given(args.server_sf, 0.05, 0.2),
-           "parts": args.parts, "sort_gb": args.sort_gb, "agg_rows": int(given(args.agg_rows, 1e8, 1e9))}
+           "parts": args.parts, "sort_gb": args.sort_gb, "agg_rows": int(given(args.agg_rows, 1e8, 1e9)),
+           "eagle_conf": dict(getattr(args, "eagle_conf", []) or [])}
     for k in ("clients", "window_s", "think_s", "sf", "sort_gb", "agg_rows"):
         if not out[k] > 0:
             raise SystemExit(f"server: {k.replace('_s', '')} must be positive, got {out[k]}")
@@ -217,7 +218,7 @@ def run_one(tb, cfg, kind, sched, data, answers, out_dir) -> dict:
     run_dir = os.path.join(out_dir, "runs", f"{kind}-{sched}")
     shutil.rmtree(run_dir, ignore_errors=True)
     os.makedirs(run_dir)
-    conf = spark_conf(sched, tb, run_dir, ROOT)
+    conf = spark_conf(sched, tb, run_dir, ROOT, eagle=cfg["eagle_conf"])
     master = conf.pop("spark.master")
     conf.pop("spark.scheduler.allocation.file", None)   # FAIR: the sessions' pools, Spark's defaults
     conf["spark.app.name"] = f"eagle-bench-server-{kind}-{sched}"

@@ -15,6 +15,12 @@ def test_defaults_and_quick_sizes():
     assert full["servers"] == ["connect", "thrift"] and full["etl"] == ["sort", "aggregate"]
     quick = server.settings(run.parse_args(["server", "--quick"]))
     assert (quick["clients"], quick["window_s"], quick["sf"], quick["agg_rows"]) == (4, 60.0, 0.05, 10**8)
+    assert full["eagle_conf"] == {}
+
+
+def test_eagle_keys_are_kept_for_the_eagle_runs():
+    cfg = server.settings(run.parse_args(["server", "--eagle-conf", "order=fsp"]))
+    assert cfg["eagle_conf"] == {"order": "fsp"}
 
 
 @pytest.mark.parametrize("argv, named", [
