@@ -21,13 +21,9 @@ The tasks are Python: Spark ends a killed Python task when `spark.python.task.ki
 (2 s by default) has passed, so the test lowers it, as a user of preemption would.
 The default tier runs local[4]; `scripts/test.sh --full` adds the local clusters.
 """
-import threading
-import time
-
 import pytest
 
-from conftest import spark
-from interactive import event_conf, sleeping_job, wait_for_slots, waits_behind_long
+from interactive import long_beside_small_jobs, run_app, waits_behind_long
 
 LONG_S, WAVES, SMALL_S, SMALL_TASKS, SMALL_JOBS = 10.0, 2, 0.1, 2, 5
 AFTER_MS = 500
@@ -38,38 +34,14 @@ MASTERS = [pytest.param("local[4]", 4, id="local4"),
            pytest.param("local-cluster[3,2,1024]", 6, id="lc32", marks=pytest.mark.full)]
 
 
-def scenario(sc, slots):
-    """Returns (long job seconds, its count, [small job latencies])."""
-    out = {}
-
-    def long_job():
-        t0 = time.time()
-        out["count"] = sleeping_job(sc, WAVES * slots, LONG_S, True)
-        out["long"] = time.time() - t0
-
-    t = threading.Thread(target=long_job)
-    t.start()
-    time.sleep(1.0)
-    small = []
-    for _ in range(SMALL_JOBS):
-        t0 = time.time()
-        assert sleeping_job(sc, SMALL_TASKS, SMALL_S, True) == SMALL_TASKS
-        small.append(time.time() - t0)
-    t.join(300)
-    assert "long" in out, "the long job did not end"
-    return out["long"], out["count"], small
-
-
 def run(master, slots, conf, events, summary=None):
-    c = dict(conf)
-    c.update(event_conf(events))
-    with spark(master if summary is None else "spark-eagle:" + master, c, summary_path=summary) as (s, res):
-        sc = s.sparkContext
-        wait_for_slots(sc, master, slots)
-        before = sc.statusTracker().getJobIdsForGroup(None)
-        first_job = max(before) + 1 if before else 0
-        long_s, count, small = scenario(sc, slots)
-    return long_s, count, small, first_job, res.get("summary")
+    """FIFO when `summary` is None, else eagle with `conf`."""
+    def scenario(sc):
+        return long_beside_small_jobs(sc, WAVES * slots, LONG_S, SMALL_JOBS, SMALL_TASKS, SMALL_S, True)
+
+    (long_s, count, small), first_job, s = run_app(master, slots, None if summary is None else conf, scenario,
+                                                   events, summary)
+    return long_s, count, small, first_job, s
 
 
 @pytest.mark.parametrize("master,slots", MASTERS)

@@ -19,13 +19,9 @@ the long job more than the hold's budget allows: there the test reports what the
 (which small jobs waited for a long task) and what each side paid, and asserts only what the
 budget guarantees: the long job <= 1.3x FIFO and the small jobs no slower than under FIFO.
 """
-import threading
-import time
-
 import pytest
 
-from conftest import spark
-from interactive import event_conf, sleeping_job, wait_for_slots, waits_behind_long
+from interactive import long_beside_small_jobs, run_app, waits_behind_long
 
 LONG_S, WAVES, SMALL_S, SMALL_TASKS, SMALL_JOBS = 3.0, 4, 0.1, 2, 5
 MASTERS = {"local[4]": 4, "local-cluster[2,2,1024]": 4, "local-cluster[3,2,1024]": 6}
@@ -36,41 +32,15 @@ DEFAULT = {("local[4]", "hints", 0.0), ("local-cluster[2,2,1024]", "no-hints", 0
            ("local-cluster[3,2,1024]", "history", 0.0)}
 
 
-def scenario(sc, slots, hints, think):
-    """Returns (long job seconds, [small job latencies])."""
-    out = {}
-
-    def long_job():
-        t0 = time.time()
-        sleeping_job(sc, WAVES * slots, LONG_S, hints)
-        out["long"] = time.time() - t0
-
-    t = threading.Thread(target=long_job)
-    t.start()
-    time.sleep(1.0)
-    small = []
-    for _ in range(SMALL_JOBS):
-        t0 = time.time()
-        assert sleeping_job(sc, SMALL_TASKS, SMALL_S, hints) == SMALL_TASKS
-        small.append(time.time() - t0)
-        time.sleep(think)
-    t.join(300)
-    assert "long" in out, "the long job did not end"
-    return out["long"], small
-
-
 def run(master, slots, think, conf=None, hints=False, events=None, summary=None):
     """One application: FIFO on the stock master when `conf` is None, else eagle."""
-    c = dict(conf or {})
-    if events is not None:
-        c.update(event_conf(events))
-    with spark(master if conf is None else "spark-eagle:" + master, c, summary_path=summary) as (s, res):
-        sc = s.sparkContext
-        wait_for_slots(sc, master, slots)
-        jobs_before = sc.statusTracker().getJobIdsForGroup(None)
-        first_job = max(jobs_before) + 1 if jobs_before else 0
-        long_s, small = scenario(sc, slots, hints, think)
-    return long_s, small, first_job, res.get("summary")
+    def scenario(sc):
+        long_s, _, small = long_beside_small_jobs(sc, WAVES * slots, LONG_S, SMALL_JOBS, SMALL_TASKS, SMALL_S,
+                                                  hints, think)
+        return long_s, small
+
+    (long_s, small), first_job, summary = run_app(master, slots, conf, scenario, events, summary)
+    return long_s, small, first_job, summary
 
 
 BEYOND_BUDGET = ("local[4]", "hints", 1.0)

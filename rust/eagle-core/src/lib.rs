@@ -22,7 +22,7 @@
 //! | [`engine`] | the selected policy, its capabilities, the read-only views | — |
 //! | [`policy`] | the [`policy::Policy`] seam and its capability traits; the paper and adaptive policies | — |
 //! | [`eagle`] | partitions, SSS, LWL, probes, node queues, SRPT and SBP, stealing | Eagle §3 |
-//! | [`adaptive`] | reservation, hold, learned cutoff, FSP, arrivals, affinity, warm executors | ours, after Eagle §3.1, §3.3 |
+//! | [`adaptive`] | reservation, hold, preemption, learned cutoff, FSP, arrivals, affinity, warm executors | ours, after Eagle §3.1, §3.3 |
 //! | [`locality`] | Dynamic Delay Scheduling, late binding to input blocks | DDS §II–IV |
 //! | [`eirene`] | cold data migration (CCDM) and task cloning (SATC) | Eirene §III |
 //! | [`hetero`] | multi-resource placement: machines, Greedy, Tetris, LoTES | LoTES §2–5 |

@@ -18,6 +18,7 @@ use crate::locality::delay::{DelayParams, LearnedIntervals, Level, Sample, Stage
 
 mod estimates;
 mod grants;
+use crate::adaptive::preempt::Attempt;
 use crate::adaptive::reservation::AdaptiveParams;
 use crate::adaptive::warmup::WarmupCost;
 use crate::types::*;
@@ -309,16 +310,8 @@ impl Driver {
         self.satc.as_mut()?.pick(job, class, waiting, idle, running)
     }
 
-    /// Preemption (`preempt.afterMs`, off by default): the index in `attempts` (the attempts
-    /// running now) of the one to kill for a short job that waited past the bound, if any;
-    /// `killing` are kills decided before whose attempts have not ended
-    /// ([`crate::adaptive::preempt`]).
-    pub fn preempt(
-        &mut self,
-        now: Time,
-        attempts: &[crate::adaptive::preempt::Attempt],
-        killing: u32,
-    ) -> Option<usize> {
+    /// Preemption (`preempt.afterMs`, off by default): [`Engine::preempt`].
+    pub fn preempt(&mut self, now: Time, attempts: &[Attempt], killing: u32) -> Option<usize> {
         self.engine.preempt(now, attempts, killing)
     }
 
