@@ -14,10 +14,10 @@
 //!
 //! The books also know which tenants have long work live, so that the adaptive policy's
 //! long share is what FAIR pools would give those tenants together
-//! ([`Tenants::long_weight_fraction`]), and is split between them as pools would split it.
+//! ([`Tenants::long_pool_fraction`]), and is split between them as pools would split it.
 
 use crate::error::{Bound, ConfigError};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// What a tenant is given: Spark's pool `weight` and `minShare`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -125,18 +125,30 @@ impl Tenants {
         (self.jobs, self.long)
     }
 
-    /// The weight of the live tenants that have long work over the weight of all live
-    /// tenants: the part of the cluster FAIR pools would give the tenants with long work
-    /// together. `others` are the jobs outside any tenant, counted as one more tenant of
-    /// weight 1: whether any is live, and whether any of those is long. `None` while fewer
-    /// than two tenants are live (nothing to share between).
-    pub fn long_weight_fraction(&self, others: (bool, bool)) -> Option<f64> {
-        let live = self.live_weight(others.0)?;
-        let mut long: f64 = self.by_id.values().filter(|b| b.jobs > 0 && b.long > 0).map(|b| b.share.weight).sum();
-        if others.0 && others.1 {
-            long += 1.0;
-        }
-        Some(long / live)
+    /// The part of `slots` FAIR pools would give the live tenants that have long work
+    /// together: the slots split max-min fair by weight over the live tenants' demands
+    /// (`demand`: the tasks each runs and has waiting; a tenant not in it asks for none). A
+    /// pool asking for less than its weighted share gets what it asks, and the rest is split
+    /// among the others by weight, as the FAIR scheduler's pools split slots. `others` are the
+    /// jobs outside any tenant, counted as one more tenant of weight 1: `Some((demand, any
+    /// long))` while any is live. `None` while fewer than two tenants are live (nothing to
+    /// share between).
+    pub fn long_pool_fraction(
+        &self,
+        slots: f64,
+        demand: &HashMap<u64, f64>,
+        others: Option<(f64, bool)>,
+    ) -> Option<f64> {
+        self.live_weight(others.is_some())?;
+        let mut pools: Vec<(f64, f64, bool)> = self
+            .by_id
+            .iter()
+            .filter(|(_, b)| b.jobs > 0)
+            .map(|(t, b)| (b.share.weight, demand.get(t).copied().unwrap_or(0.0), b.long > 0))
+            .collect();
+        pools.extend(others.map(|(d, long)| (1.0, d, long)));
+        let long = max_min_long(slots, &mut pools);
+        Some(if slots > 0.0 { long / slots } else { 0.0 })
     }
 
     /// The weight of all live tenants, with the jobs outside any tenant (`others`: any is
@@ -183,6 +195,24 @@ impl Tenants {
     }
 }
 
+/// Water-filling: `slots` split among `pools` of `(weight, demand, long)` so that no pool gets
+/// more than it asks, and a pool that gets less than it asks gets no less for its weight than
+/// any other. Returns what the long pools get together.
+fn max_min_long(slots: f64, pools: &mut [(f64, f64, bool)]) -> f64 {
+    pools.sort_by(|a, b| (a.1 / a.0).total_cmp(&(b.1 / b.0)));
+    let (mut left, mut weight): (f64, f64) = (slots, pools.iter().map(|p| p.0).sum());
+    let mut long = 0.0;
+    for &(w, d, is_long) in pools.iter() {
+        let got = d.min(left * w / weight).max(0.0);
+        left -= got;
+        weight -= w;
+        if is_long {
+            long += got;
+        }
+    }
+    long
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -204,26 +234,37 @@ mod tests {
     }
 
     #[test]
-    fn the_long_fraction_is_the_weight_of_the_tenants_with_long_work() {
+    fn the_long_fraction_is_what_pools_give_the_tenants_with_long_work() {
         let mut t = Tenants::default();
-        assert_eq!(t.long_weight_fraction((true, true)), None, "no tenant: one body of jobs");
+        // Every tenant asks for more than the 20 slots.
+        let many: HashMap<u64, f64> = [(1, 50.0), (2, 50.0)].into();
+        let f = |t: &Tenants, d: &HashMap<u64, f64>, others| t.long_pool_fraction(20.0, d, others);
+        assert_eq!(f(&t, &many, Some((50.0, true))), None, "no tenant: one body of jobs");
         t.join(1, Share::default());
-        assert_eq!(t.long_weight_fraction((false, false)), None, "one tenant");
+        assert_eq!(f(&t, &many, None), None, "one tenant");
         t.join(2, Share::new(3.0, 0).unwrap());
         t.join(2, Share::new(3.0, 0).unwrap());
         t.long_jobs(2, 1);
         assert_eq!(t.jobs(), (3, 1));
         assert_eq!(t.long_tenants(), 1);
-        assert_eq!(t.long_weight_fraction((false, false)), Some(0.75));
-        assert_eq!(t.long_weight_fraction((true, false)), Some(0.6), "the jobs outside, weight 1");
-        assert_eq!(t.long_weight_fraction((true, true)), Some(0.8));
+        assert_eq!(f(&t, &many, None), Some(0.75), "the weights, 3 of 4");
+        assert_eq!(f(&t, &many, Some((50.0, false))), Some(0.6), "the jobs outside, weight 1");
+        assert_eq!(f(&t, &many, Some((50.0, true))), Some(0.8));
+        // Tenant 1 asks for 2 slots of its 5: the long tenant takes the other 3.
+        let few: HashMap<u64, f64> = [(1, 2.0), (2, 50.0)].into();
+        assert_eq!(f(&t, &few, None), Some(0.9));
+        // The jobs outside ask for 1 and tenant 1 for 2 (their shares are 4 each): 17 left.
+        assert_eq!(f(&t, &few, Some((1.0, false))), Some(0.85));
+        // The long tenant asks for 4 of its 15: it gets 4; a tenant not in the map asks for none.
+        assert_eq!(f(&t, &[(1, 50.0), (2, 4.0)].into(), None), Some(0.2));
+        assert_eq!(f(&t, &HashMap::new(), None), Some(0.0));
         t.long_jobs(2, -1);
         t.leave(2);
         assert_eq!(t.long_tenants(), 0);
-        assert_eq!(t.long_weight_fraction((false, false)), Some(0.0));
+        assert_eq!(f(&t, &many, None), Some(0.0));
         t.leave(2);
         assert_eq!(t.jobs(), (1, 0));
-        assert_eq!(t.long_weight_fraction((false, false)), None, "tenant 2 has no live job");
+        assert_eq!(f(&t, &many, None), None, "tenant 2 has no live job");
     }
 
     #[test]

@@ -215,3 +215,27 @@ fn a_burst_of_users_leaves_long_work_its_pools_share() {
         }
     }
 }
+
+/// Pools share max-min: a pool asking for less than its share gets what it asks, and the rest
+/// is split among the others by weight. On 10 slots, three users' sessions ask for one task each
+/// and a fourth for ten, beside an ETL session: pools give the three their task, and split the
+/// other seven between the wide query and the ETL (3.5 each), where a fifth of the cluster for
+/// the ETL left its slots to the wide query.
+#[test]
+fn long_work_keeps_what_pools_give_it_beside_users_that_ask_for_less_than_their_share() {
+    let plan = |wide_tasks: u32| {
+        let mut d = Driver::new(DriverConfig { cutoff: Some(1.0), ..DriverConfig::default() }, 1).unwrap();
+        let n = d.add_node(0.0, 10);
+        let users: Vec<JobId> = (0..4)
+            .map(|u| d.submit_in(0.0, if u == 0 { wide_tasks } else { 1 }, None, Some(0.2), 1, Some(10 + u)))
+            .collect();
+        let etl = d.submit_in(0.0, 40, None, Some(30.0), 2, Some(99));
+        for (i, &j) in users.iter().chain([&etl]).enumerate() {
+            d.set_tenant(j, i as u64 + 1, Share::default());
+        }
+        let got = d.offer(0.0, n, 10, &[]);
+        (got.iter().filter(|&&j| j != etl).count(), got.iter().filter(|&&j| j == etl).count())
+    };
+    assert_eq!(plan(10), (6, 4), "the users' pools: 1 + 1 + 1 + 3.5; the ETL's 3.5");
+    assert_eq!(plan(2), (5, 5), "the users ask for 5 of their 8: the ETL takes the rest");
+}

@@ -16,9 +16,9 @@ impl Adaptive {
         let lr = self.long_running as f64;
         let gap = if lr > 0.0 { self.long_est_sum / lr / self.c.total.max(1) as f64 } else { 0.0 };
         let mut r = self.reservation.size(now, self.short_waiting, self.c.total, gap) as u64;
-        if self.pools_long_share().is_some() {
+        if let Some(pools) = self.pools_long_share() {
             // Tenants' pools: the reservation holds no slot of the long tenants' share.
-            r = r.min(self.short_cap(self.long_share()));
+            r = r.min(self.short_cap(self.long_share_of(Some(pools))));
         }
         if self.preemption.can_kill(now, self.c.total) {
             // Preemption bounds a short job's wait while its budget lasts: no slot is kept
@@ -51,11 +51,15 @@ impl Adaptive {
     /// and holds whenever long work waits: neither the reservation nor a burst nor a drained
     /// stream takes a tenant's share from it, as no pool takes another's.
     pub(super) fn short_allowed(&self, now: Time, r: u64, long_waits: bool, node: Option<usize>) -> bool {
-        let share = self.long_share();
-        if !long_waits || share <= 0.0 {
+        if !long_waits {
             return true;
         }
-        let pools = self.pools_long_share().is_some();
+        let pools = self.pools_long_share();
+        let share = self.long_share_of(pools);
+        if share <= 0.0 {
+            return true;
+        }
+        let pools = pools.is_some();
         let cap = if pools { self.short_cap(share) } else { self.short_cap(share).max(r) };
         self.short_running < cap
             || (!pools && (self.reservation.observed_mean(now) < cap as f64 || !self.share_pays(now)))

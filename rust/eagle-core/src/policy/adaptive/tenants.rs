@@ -7,6 +7,7 @@
 use super::Adaptive;
 use crate::tenant::Share;
 use crate::types::{JobId, Time};
+use std::collections::HashMap;
 
 impl Adaptive {
     /// The weight the job's remaining work is divided by in the SRPT key.
@@ -43,20 +44,36 @@ impl Adaptive {
 
     /// The share of the cluster long work keeps while it waits (`longShare`), and with
     /// several tenants live at most what FAIR pools would give the tenants that have long
-    /// work: their weight over all live tenants' (the jobs outside any tenant counted as
-    /// one tenant of weight 1). Eight dashboard users beside two ETL sessions keep 8/10 of
-    /// the cluster for the users, as pools per session would, not half.
-    pub(super) fn long_share(&self) -> f64 {
+    /// work (`pools`, from [`Adaptive::pools_long_share`]). Eight dashboard users beside two
+    /// ETL sessions keep 8/10 of the cluster for the users while each user asks for more than
+    /// a tenth, as pools per session would, not half; what a user does not ask for goes to
+    /// the ETL.
+    pub(super) fn long_share_of(&self, pools: Option<f64>) -> f64 {
         let share = self.reservation.params().long_share;
-        self.pools_long_share().map_or(share, |f| share.min(f))
+        pools.map_or(share, |f| share.min(f))
     }
 
-    /// With several tenants live, what FAIR pools would give the tenants with long work
-    /// ([`crate::tenant::Tenants::long_weight_fraction`]); `None` with one tenant or none.
+    /// With several tenants live, the part of the cluster FAIR pools would give the tenants
+    /// with long work ([`crate::tenant::Tenants::long_pool_fraction`]): each tenant asks for
+    /// the tasks its live jobs run and have waiting, the jobs outside any tenant counted as one
+    /// tenant of weight 1. `None` with one tenant or none.
     pub(super) fn pools_long_share(&self) -> Option<f64> {
-        let (jobs, long) = self.tenants.jobs();
-        let others = (self.live_jobs as u32 > jobs, self.long_live > long);
-        self.tenants.long_weight_fraction(others)
+        let (jobs, _) = self.tenants.jobs();
+        self.tenants.live_weight(self.live_jobs as u32 > jobs)?;
+        let mut demand: HashMap<u64, f64> = HashMap::new();
+        let mut others: Option<(f64, bool)> = None;
+        for (jb, m) in self.c.jobs.iter().zip(&self.meta).filter(|(jb, _)| jb.live) {
+            let d = (jb.running + jb.unlaunched) as f64;
+            match m.tenant {
+                Some(t) => *demand.entry(t).or_default() += d,
+                None => {
+                    let o = others.get_or_insert((0.0, false));
+                    o.0 += d;
+                    o.1 |= jb.class.is_long();
+                }
+            }
+        }
+        self.tenants.long_pool_fraction(self.c.total as f64, &demand, others)
     }
 
     /// While a task set whose estimate is a guess waits and several tenants are live: the
