@@ -89,6 +89,7 @@ def parse_args(argv):
     a = p.parse_args(argv)
     if a.sort_alone_only and a.scenario != "sort":
         p.error(f"--sort-alone-only is an option of the sort scenario, not of {a.scenario}")
+    a.out = os.path.abspath(a.out)   # Spark takes file:// + it (the event log, the sort's output)
     q = a.quick
     a.workers = a.workers or (4 if q else 8)
     a.cores = a.cores or 2

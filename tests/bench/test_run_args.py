@@ -138,3 +138,11 @@ def test_the_sort_alone_needs_no_tpch_data_and_the_stream_gets_it(tmp_path, monk
     run.scenario_tpch_sort(run.parse_args(["sort", "--schedulers", "fifo"]), tb, str(tmp_path), ["tpch", "sort"])
     assert made == [str(tmp_path / "data")]
     assert cfgs[0]["tpch"]["answers"] == str(tmp_path / "d" / "duckdb-answers.json") and cfgs[0]["stream"]
+
+
+def test_a_relative_out_directory_is_taken_from_where_the_bench_was_started(tmp_path, monkeypatch):
+    # Spark's event log takes `file://` + the directory: a relative one read as a host name
+    # ("Wrong FS: file://target/...") and the first server did not start.
+    monkeypatch.chdir(tmp_path)
+    a = run.parse_args(["server", "--quick", "--out", "target/bench/q4"])
+    assert a.out == str(tmp_path / "target" / "bench" / "q4")
