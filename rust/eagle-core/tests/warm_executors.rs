@@ -370,6 +370,39 @@ fn a_wave_of_cold_completions_moves_the_estimate_most_of_the_way() {
     assert!(submitted < 2.0 && (est - expect).abs() < 1e-6 && est > 15.0, "{submitted} -> {est}");
 }
 
+/// A class set from cold completions alone is set once more when the first warm task ends:
+/// cold tasks bound the warm ones from above only. `scripts/bench server` on 4 slots: 22 of
+/// 111 query stages took the long class from their first (cold) tasks, 14 of them with a
+/// final estimate under the cutoff, and their sessions shared the long slots with the ETL.
+#[test]
+fn a_class_taken_from_cold_tasks_alone_follows_the_first_warm_one() {
+    let cfg = DriverConfig { cutoff: Some(1.0), ..DriverConfig::default() };
+    let (mut d, nodes, t) = calibrated_with(cfg, 2, 1.2, 0.2);
+    let x = d.submit(t, 8, None, None, 50);
+    assert_eq!(d.job_class(x), Some(eagle_core::Class::Short), "the typical task is short");
+    assert_eq!(d.offer(t, nodes[0], 2, &[]), vec![x, x]);
+    d.set_pending(t, x, 6);
+    // Two cold tasks of 4 s on a loaded executor: 3 s less the 1 s warm-up, over the cutoff.
+    d.task_finished(t + 4.0, nodes[0], x, Some(4.0));
+    d.task_finished(t + 4.0, nodes[0], x, Some(4.0));
+    assert_eq!(d.job_class(x), Some(eagle_core::Class::Long), "the cold evidence as it is");
+    // Its first warm task runs 0.3 s: the class follows it.
+    assert_eq!(d.offer(t + 4.0, nodes[1], 1, &[]), vec![x]);
+    d.set_pending(t + 4.0, x, 5);
+    d.task_finished(t + 5.0, nodes[1], x, Some(1.0));
+    assert_eq!(d.job_class(x), Some(eagle_core::Class::Long), "a cold task again");
+    assert_eq!(d.offer(t + 5.0, nodes[0], 1, &[]), vec![x]);
+    d.set_pending(t + 5.0, x, 4);
+    d.task_finished(t + 5.3, nodes[0], x, Some(0.3));
+    assert_eq!(d.job_class(x), Some(eagle_core::Class::Short), "the warm task");
+    // Then it is settled: a slower warm task moves the estimate over the cutoff, not the class.
+    assert_eq!(d.offer(t + 5.3, nodes[0], 1, &[]), vec![x]);
+    d.set_pending(t + 5.3, x, 3);
+    d.task_finished(t + 8.3, nodes[0], x, Some(3.0));
+    assert!(d.job_estimate(x).unwrap().0 > 1.0);
+    assert_eq!(d.job_class(x), Some(eagle_core::Class::Short), "no flapping");
+}
+
 /// Runs the tasks of `job` one after the other on one slot of `node` from `t`, taking
 /// `secs`, then removes it; returns the time after.
 fn run_one_by_one(d: &mut Driver, node: NodeId, job: JobId, mut t: f64, secs: &[f64]) -> f64 {

@@ -22,6 +22,9 @@ pub(super) struct Meta {
     pub(super) delay: Option<StageDelay>,
     /// The class may still change once (it was set before any cutoff was known).
     pub(super) unsettled: bool,
+    /// Adaptive: the class was set from cold completions alone, which bound the warm tasks
+    /// from above only; the first warm completion sets it once more.
+    pub(super) cold_class: bool,
     /// Scheduled as short because Spark lets this long job run only on short-only nodes
     /// (see [`Driver::restrict`]).
     pub(super) demoted: bool,
@@ -83,13 +86,16 @@ impl Driver {
         }
         let est = if revise { warm.or(m.observed.mean()).unwrap_or(d) } else { current.map_or(d, |c| c.1) };
         // Paper: the class follows the running mean through the cutoff. Adaptive: a class
-        // is set once from a real estimate and a known cutoff, then kept (no flapping).
-        let class = if m.class_forced || m.demoted || (adaptive && !m.unsettled) {
+        // is set once from a real estimate and a known cutoff, then kept (no flapping); a
+        // class set from cold completions alone is set once more by the first warm one.
+        let warm_now = m.cold_class && !cold_only;
+        let class = if m.class_forced || m.demoted || (adaptive && !m.unsettled && !warm_now) {
             current.map(|c| c.0)
         } else if adaptive {
             match cutoff {
                 Some(c) => {
                     m.unsettled = false;
+                    m.cold_class = cold_only && revise;
                     Some(Class::from_estimate(est, c))
                 }
                 None => current.map(|c| c.0),
@@ -103,7 +109,7 @@ impl Driver {
         // PRIOR_TASKS tasks against each cold completion. An overestimate would keep the
         // task set last by SRPT, launching nothing, with no warm task ever ending to correct
         // it; a long stage's first wave, all cold, still moves it most of the way. Its
-        // class follows the cold evidence as it is.
+        // class follows the cold evidence as it is, until the first warm task ends (above).
         let est = if revise && cold_only && est > m.submitted && m.submitted > 0.0 {
             let n = self.warmup.cold_completions(job.0) as f64;
             ((PRIOR_TASKS * m.submitted.ln() + n * est.ln()) / (PRIOR_TASKS + n)).exp()

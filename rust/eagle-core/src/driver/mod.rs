@@ -435,6 +435,7 @@ impl Driver {
                 observed: RunningMean::default(),
                 delay,
                 unsettled,
+                cold_class: false,
                 demoted: false,
                 submitted: est,
                 hint_class,
