@@ -1,7 +1,8 @@
 //! The order a free slot serves (docs/policies/adaptive.md, "The order: SRPT over the query"):
 //! overdue task sets first (the starvation deadline), then tenants below their minimum
-//! share, then the least remaining work of the query among the task sets worth the slot
-//! (warm executors), each class only while the reservation and the long share allow it.
+//! share, then task sets of a guessed size within their tenant's share, then the least
+//! remaining work of the query among the task sets worth the slot (warm executors), each
+//! class only while the reservation and the long share allow it.
 //! Eagle orders by SRPT within its queues (SoCC'16 §3.3); this is that order over one
 //! central queue.
 
@@ -69,6 +70,11 @@ impl Adaptive {
         }
         // Tenants below their minimum share next, least key first.
         if let Some(j) = self.needy_first(now, node, &eligible) {
+            return Some(j);
+        }
+        // Task sets of a guessed size within their tenant's share next (fair sharing while a
+        // size is unknown).
+        if let Some(j) = self.guess_first(now, node, narrow, &eligible) {
             return Some(j);
         }
         // Warm executors: the first job worth the slot with the other jobs waiting for it;

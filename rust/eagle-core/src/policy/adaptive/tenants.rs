@@ -2,7 +2,7 @@
 //! key, the tasks each tenant runs, the jobs of tenants below their minimum share, which go
 //! before every job not overdue, the long share, which with several tenants is what FAIR
 //! pools would give the tenants that have long work and is split between them as pools
-//! would, and the width of a task set whose size is a guess.
+//! would, and the width and the turn of a task set whose size is a guess.
 
 use super::Adaptive;
 use crate::tenant::Share;
@@ -101,6 +101,35 @@ impl Adaptive {
             }
             _ => false,
         }
+    }
+
+    /// While several tenants are live (`live_weight`): the first task set whose size is a
+    /// guess that may take the slot ([`Adaptive::too_wide`] keeps it within its tenant's
+    /// share), the tenant running the fewest tasks for its weight first, then least key, as
+    /// FAIR orders pools. A guess goes before SRPT's order up to that share: ranked by a
+    /// guess, a new query larger than the others would get no slot while they last, and its
+    /// first task's end is what tells its size.
+    pub(super) fn guess_first(
+        &self,
+        now: Time,
+        node: Option<usize>,
+        live_weight: Option<f64>,
+        eligible: &dyn Fn(&Self, u32) -> bool,
+    ) -> Option<u32> {
+        live_weight?;
+        let mut best: Option<(f64, (u64, u32))> = None;
+        for &(k, j) in self.ready_short.iter().chain(self.ready_long.iter()) {
+            let m = &self.meta[j as usize];
+            let Some(t) = m.tenant.filter(|_| m.guessed) else { continue };
+            let ratio = self.tenants.running_of(t) as f64 / self.tenants.weight(t);
+            if best.is_some_and(|b| (b.0, b.1) <= (ratio, (k, j))) {
+                continue;
+            }
+            if eligible(self, j) && node.is_none_or(|ni| self.worth_here(now, ni, j, true)) {
+                best = Some((ratio, (k, j)));
+            }
+        }
+        best.map(|(_, (_, j))| j)
     }
 
     /// `job` runs for `tenant`, whose share is `share` from now on. A job moved to another
