@@ -205,7 +205,7 @@ def wait_idle(args, state=None):
 
 def on_signals(teardown=None) -> None:
     """SIGTERM, SIGINT and SIGHUP stop every driver started (their process groups), run
-    ``teardown`` (e.g. the testbed's ``down``) and exit with 128 + the signal."""
+    ``teardown`` (e.g. the testbed's ``down``) and exit with 128 + the signal at once."""
     def handler(signum, _frame):
         log(f"signal {signum}: tearing down")
         for proc in DRIVERS:
@@ -216,7 +216,11 @@ def on_signals(teardown=None) -> None:
                     pass
         if teardown is not None:
             teardown()
-        sys.exit(128 + signum)
+        # Not sys.exit: the interpreter would wait at exit for threads still blocked on the
+        # servers just stopped (a SQL client's gRPC threads), holding the machine's lock.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(128 + signum)
     for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(s, handler)
 

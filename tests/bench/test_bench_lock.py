@@ -1,7 +1,9 @@
 """One scripts/bench at a time: a second bench must not bring up its testbed over a running
 one's (the namespaces have fixed names). bench.harness.hold_machine takes a machine-wide lock
 for the life of the process; a second bench waits for it, or fails naming the holder."""
+import fcntl
 import os
+import signal
 import subprocess
 import sys
 import types
@@ -128,3 +130,34 @@ def test_the_benchs_own_testbed_calls_pass_its_lock(tmp_path):
         harness._HELD.remove(f)
         f.close()
     assert harness.lock_passing() == {}
+
+
+STUCK = """
+import sys, threading, time, types
+from bench import harness
+harness.hold_machine(types.SimpleNamespace(no_wait_idle=True, max_idle_wait=0), sys.argv[1])
+harness.on_signals(lambda: print("torn down", flush=True))
+# A thread the interpreter waits for at exit (as a SQL client's gRPC threads were).
+threading.Thread(target=time.sleep, args=(120,)).start()
+print("held", flush=True)
+time.sleep(120)
+"""
+
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+def test_a_signal_ends_the_bench_and_frees_the_machine_whatever_threads_remain(tmp_path, sig):
+    # Interrupted during the server scenario, the bench tore its testbed down and then hung
+    # at exit on its clients' threads, holding the lock: every later bench waited for it.
+    path = str(tmp_path / "lock")
+    p = subprocess.Popen([sys.executable, "-c", STUCK, path], cwd=ROOT,
+                         stdout=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout.readline().strip() == "held"
+        p.send_signal(getattr(signal, sig))
+        assert p.wait(timeout=30) == 128 + getattr(signal, sig)
+        assert p.stdout.read().splitlines()[-1] == "torn down"
+    finally:
+        p.kill()
+        p.wait()
+    with open(path, "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)   # free again: taken at once
