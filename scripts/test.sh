@@ -47,9 +47,15 @@ EAGLE_SPARK_LINES="$smoke_lines" bash scripts/setup.sh
 phase "cargo fmt --all --check (rustfmt.toml)"
 cargo fmt --all --check
 
-phase "cargo build --profile ci -p eagle-node -p eagle-central (the daemons of the Spark tests)"
-cargo build --profile ci -q -p eagle-node -p eagle-central
+# One compile for both: building the tests builds the daemons the Spark tests start (eagle-node's
+# and eagle-central's integration tests run them). A separate `cargo build -p` of the daemons
+# resolves features without the dev-dependencies, so the graph was compiled twice over in part.
+phase "cargo test --workspace --profile ci --no-run (the tests, and the daemons of the Spark tests)"
+cargo test --workspace --profile ci -q --no-run
 export EAGLE_DAEMON_BIN="${CARGO_TARGET_DIR:-$ROOT/target}/ci"
+for bin in eagle-node eagle-central; do
+  [ -x "$EAGLE_DAEMON_BIN/$bin" ] || { echo "scripts/test.sh: $EAGLE_DAEMON_BIN/$bin was not built" >&2; exit 1; }
+done
 
 phase "cargo test --workspace --profile ci$([ "$full" = 1 ] && echo " -- --include-ignored")"
 if [ "$full" = 1 ]; then
