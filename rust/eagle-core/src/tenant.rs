@@ -174,6 +174,11 @@ impl Tenants {
         self.long_tenants
     }
 
+    /// The tenant's live jobs.
+    pub fn jobs_of(&self, tenant: u64) -> u32 {
+        self.by_id.get(&tenant).map_or(0, |b| b.jobs)
+    }
+
     /// Tasks of the tenant's jobs running now.
     pub fn running_of(&self, tenant: u64) -> u32 {
         self.by_id.get(&tenant).map_or(0, |b| b.running)

@@ -88,6 +88,54 @@ fn a_query_others_keep_bypassing_is_served_by_its_deadline() {
     assert!(at <= 2.0, "all its tasks launched by {at} s; its bound is 1 s plus a few 50 ms rounds");
 }
 
+/// Tenant 2 keeps twelve one-task queries of 0.2 s waiting on 4 slots (it submits four each
+/// 0.2 s round as four end); tenant 1 then submits one query of 12 tasks × 0.5 s, larger than
+/// each of theirs, so SRPT serves tenant 2 first. Returns when the query's last task launched.
+fn query_beside_a_tenants_backlog_launched_by() -> f64 {
+    let mut d = driver();
+    let n = d.add_node(0.0, 4);
+    let mut group = 100;
+    let mut submit = |d: &mut Driver, t: f64| {
+        group += 1;
+        let j = d.submit_in(t, 1, None, Some(0.2), 2, Some(group));
+        d.set_tenant(j, 2, Share::default());
+    };
+    for _ in 0..12 {
+        submit(&mut d, 0.0);
+    }
+    let q = d.submit_in(0.0, 12, None, Some(0.5), 1, Some(1));
+    d.set_tenant(q, 1, Share::default());
+    let mut running: Vec<JobId> = Vec::new();
+    let mut launched = 0;
+    for step in 0..400u64 {
+        let t = step as f64 * 0.2;
+        for j in running.drain(..) {
+            d.task_finished(t, n, j, Some(if j == q { 0.5 } else { 0.2 }));
+            if j != q {
+                d.remove_job(t, j);
+                submit(&mut d, t);
+            }
+        }
+        let plan = d.offer(t, n, 4, &[]);
+        launched += plan.iter().filter(|&&j| j == q).count();
+        running.extend(plan);
+        if launched == 12 {
+            return t;
+        }
+    }
+    panic!("only {launched} of 12 tasks of the query launched in 80 s")
+}
+
+#[test]
+fn another_tenants_many_waiting_queries_do_not_stretch_a_tenants_bound() {
+    let at = query_beside_a_tenants_backlog_launched_by();
+    // FAIR pools would give tenant 1 half of the 4 slots: its 6 s of work takes 3 s, so its
+    // deadline is 5 × 3 s = 15 s. Counted over the 13 task sets waiting (as if each were a
+    // pool of its own) its fair time would be 19.5 s and its deadline 97.5 s.
+    assert!(at >= 13.0, "before its deadline the smaller queries go first (all launched at {at} s)");
+    assert!(at <= 18.0, "all its tasks launched by {at} s; its bound is 15 s plus a few rounds");
+}
+
 /// Four dashboard users (short queries) and one ETL session (a long job) on 10 slots: while
 /// the long job waits, long work keeps what FAIR pools would give its tenant (1/5 of the
 /// cluster), not `longShare` (half); with no tenants, or all in one, it keeps half.

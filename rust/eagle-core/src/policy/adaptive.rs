@@ -238,11 +238,13 @@ impl Adaptive {
             return;
         }
         let long = j.class.is_long();
-        // The job's time under fair sharing with the jobs waiting now (itself included):
-        // under sustained overload every job waits longer than a multiple of its time
-        // alone, and a bound that ignored the load would make every job overdue and serve
-        // them earliest-ready first (round robin), losing SRPT exactly when it matters.
-        let sharing = (self.ready_short.len() + self.ready_long.len() + 1) as f64;
+        // The job's time under fair sharing with the jobs waiting now (itself included), or
+        // under FAIR pools while tenants are live if that is less: under sustained overload
+        // every job waits longer than a multiple of its time alone, and a bound that ignored
+        // the load would make every job overdue and serve them earliest-ready first (round
+        // robin), losing SRPT exactly when it matters.
+        let waiting = (self.ready_short.len() + self.ready_long.len() + 1) as f64;
+        let sharing = self.pool_sharing(job).map_or(waiting, |p| p.min(waiting));
         let ideal = j.est.max(j.unlaunched as f64 * j.est * sharing / self.c.total.max(1) as f64);
         let wait = (self.cfg.adaptive.deadline_factor * ideal).max(self.cfg.adaptive.min_wait);
         let unlaunched = j.unlaunched;

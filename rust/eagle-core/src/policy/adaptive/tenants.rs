@@ -76,6 +76,19 @@ impl Adaptive {
         self.tenants.long_pool_fraction(self.c.total as f64, &demand, others)
     }
 
+    /// With several tenants live, how many ways FAIR pools would split the slots for the job:
+    /// the live tenants' weight over its tenant's (its pool's part of the cluster), times its
+    /// tenant's live jobs (the pool's part split among them). `None` for a job outside any
+    /// tenant, or with fewer than two tenants live. Its deadline's fair time takes the smaller
+    /// of this and the task sets waiting, so another tenant keeping many queries waiting at
+    /// once does not stretch this tenant's bound, as it would not under pools.
+    pub(super) fn pool_sharing(&self, job: u32) -> Option<f64> {
+        let t = self.meta[job as usize].tenant?;
+        let (jobs, _) = self.tenants.jobs();
+        let live = self.tenants.live_weight(self.live_jobs as u32 > jobs)?;
+        Some(live / self.tenants.weight(t) * self.tenants.jobs_of(t).max(1) as f64)
+    }
+
     /// While a task set whose estimate is a guess waits and several tenants are live: the
     /// live tenants' weight (the jobs outside any counted as one tenant of weight 1).
     pub(super) fn guess_width(&self) -> Option<f64> {
