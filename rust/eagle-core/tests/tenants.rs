@@ -2,7 +2,7 @@
 //! minimum shares, and the starvation bound one tenant keeps while others submit smaller
 //! queries without end. Driven through the Spark façade ([`Driver`]) on a virtual clock.
 use eagle_core::tenant::Share;
-use eagle_core::{Driver, DriverConfig, JobId};
+use eagle_core::{Driver, DriverConfig, JobId, NodeId};
 
 fn driver() -> Driver {
     // A fixed split, so that every job below is short and the reservation plays no part.
@@ -43,6 +43,39 @@ fn a_tenant_below_its_minimum_share_goes_first_until_it_has_it() {
     assert_eq!(d.offer(0.0, n, 4, &[]), vec![small; 4]);
 }
 
+/// Offers the node's 4 slots every `round` s, up to `rounds` times: the tasks launched in the
+/// previous round end first (each reports `round` s), the other jobs among them are removed,
+/// and `more(d, t)` submits the other tenants' next jobs. Returns when the last of `q`'s 12
+/// tasks launched.
+fn query_launched_by(
+    d: &mut Driver,
+    n: NodeId,
+    q: JobId,
+    round: f64,
+    rounds: u64,
+    mut more: impl FnMut(&mut Driver, f64),
+) -> f64 {
+    let mut running: Vec<JobId> = Vec::new();
+    let mut launched = 0;
+    for step in 0..rounds {
+        let t = step as f64 * round;
+        for j in running.drain(..) {
+            d.task_finished(t, n, j, Some(round));
+            if j != q {
+                d.remove_job(t, j);
+            }
+        }
+        more(d, t);
+        let plan = d.offer(t, n, 4, &[]);
+        launched += plan.iter().filter(|&&j| j == q).count();
+        running.extend(plan);
+        if launched == 12 {
+            return t;
+        }
+    }
+    panic!("only {launched} of 12 tasks of the query launched in {} s", rounds as f64 * round)
+}
+
 /// Tenant 1 submits one query of 12 tasks × 50 ms at 0 s; tenants 2 and 3, at weight 4,
 /// keep every one of 4 slots busy with one-task queries of 10 ms estimate, four every 50 ms,
 /// for 10 s. SRPT (weights included) always prefers theirs; the query's starvation deadline
@@ -54,29 +87,14 @@ fn bypassed_query_launched_by() -> f64 {
     let q = d.submit_in(0.0, 12, None, Some(0.05), 1, Some(1));
     d.set_tenant(q, 1, Share::default());
     let heavy = Share::new(4.0, 0).unwrap();
-    let mut running: Vec<JobId> = Vec::new();
-    let mut launched = 0;
-    for step in 0..200u64 {
-        let t = step as f64 * 0.05;
-        for j in running.drain(..) {
-            d.task_finished(t, n, j, Some(0.05));
-            if j != q {
-                d.remove_job(t, j);
-            }
-        }
+    let mut group = 100;
+    query_launched_by(&mut d, n, q, 0.05, 200, |d, t| {
         for k in 0..4 {
-            let group = 100 + step * 4 + k;
+            group += 1;
             let j = d.submit_in(t, 1, None, Some(0.01), 2, Some(group));
             d.set_tenant(j, 2 + k % 2, heavy);
         }
-        let plan = d.offer(t, n, 4, &[]);
-        launched += plan.iter().filter(|&&j| j == q).count();
-        running.extend(plan);
-        if launched == 12 {
-            return t;
-        }
-    }
-    panic!("only {launched} of 12 tasks of the bypassed query launched in 10 s")
+    })
 }
 
 #[test]
@@ -95,35 +113,18 @@ fn query_beside_a_tenants_backlog_launched_by() -> f64 {
     let mut d = driver();
     let n = d.add_node(0.0, 4);
     let mut group = 100;
-    let mut submit = |d: &mut Driver, t: f64| {
-        group += 1;
-        let j = d.submit_in(t, 1, None, Some(0.2), 2, Some(group));
-        d.set_tenant(j, 2, Share::default());
+    let mut submit = move |d: &mut Driver, t: f64, k: usize| {
+        for _ in 0..k {
+            group += 1;
+            let j = d.submit_in(t, 1, None, Some(0.2), 2, Some(group));
+            d.set_tenant(j, 2, Share::default());
+        }
     };
-    for _ in 0..12 {
-        submit(&mut d, 0.0);
-    }
+    submit(&mut d, 0.0, 12);
     let q = d.submit_in(0.0, 12, None, Some(0.5), 1, Some(1));
     d.set_tenant(q, 1, Share::default());
-    let mut running: Vec<JobId> = Vec::new();
-    let mut launched = 0;
-    for step in 0..400u64 {
-        let t = step as f64 * 0.2;
-        for j in running.drain(..) {
-            d.task_finished(t, n, j, Some(if j == q { 0.5 } else { 0.2 }));
-            if j != q {
-                d.remove_job(t, j);
-                submit(&mut d, t);
-            }
-        }
-        let plan = d.offer(t, n, 4, &[]);
-        launched += plan.iter().filter(|&&j| j == q).count();
-        running.extend(plan);
-        if launched == 12 {
-            return t;
-        }
-    }
-    panic!("only {launched} of 12 tasks of the query launched in 80 s")
+    // From the second round on, four end and four more come each round.
+    query_launched_by(&mut d, n, q, 0.2, 400, |d, t| submit(d, t, if t > 0.0 { 4 } else { 0 }))
 }
 
 #[test]
