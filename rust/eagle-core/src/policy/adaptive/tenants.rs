@@ -58,8 +58,7 @@ impl Adaptive {
     /// the tasks its live jobs run and have waiting, the jobs outside any tenant counted as one
     /// tenant of weight 1. `None` with one tenant or none.
     pub(super) fn pools_long_share(&self) -> Option<f64> {
-        let (jobs, _) = self.tenants.jobs();
-        self.tenants.live_weight(self.live_jobs as u32 > jobs)?;
+        self.live_tenant_weight()?;
         let mut demand: HashMap<u64, f64> = HashMap::new();
         let mut others: Option<(f64, bool)> = None;
         for (jb, m) in self.c.jobs.iter().zip(&self.meta).filter(|(jb, _)| jb.live) {
@@ -84,8 +83,7 @@ impl Adaptive {
     /// once does not stretch this tenant's bound, as it would not under pools.
     pub(super) fn pool_sharing(&self, job: u32) -> Option<f64> {
         let t = self.meta[job as usize].tenant?;
-        let (jobs, _) = self.tenants.jobs();
-        let live = self.tenants.live_weight(self.live_jobs as u32 > jobs)?;
+        let live = self.live_tenant_weight()?;
         Some(live / self.tenants.weight(t) * self.tenants.jobs_of(t).max(1) as f64)
     }
 
@@ -95,6 +93,12 @@ impl Adaptive {
         if self.guessed == 0 {
             return None;
         }
+        self.live_tenant_weight()
+    }
+
+    /// The live tenants' weight, the jobs outside any tenant counted as one tenant of weight
+    /// 1; `None` while fewer than two are live.
+    fn live_tenant_weight(&self) -> Option<f64> {
         let (jobs, _) = self.tenants.jobs();
         self.tenants.live_weight(self.live_jobs as u32 > jobs)
     }
