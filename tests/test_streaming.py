@@ -16,7 +16,8 @@ memory sink, run to ten batches, then restarted from its checkpoint.
 The second test runs the same stream beside a batch job of many multi-second tasks, under
 stock FIFO and under the plugin with default keys and no hints: under FIFO a micro-batch
 that arrives waits for every task of the batch job to launch; under the plugin it waits at
-most for running tasks to end, and the stream keeps going.
+most for running tasks to end, and the stream keeps going. The batch job then pays for the
+stream's tasks (their slot time, from the event log), and for little else.
 
 The third runs a query in continuous processing mode (`trigger(continuous=...)`), whose
 tasks never end: one per source partition, holding its slot for as long as the query runs.
@@ -32,7 +33,9 @@ import time
 
 import pytest
 
+from bench import eventlog
 from conftest import assert_each_end_recorded_once, sleep_task, spark
+from interactive import event_conf
 
 MASTER = "spark-eagle:local-cluster[2,2,1024]"
 BATCH = re.compile(r"\nbatch = (\d+)$")
@@ -128,10 +131,11 @@ def _ended_at(p):
     return t + p["durationMs"].get("triggerExecution", 0) / 1000.0
 
 
-def _stream_beside_batch(master, label):
+def _stream_beside_batch(master, label, events):
     """(batch job seconds, durations of the micro-batches that overlapped it, how many of
-    them ended while it ran)."""
-    with spark(master, {"spark.sql.shuffle.partitions": "4"}, app=f"eagle-stream-{label}") as (s, _):
+    them ended while it ran, the slot-seconds other tasks held while it ran)."""
+    conf = dict(event_conf(events), **{"spark.sql.shuffle.partitions": "4"})
+    with spark(master, conf, app=f"eagle-stream-{label}") as (s, _):
         sc = s.sparkContext
         _wait_for_executors(sc)
         sc.parallelize(range(4), 4).map(sleep_task(0.3)).count()
@@ -144,10 +148,12 @@ def _stream_beside_batch(master, label):
             while len(q.recentProgress) < 5 and time.time() < deadline:
                 time.sleep(0.2)
             assert len(q.recentProgress) >= 5, f"{label}: the stream did not start"
+            sc.setJobGroup("batch", "the batch job")
             t0 = time.time()
             n = sc.parallelize(range(BIG_TASKS), BIG_TASKS).map(sleep_task(BIG_S)).count()
             t1 = time.time()
             assert n == BIG_TASKS
+            (batch_job,) = sc.statusTracker().getJobIdsForGroup("batch")
             # Let the micro-batch the job held back end (under FIFO it ends after the job).
             deadline = time.time() + 60
             while time.time() < deadline and not any(_ended_at(p) > t1 for p in q.recentProgress):
@@ -159,26 +165,32 @@ def _stream_beside_batch(master, label):
     overlapping = [p for p in progress if _ended_at(p) > t0 and _ended_at(p) - p["durationMs"]["triggerExecution"] / 1000.0 < t1]
     durations = [p["durationMs"]["triggerExecution"] / 1000.0 for p in overlapping]
     ended_during = sum(1 for p in progress if t0 < _ended_at(p) <= t1)
-    return t1 - t0, durations, ended_during
+    log = eventlog.find_log(str(events))
+    batch_stages = set(eventlog.parse(log)["jobs"][batch_job]["stages"])
+    others = sum(max(0.0, min(f / 1000.0, t1) - max(la / 1000.0, t0))
+                 for stage, la, f in eventlog.task_spans(log) if stage not in batch_stages)
+    return t1 - t0, durations, ended_during, others
 
 
 # Micro-batches every 500 ms against a batch job: timings that other applications running
 # beside them on two cores would distort (scripts/test.sh runs it after the others).
 @pytest.mark.alone
-def test_micro_batches_do_not_wait_for_a_batch_job():
+def test_micro_batches_do_not_wait_for_a_batch_job(tmp_path):
     runs = {}
     for label, master in (("fifo", "local-cluster[2,2,1024]"), ("eagle", MASTER)):
-        runs[label] = _stream_beside_batch(master, label)
-    (fifo_big, fifo_d, fifo_n), (eagle_big, eagle_d, eagle_n) = runs["fifo"], runs["eagle"]
-    msg = f"FIFO: job {fifo_big:.1f} s, micro-batches {fifo_d}; eagle: job {eagle_big:.1f} s, micro-batches {eagle_d}"
+        runs[label] = _stream_beside_batch(master, label, tmp_path / label)
+    (fifo_big, fifo_d, fifo_n, _), (eagle_big, eagle_d, eagle_n, eagle_others) = runs["fifo"], runs["eagle"]
+    msg = (f"FIFO: job {fifo_big:.1f} s, micro-batches {fifo_d}; eagle: job {eagle_big:.1f} s, "
+           f"micro-batches {eagle_d}, other tasks' slot time during the job {eagle_others:.1f} s")
     assert fifo_d and eagle_d, msg
     # FIFO holds a micro-batch until all 32 tasks have launched (seven waves, 21 s); under
-    # the plugin its two stages each wait at most for a wave to end (2 x 3 s). Measured on
-    # an idle machine: 21.6 s against 6.6 s, and 4 micro-batches ended during the job
-    # against FIFO's 1.
+    # the plugin its two stages each wait at most for a wave to end (2 x 3 s), and the
+    # stream keeps its pace: several micro-batches end while the job runs, against FIFO's 1.
     assert max(eagle_d) <= 0.6 * max(fifo_d), msg
     assert eagle_n >= 2, msg
-    assert eagle_big <= 1.3 * fifo_big, msg
+    # The job pays for the stream's tasks (up to 1 - longShare of the slots while the stream
+    # goes on, docs/policies/adaptive.md) and for little else: no slot sits idle for long.
+    assert eagle_big <= 1.3 * fifo_big + eagle_others / 4, msg
 
 
 def _timed_sleep(seconds):
