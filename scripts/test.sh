@@ -74,6 +74,11 @@ done
 # together unless they are independent), beside the other lines' smoke tests, one line after
 # the other. The tests marked `alone` run last, by themselves.
 workers=${EAGLE_TEST_WORKERS:-2}
+# Every JVM of the Spark tests (drivers, executors, the SQL servers, beeline, the standalone
+# daemons) runs seconds of small tasks on two loaded cores, where C2's compiler threads only
+# take CPU from the tests; the client compiler alone warms up sooner. The jars are built above,
+# without it. The benchmarks keep the JVM's defaults.
+export JDK_JAVA_OPTIONS="${JDK_JAVA_OPTIONS:--XX:TieredStopAtLevel=1}"
 tier="not full"
 [ "$full" = 1 ] && tier=""
 logs="$ROOT/target/test-logs"
