@@ -335,6 +335,7 @@ def main(argv) -> int:
             result["locality"] = ev["locality"]
             result["locality_by_class"] = ev["locality_by_class"]
             result["locality_by_plan"] = ev["locality_by_plan"]
+            result["slot_ms_by_plan"] = ev["slot_ms_by_plan"]
             result["tasks"] = ev["tasks"]
             result["task_hosts"] = ev["hosts"]
             result["work"] = work.summarize(log_path)

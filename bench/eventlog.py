@@ -42,9 +42,11 @@ def events(paths):
 
 def parse(path) -> dict:
     """``{"tasks": n, "locality": {level: fraction}, "locality_by_class": {...},
-    "jobs": {job id: {"class", "submitted_ms", "completed_ms", "stages"}}, "hosts": [...]}``."""
+    "jobs": {job id: {"class", "submitted_ms", "completed_ms", "stages"}}, "hosts": [...],
+    "slot_ms_by_plan": {plan: ms}}``. ``slot_ms_by_plan`` is how long the plan's tasks held
+    their slots, launch to finish as the driver saw it, summed."""
     jobs, stage_class, stage_plan = {}, {}, {}
-    counts, by_class, by_plan = {}, {}, {}
+    counts, by_class, by_plan, slot_ms = {}, {}, {}, {}
     hosts = set()
     tasks = 0
     for ev in events(path):
@@ -75,6 +77,8 @@ def parse(path) -> dict:
             plan = stage_plan.get(ev.get("Stage ID"), "")
             by_plan.setdefault(plan, {})
             by_plan[plan][level] = by_plan[plan].get(level, 0) + 1
+            if info.get("Launch Time") is not None and info.get("Finish Time") is not None:
+                slot_ms[plan] = slot_ms.get(plan, 0) + max(0, info["Finish Time"] - info["Launch Time"])
             if info.get("Host"):
                 hosts.add(info["Host"])
 
@@ -88,6 +92,7 @@ def parse(path) -> dict:
         "locality_counts": counts,
         "locality_by_class": {k: frac(v) for k, v in by_class.items()},
         "locality_by_plan": {k: frac(v) for k, v in by_plan.items()},
+        "slot_ms_by_plan": slot_ms,
         "jobs": jobs,
         "hosts": sorted(hosts),
     }

@@ -265,13 +265,16 @@ def _html(results, images):
     if results.get("summary"):
         parts.append("<h2>Summary (mean over seeds)</h2><table><tr><th>ratio</th><th>scheduler</th>"
                      "<th>runs</th><th>short p50</th><th>short p90</th><th>short p99</th>"
-                     "<th>long p50</th><th>long p90</th><th>long p99</th></tr>")
+                     "<th>long p50</th><th>long p90</th><th>long p99</th><th>slot load</th></tr>")
         for row in results["summary"]:
             for s, v in row["schedulers"].items():
                 parts.append(f"<tr><td>{row['ratio']:g}</td><td>{e(s)}</td><td>{v['runs']}</td>"
                              + "".join(f"<td>{_fmt(v[c][q])}</td>" for c in ("short", "long")
-                                       for q in ("p50", "p90", "p99")) + "</tr>")
-        parts.append("</table>")
+                                       for q in ("p50", "p90", "p99"))
+                             + f"<td>{_fmt(v.get('slot_load'), 2)}</td></tr>")
+        parts.append("</table><p>Slot load: how long the replays' tasks held their slots (launch to "
+                     "finish) over their arrival span times the slots; the plan's load counts the "
+                     "trace's durations only. Above 1 the replay overloads this testbed.</p>")
         for row in results["summary"]:
             crit = row.get("criteria")
             if not crit:

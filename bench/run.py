@@ -167,11 +167,13 @@ def scenario_replay(args, tb, out_dir):
             rr = by_tag.get(p["tag"]) or {"ok": False}
             rr = dict(rr, ok=bool(res.get("ok")) and p["tag"] in by_tag,
                       locality=(res.get("locality_by_plan") or {}).get(p["tag"]),
+                      slot_ms=(res.get("slot_ms_by_plan") or {}).get(p["tag"]),
                       error=res.get("error"))
             runs.append(replay_run_entry(sched, p["ratio"], p["seed"], rr, metas[p["tag"]]))
             r = runs[-1]
             log(f"  {sched} {p['tag']}: short p50/p90/p99 = {fmt(r['short'])} | long = {fmt(r['long'])} | "
-                f"wall {r['wall_seconds'] or 0:.1f}s, driver CPU {r['driver_cpu_s']} s"
+                f"wall {r['wall_seconds'] or 0:.1f}s, driver CPU {r['driver_cpu_s']} s, "
+                f"slot load {fmt_load(r['slot_load'])} for {r['sample_load']} planned"
                 f"{'' if r['correct'] else ' | FAILED: ' + str(r.get('error'))}")
     steps.finish()
     results = {"scenario": "replay", "testbed": testbed_json(tb), "trace": os.path.basename(path),
@@ -201,8 +203,25 @@ def replay_run_entry(sched, ratio, seed, res, meta):
             "error": res.get("error"), "locality": res.get("locality"), "work": res.get("work"),
             "tasks": sum(j.get("tasks", 0) for j in jobs if j),
             "load": meta.get("nominal_load"), "task_scale": meta.get("task_scale"),
+            "sample_load": meta.get("sample_load"), "slot_load": slot_load(res.get("slot_ms"), meta),
             "latencies": {"short": [round(x, 4) for x in sl], "long": [round(x, 4) for x in ll]},
             "max_submit_lag": max((j.get("submit_lag", 0) for j in jobs if j), default=None)}
+
+
+def slot_load(slot_ms, meta):
+    """The load a replay put on the slots: how long its tasks held them (launch to finish,
+    ``slot_ms``) over its arrival span times the slots. The plan's ``sample_load`` is the
+    same ratio with the trace's durations, so the two differ by what a slot pays per task
+    beyond its duration (launch, deserialisation, result) on this machine; a slot load above
+    1 is an overload, whatever the plan says."""
+    work, load = meta.get("work_s"), meta.get("sample_load")
+    if slot_ms is None or not work or load is None:
+        return None
+    return round(load * slot_ms / 1000.0 / work, 3)
+
+
+def fmt_load(x):
+    return "-" if x is None else f"{x:.2f}"
 
 
 def replay_summary(runs, args):
@@ -216,6 +235,7 @@ def replay_summary(runs, args):
                 "runs": len(rs),
                 "short": {k: stats.mean_of([r["short"] for r in rs], k) for k in ("p50", "p90", "p99")},
                 "long": {k: stats.mean_of([r["long"] for r in rs], k) for k in ("p50", "p90", "p99")},
+                "slot_load": stats.mean_of(rs, "slot_load"),
             }
         sc = row["schedulers"]
         if "eagle" in sc:

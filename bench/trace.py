@@ -174,6 +174,7 @@ def build_workload(jobs: Sequence[TraceJob], *, slots: int, ratio: float, n_jobs
         "short_jobs": sum(1 for j in out if j["class"] == "short"),
         "long_jobs": sum(1 for j in out if j["class"] == "long"),
         "tasks": sum(len(j["durations_ms"]) for j in out),
+        "work_s": round(work, 3),
         "cutoff_ms": cutoff_s,
     }
     return {"jobs": out, "meta": meta}
