@@ -1,4 +1,4 @@
-"""Benchmarks of eagle-spark on a multi-host Spark testbed (issue 4).
+"""Benchmarks of eagle-spark on a multi-host Spark testbed.
 
 Entry point: ``scripts/bench {replay,tpch,sort,all,dds,cluster,lotes,eirene,server} [--quick]`` (``python -m bench``).
 Pure modules (no Spark): :mod:`bench.stats`, :mod:`bench.trace`, :mod:`bench.check`.

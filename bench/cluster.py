@@ -1,48 +1,25 @@
-"""Cluster mode on the testbed (issue 13): ``scripts/bench cluster [--quick]``.
+"""Cluster mode on the testbed: ``scripts/bench cluster [--quick]`` (options, system specs and
+outputs: docs/benchmarks.md, "Cluster mode").
 
 Four Spark applications share the testbed's hosts at once: the trace replay's short jobs split
 between two "interactive" applications and its long jobs between two "batch" ones (alternating,
-in arrival order; every job keeps its arrival time). Systems, each on a fresh testbed:
+in arrival order; every job keeps its arrival time and carries the trace's class and estimate
+as hints). Systems, each on a fresh testbed:
 
-* ``eagle``, ``eagle-adaptive``, ``hawk``, ``sparrow`` — cluster mode
-  (``spark.scheduler.eagle.cluster.central``) on the same daemons (``scripts/testbed.sh
-  --eagle-daemons --eagle-policy P``; ``--short-partition adaptive|slots`` makes the central's short
-  partition adaptive, in whole hosts or in slots kept on every host, for every cluster system,
-  and each run records the one it ran under (``short_partition``);
-  ``SYSTEM@PARTITION``, e.g. ``eagle-adaptive@slots``, for that one system alone, so that two
-  partitions are measured beside the same baselines in one invocation): each host's
-  ``eagle-node`` owns ``--cores`` slots; every worker advertises slots x 4 cores, and each
-  application takes one executor of ``slots`` cores on every host (the recipe of docs/guide/cluster-mode.md), or, with
-  ``SYSTEM/N`` (e.g. ``eagle-adaptive/4``, ``eagle-adaptive@slots/4``), on ``N`` of them: its
-  ``spark.cores.max`` is slots x N, the applications start one after another in the order of
-  ``APPS``, and the master (most free cores first) spreads them so that each host holds the
-  executors of N x 4 / hosts applications; ``SYSTEM/N:M`` (e.g. ``eagle-adaptive/4:8``) puts
-  the interactive applications on N hosts and the batch ones on M; each run records where every
-  application's executors were (``executor_hosts``) and, for each application, its cluster
-  counters over that plan (``cluster``: grants, hand-backs... read by the driver after each
-  plan; ``plan_counters``) and over the whole run (``cluster_run``, its summary's). Jobs carry
-  the trace's class and estimate as hints.
-  ``SYSTEM+KEY=VALUE`` (after the rest, repeatable: ``eagle-adaptive/4+minProbes=2``) gives that
-  one system its own ``spark.scheduler.eagle.*`` keys on top of ``--eagle-conf``, so that a key is
-  measured against the same baselines in one invocation.
-* ``static`` — stock standalone, what operators do today: workers advertise their slots, and
-  each application's ``spark.cores.max`` is its share of the work's task-seconds of all slots
-  (at least 1), in executors of 1 core.
-* ``oversubscribed`` — stock standalone where every application takes every host's cores:
-  workers advertise slots x 4 cores, each application ``slots`` cores on every host, ungated.
-  (The tasks sleep, so running 4x the slots costs nothing here: on real work it would.)
+* ``eagle``, ``eagle-adaptive``, ``hawk``, ``sparrow``: cluster mode on the same daemons
+  (``scripts/testbed.sh --eagle-daemons --eagle-policy P``). A system spec may add a short
+  partition (``@PARTITION``), the hosts of each role (``/N[:M]``) and its own eagle keys
+  (``+KEY=VALUE``): ``parse_system``.
+* ``static``: stock standalone; each application's ``spark.cores.max`` is its share of the
+  work's task-seconds of all slots, in executors of 1 core.
+* ``oversubscribed``: stock standalone where every application takes every host's cores.
 
-The latency of a job is from its arrival to its end, in whichever application it ran. The
-four applications of a system replay every plan (ratio, seed) in turn, after an unmeasured
-replay of the first plans that warms every executor (``--warmup N``, default 3, quick 1;
-``--no-warmup`` leaves it out; see ``plan_sequence``): before each, every
-application writes a ready file (its executors up, the previous plan drained), and the
-orchestrator then gives all four the same start time. Writes
-``target/bench/cluster/results.json`` (``runs: [{"system", "ratio", "seed", "short": {"count",
-"p50", "p90", "p99"}, "long": {...}}]``, the summary per ratio with issue 13's targets, and the
-paper check: the same plans through eagle-sim) and ``report.html``. Each run also carries
-its plan's ``threads`` (each application's JVMs) and ``machine`` (the whole machine's CPU, by
-process group; ``bench/threads.py``).
+The latency of a job is from its arrival to its end. The four applications of a system replay
+every plan (ratio, seed) in turn, after unmeasured warm-up plans (``plan_sequence``); before
+each, every application writes a ready file and the orchestrator gives all four the same start
+time. Writes ``target/bench/cluster/results.json`` (runs, the summary per ratio with the
+targets, the paper check through eagle-sim, each run's ``threads`` and ``machine`` CPU) and
+``report.html``.
 """
 from __future__ import annotations
 
@@ -592,7 +569,7 @@ def _fmt(s):
 
 def summarise(runs: list, ratios: list, systems: list) -> list:
     """Per ratio: each system's percentiles averaged over seeds (``schedulers``, as the replay's
-    summary, so that bench/report.py draws both), and issue 13's targets."""
+    summary, so that bench/report.py draws both), and the targets (docs/benchmarks.md)."""
     from . import stats
     out = []
     for ratio in ratios:
@@ -603,7 +580,7 @@ def summarise(runs: list, ratios: list, systems: list) -> list:
                                  "short": {k: stats.mean_of([r["short"] for r in rs], k) for k in ("p50", "p90", "p99")},
                                  "long": {k: stats.mean_of([r["long"] for r in rs], k) for k in ("p50", "p90", "p99")}}
         sy = row["schedulers"]
-        # Issue 13's targets for the paper's Eagle ("criteria") and for eagle-adaptive, each under
+        # The targets for the paper's Eagle ("criteria") and for eagle-adaptive, each under
         # the invocation's partition; "criteria_of" has them for every eagle system and variant.
         for system, key in (("eagle", "criteria"), ("eagle-adaptive", "criteria_adaptive")):
             if system in sy:

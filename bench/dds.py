@@ -1,4 +1,4 @@
-"""Dynamic Delay Scheduling on the testbed (issue 5): ``scripts/bench dds [--quick]``.
+"""Dynamic Delay Scheduling on the testbed: ``scripts/bench dds [--quick]``.
 
 For each network profile (fast, then congested: the testbed is brought up once per profile
 and always torn down) and each delay setting, ONE Spark application under the eagle scheduler:
@@ -49,7 +49,7 @@ LEVELS = ("PROCESS_LOCAL", "NODE_LOCAL", "NO_PREF", "RACK_LOCAL", "ANY")
 PHASE_CLASS = {"tpch": "short", "sort": "long"}
 # The order of the first profile; profile i runs it rotated left by i.
 BASE_ORDER = ("fixed-3s", "dynamic", "fixed-0s")
-# Done criteria of issue 5 (Dynamic Delay Scheduling), on total (tpch + sort) wall time.
+# Dynamic Delay Scheduling's targets, on total (tpch + sort) wall time.
 TARGET_VS_FIXED_3S = 0.85        # dynamic <= 0.85 x fixed-3s on the fast network
 TARGET_VS_BEST_FIXED = 1.05      # dynamic <= 1.05 x min(fixed-0s, fixed-3s) on every network
 CRIT_3S = f"dynamic <= {TARGET_VS_FIXED_3S:g} x fixed-3s"

@@ -1,7 +1,7 @@
 """Reading a Spark event log (JSON lines): locality-level mix and per-job/task facts.
 
 Used for the locality mix of every run (``{"PROCESS_LOCAL": fraction, ...}``), which the
-dynamic-delay benchmark (issue 5) reports, and for task counts per class.
+dynamic-delay benchmark reports, and for task counts per class.
 """
 from __future__ import annotations
 

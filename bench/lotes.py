@@ -1,4 +1,4 @@
-"""LoTES on the testbed (issue 15): ``scripts/bench lotes [--quick]``.
+"""LoTES on the testbed: ``scripts/bench lotes [--quick]``.
 
 Heterogeneous hosts (``scripts/testbed.sh --cores-list``: workers with different core
 counts; the tasks sleep, so the cores need not be real) and a mixed-profile replay: jobs

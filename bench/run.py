@@ -246,7 +246,7 @@ def replay_summary(runs, args):
                 crit["long_p50_vs_fifo"] = stats.ratio(e["long"]["p50"], sc["fifo"]["long"]["p50"])
             if "fair" in sc:
                 crit["short_p99_vs_fair"] = stats.ratio(e["short"]["p99"], sc["fair"]["short"]["p99"])
-            # Issue 10's targets for the default (adaptive) policy.
+            # The targets for the default (adaptive) policy (docs/benchmarks.md).
             crit["met"] = {
                 "short_p99 <= 0.2 x fifo": _le(crit.get("short_p99_vs_fifo"), 0.2),
                 "short_p99 <= 0.5 x fair": _le(crit.get("short_p99_vs_fair"), 0.5),

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Cluster mode daemons next to a Spark standalone cluster (issue 13): one eagle-node per worker
+# Cluster mode daemons next to a Spark standalone cluster: one eagle-node per worker
 # host, one eagle-central.
 #
 #   scripts/eagle-cluster.sh start  [options]  start what is not running (idempotent): the nodes,

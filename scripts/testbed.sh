@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A multi-host Spark standalone cluster on one machine, for the benchmarks (issue 4).
+# A multi-host Spark standalone cluster on one machine, for the benchmarks.
 #
 #   scripts/testbed.sh up   [options]   start master + W workers, write STATE/testbed.env, print it
 #   scripts/testbed.sh down [options]   stop every process it started (by pid), delete its
@@ -22,7 +22,7 @@
 #                    10.N.0.(10+i). Nothing outside this subnet and loopback is ever addressed.
 #   --local          skip namespaces and use local-cluster[W,C,M] (also the automatic fallback
 #                    when namespaces cannot be created, e.g. without root)
-#   --eagle-daemons  cluster mode (issue 13): one eagle-node in each worker namespace (on the
+#   --eagle-daemons  cluster mode: one eagle-node in each worker namespace (on the
 #                    worker's address, port 7101, named by that address) and eagle-central on the
 #                    bridge address (port 7100), all stopped by 'down'; with local-cluster, on
 #                    127.0.0.1 (nodes on 7101, 7102, ...). Binaries from scripts/eagle-cluster.sh build.

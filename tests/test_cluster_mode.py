@@ -1,53 +1,17 @@
-"""Cluster mode on real Spark (issue 13): applications, each a spark-submit of
+"""Cluster mode on real Spark: applications, each a spark-submit of
 tests/cluster_app.py in a JVM of its own, share two worker hosts (127.0.0.2 and 127.0.0.3) at
 task level through each host's eagle-node (2 slots, one port on both) and an eagle-central that
-keeps one host of two for short work (--short-fraction 0.5), as the standalone recipe of docs/guide/cluster-mode.md
-says: every worker advertises slots x 2 applications = 4 cores, and each application takes one
-executor of 2 cores on every host (spark.executor.cores = the host's slots, spark.cores.max =
-slots x hosts).
+keeps one host of two for short work (--short-fraction 0.5), as the standalone recipe of
+docs/guide/cluster-mode.md says: every worker advertises slots x 2 applications = 4 cores, and
+each application takes one executor of 2 cores on every host.
 
-- Two applications, a batch one (a long job of many 2.5 s tasks) and an interactive one (short
-  jobs), never run more tasks at once on a host than its 2 slots (stock Spark would run 4:
-  each executor has 2 cores), every result is exact, the long job runs on the general host
-  only, the short jobs run beside it and finish while it is still running, and no lease is
-  left once both stop.
-- A task of 2 cores (a TaskResourceProfile) holds both slots of its host's node: with a
-  second application's 1-core tasks on the same hosts, no host ever runs more cores than its
-  slots, and every task runs once.
-- A driver killed with SIGKILL while its tasks hold every slot: the other application gets
-  the slots (its job finishes) and the nodes end with no lease.
-- An executor killed (SIGKILL) while its tasks run: the standalone master starts another,
-  the driver registers it with its first offer and runs tasks there under the node's grants,
-  every partition succeeds once, and no lease is left.
-- A barrier stage (Spark launches all its tasks at once or none) is a gang under cluster
-  mode: beside another application's running tasks, it launches only once it holds a grant
-  for each of its tasks, so no host runs more tasks than its slots (ungated, it would run on
-  the executors' free cores beside the other's tasks), it runs whole,
-  and no lease is left.
-- Failed attempts (every task's first, of a short and a long job), a straggler's speculative
-  copy, and jobs cancelled with tasks running and waiting: every attempt launches under a
-  grant, the retries and the copy run (the copy on the other host), and while the
-  application is still alive the nodes hold no lease, probe or reservation of it.
-- Exclusion on failure: a long job whose first attempts fail on the general host (the
-  central's only host for long work) runs its retries on the short-only host.
-- Dynamic allocation: an application that starts with no executor, loses them all when idle
-  and gets them back (twice) runs its short and long jobs under grants.
-- Shuffles: a short and a long job of two stages each (reduce tasks that prefer the hosts of
-  their map output) run every task under a grant.
-- Lost map output: an executor that ran map tasks is killed while the reduce tasks run; the
-  reduce tasks' next attempts fail to fetch, and Spark computes the map stage again (a second
-  stage attempt, beside the first reduce attempt's zombie tasks), all under grants, with the
-  exact answer and no lease left, for a short and a long job.
-- Locality: a short and a long job reading cached partitions run their tasks on the executors
-  holding their blocks (PROCESS_LOCAL) under grants.
-- A low estimate: a stage of 6 s tasks estimated at 35 ms, which the warm-executors rule
-  first keeps on the host that granted first, widens to the other host (probed again after
-  its grant was handed back) once its first tasks overrun the estimate: 4 at once.
-- Bad cluster keys fail the start, naming the key.
-- A central that refuses the driver (here another shared secret; daemons of another build, so
-  another protocol version, are refused alike) is a configuration error: the plugin falls back
-  to stock scheduling, naming the key and the refusal in its summary, and the job still runs,
-  where the driver used to wait forever on links that never came.
+Each test's docstring says what it asserts. The subjects: two applications sharing the hosts
+(no host runs more tasks than its slots, long work on the general host only); tasks of 2 cores;
+a driver and an executor killed with SIGKILL; barrier stages as gangs; failed attempts,
+speculative copies and cancelled jobs; exclusion on failure; dynamic allocation; shuffles and
+lost map output; locality of cached partitions; a low estimate widened by the warm-executors
+rule; bad cluster keys; a central that refuses the driver (the plugin falls back, naming the
+key). After each, the nodes hold no lease, probe or reservation of a stopped application.
 
 The daemons are the workspace's binaries (conftest.daemon_bin_dir). Waits are bounded generously;
 no timing is asserted. The two tests marked `smoke` (two applications sharing the hosts, and

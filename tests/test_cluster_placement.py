@@ -1,4 +1,4 @@
-"""Where the central places long task sets, on real Spark (issue 13): three worker hosts
+"""Where the central places long task sets, on real Spark: three worker hosts
 (127.0.0.2-4), each with an eagle-node of 2 slots, and an eagle-central that keeps no host
 for short work and runs `--long-headroom 0.5` (one long task set on at most 3 - ceil(1.5) = 1
 host), as `scripts/eagle-cluster.sh` starts it; every application takes one executor of 2

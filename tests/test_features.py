@@ -1,4 +1,4 @@
-"""Spark scheduler features under the plugin, with real executors (issue 11).
+"""Spark scheduler features under the plugin, with real executors.
 
 local-cluster[2,2,1024] (two executor JVMs, two cores each), eagle and stock in turn, with
 spark.excludeOnFailure.enabled: barrier stages next to a normal job, a stage-level

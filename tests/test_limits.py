@@ -1,4 +1,4 @@
-"""Input limits end to end (issue 11): a corrupt history file cannot poison the estimates."""
+"""Input limits end to end: a corrupt history file cannot poison the estimates."""
 import inspect
 import json
 import math

@@ -1,5 +1,5 @@
 //! Which hosts take a long task set's tasks: least work left over the general partition
-//! (Eagle §3.2), on hosts of different sizes (issue 15: LoTES in cluster mode).
+//! (Eagle §3.2), on hosts of different sizes (LoTES in cluster mode).
 //!
 //! A host's size is its node's slot count (`eagle-node --slots`, one slot a core), learnt
 //! from the node's `Status` once the central's link is up; a task holds `cpus` slots.

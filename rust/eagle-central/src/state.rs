@@ -11,7 +11,7 @@
 //! under `--short-partition slots` the demand is kept as slots on every host instead,
 //! each node told its count (`ShortSlots`) when it changes.
 //!
-//! Hosts may differ in size and tasks in width (issue 15): the central asks every node
+//! Hosts may differ in size and tasks in width (LoTES): the central asks every node
 //! for its `Status` when its link comes up and keeps the node's slot count; where each
 //! task goes is [`crate::placement`] (fit, capacity-aware LWL, and LoTES under
 //! `--placement lotes`).

@@ -1,4 +1,4 @@
-//! The faults of issue 13, at process level: the real `eagle-node` and
+//! Cluster mode's faults at process level: the real `eagle-node` and
 //! `eagle-central` binaries on 127.0.0.1 (ephemeral ports), killed with SIGKILL and
 //! restarted on the same port, and fake drivers written against `eagle-wire`.
 //!

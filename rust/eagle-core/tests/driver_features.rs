@@ -1,5 +1,5 @@
 //! Driver protocol for Spark features the plugin forwards: speculative copies and the
-//! busy-slot count (issue 11).
+//! busy-slot count.
 use eagle_core::{Class, Driver, DriverConfig, System};
 
 fn driver() -> Driver {

@@ -1,4 +1,4 @@
-//! Daemon speed (issue 13, target 3): probe → grant → launch → finish cycles per
+//! Daemon speed: probe → grant → launch → finish cycles per
 //! second through the real node (scheduler thread, state machine, codec) over a
 //! loopback socket, and the grant latency (probe sent → grant read), against a no-op
 //! baseline in the same run: the same handshake, codec and socket round trip, with a

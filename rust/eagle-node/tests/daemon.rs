@@ -128,7 +128,7 @@ fn hawk_an_idle_node_steals_a_probe_blocked_behind_long_work_on_its_peer() {
     assert!(st.apps.iter().all(|a| a.probes == 0), "the probe left the victim: {st:?}");
 }
 
-/// The race of issue 13: a driver's handshake with a node ends, it asks the central
+/// A race of cluster mode: a driver's handshake with a node ends, it asks the central
 /// for long work at once (no `Ping` first), and the central's `Place` reaches the node
 /// over another connection. The node must already know the driver then: the client
 /// may only finish its handshake once the node's state holds the connection, so the

@@ -22,36 +22,15 @@
 //! is revoked (`Revoked`); a driver not heard from within the lease time, or whose
 //! connection drops, loses every probe and lease on that node at once.
 //!
-//! ## Central → node (long jobs, §3.1-3.2)
-//! `Place{app,job,est,bitvector}` queues a reservation for one long task of `app`;
-//! the grant goes to `app`'s driver like a probe's. The node answers the central with
-//! `LongDone` when that task ends (or the reservation is dropped), so the central's
-//! least-work-left map and bitvector stay exact, and with `PlaceRefused` when `app`
-//! has no connection to the node. Under `--short-partition slots` the central also sends
-//! `ShortSlots{slots}`: how many of the host's slots long work must leave to short work.
-//! When a host leaves the general partition, `DropReservations` hands its queued
-//! reservations back (a `PlaceRefused` each), to be placed on the general hosts.
-//! A placement refused or handed back is also told to its driver, when it is connected,
-//! as `Unqueued{job,tasks}`: the driver's count of what is queued for it on each host
-//! then never depends on the central living long enough to answer `Unplaced`.
-//!
-//! ## Node → node (Hawk)
-//! An idle node sends `Steal{limit,apps}` to random peers; a victim answers `Stolen`
-//! with the short probes queued behind its long work (of applications the thief can
-//! grant to), and forgets them. The thief queues them as if probed directly.
-//!
-//! ## Driver ↔ central
-//! `SubmitLong{job,tasks,est[,hosts][,avoid][,input]}` → `Placed{job,hosts}` (indexes into the `Hosts` list
-//! sent right after the handshake, the same indexes as the bitvector's bits; then
-//! `ShortOnly{hosts}`, the short-only hosts, again whenever they change), or
-//! `Unplaced{job,tasks[,host]}` for tasks no node could take (`host`: the node there
-//! refused a task placed on it). A driver also reports
-//! `ShortLoad{running,waiting}`, its short tasks running and not yet launched, whenever
-//! they change: a central started with `--short-partition adaptive` (or `slots`) sizes
-//! the short partition from the sum over its drivers. It sends `Executors{hosts}`, the
-//! hosts where it has executors and a node link, whenever that set changes: the central
-//! places its long tasks only there, and a job's `SubmitLong` may narrow that to the
-//! hosts Spark still lets the job use.
+//! The other links (each message's doc has the details; docs/guide/cluster-mode.md#protocol):
+//! - **Central → node** (long jobs, §3.1-3.2): `Place` queues one long task's reservation;
+//!   the node answers `LongDone` when it ends and `PlaceRefused` when the application has no
+//!   link there, so the central's least-work-left map and bitvector stay exact.
+//! - **Node → node** (Hawk): `Steal` to random peers, answered by `Stolen` with the short
+//!   probes queued behind long work.
+//! - **Driver ↔ central**: `SubmitLong` → `Placed` or `Unplaced`; the driver reports
+//!   `ShortLoad` and `Executors`, the central sends `Hosts` and `ShortOnly`; a node tells a
+//!   driver `Unqueued` when a placement for it is refused or handed back.
 
 use serde::{Deserialize, Serialize};
 

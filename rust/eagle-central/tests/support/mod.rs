@@ -1,6 +1,6 @@
 //! Support for the process-level fault tests: the real `eagle-node` and
 //! `eagle-central` binaries as child processes on 127.0.0.1, and a fake driver
-//! written against `eagle-wire` only (what the driver side of issue 13 will speak).
+//! written against `eagle-wire` only (what the driver side speaks).
 //!
 //! `eagle-central` is this package's binary (`CARGO_BIN_EXE_eagle-central`); cargo
 //! builds a package's binaries before its integration tests, but not another

@@ -1,46 +1,26 @@
 //! eagle-adaptive's short reservation: how many slots long work must leave to short
 //! work, sized from the short work actually observed (our extension of Eagle §3.1,
 //! where the short partition is a fixed share of the nodes, sized offline from the
-//! short jobs' share of task-seconds).
+//! short jobs' share of task-seconds). The rule and its keys: docs/policies/adaptive.md,
+//! "The short reservation".
 //!
-//! The rule, evaluated at every decision (`now`):
+//! - **Demand**: the slots running short tasks, integrated in `buckets` over the last
+//!   `window` seconds; the mean of the bucket averages plus one standard deviation.
+//! - **Size**: `R = round(headroom × demand)` when long work filling the cluster would
+//!   free a slot less often than `min_wait` (else a slot frees sooner than a reserved one
+//!   pays for itself), and at least the short tasks waiting now; at most `max_fraction`
+//!   of the live slots; nothing below half a slot of demand.
+//! - **Base**: while short work is arriving (within `idle`), `ceil(headroom × demand)`
+//!   slots, at least one and at most `base_fraction` of the slots (floored), whatever the
+//!   release rate: a wave of long tasks frees nothing for a whole task. Below
+//!   `1 / base_fraction` slots the one slot is kept only while short tasks run at least
+//!   `1 − base_fraction × slots` of the window, so its idle time stays within the share.
+//! - **Shrink to zero**: no short arrival for `idle` seconds and none waiting: `R = 0`.
 //!
-//! - **Demand.** The number of slots running short tasks is integrated over time in
-//!   `buckets` equal buckets covering the last `window` seconds. The *observed demand*
-//!   is the mean of the bucket averages (the short class's share of slots) plus one
-//!   standard deviation of them: headroom for the burstiness actually seen.
-//! - **Size.** `R = round(headroom × observed demand)`, and at least the number of short
-//!   tasks waiting right now (short work that queues up grows the reservation at once);
-//!   at most `max_fraction` of the live slots. Demand below half a slot reserves
-//!   nothing: a whole idle slot would cost long work more than the short tasks gain
-//!   (they still take the next free slot first, by SRPT). The full demand term also
-//!   needs long work to free slots rarely: the mean interval between releases if long
-//!   work filled the cluster (mean estimate of the running long tasks / live slots) must
-//!   exceed `min_wait`; otherwise a slot frees sooner than a reserved one would pay for
-//!   itself.
-//! - **Base.** That mean interval assumes staggered releases. Long work that starts in a
-//!   wave (a stage of many equal tasks on an idle cluster) frees nothing for a whole
-//!   task duration, and a short job arriving meanwhile waits all of it. So while short
-//!   work is arriving (within `idle`), `ceil(headroom × observed demand)` slots (at least
-//!   one, also right after a reset of the window), at most
-//!   `base_fraction` of the live slots (floored), stay reserved whatever the release
-//!   interval: the cost to long work is bounded by `base_fraction`, as with the paper's
-//!   short partition, but paid only while short work is around. With fewer than
-//!   `1 / base_fraction` slots one slot is more than that share; it is kept only while
-//!   short tasks run at least `1 − base_fraction × slots` of the window, so that its idle
-//!   time (the long work's loss) stays within the share.
-//! - **Shrink to zero.** With no short arrival for `idle` seconds and no short task
-//!   waiting, `R = 0`: an application of long jobs alone uses every slot.
-//!
-//! **Borrowing and its bound.** Long tasks may start only while the long tasks running
-//! stay below `total − R`. Reserved slots are therefore lent to long work only when
-//! `R` has shrunk, that is after `idle` seconds without short arrivals. A short task
-//! that arrives after such a quiet spell (or when its demand is below half a slot) makes
-//! `R ≥ 1` at once, since it is waiting (no new long task starts before it), so it waits
-//! at most until the first running task ends anywhere in the cluster: one task
-//! duration, never a queue of long work. While short work keeps arriving, at least `R`
-//! slots are free or running short tasks, so a short task waits only behind short
-//! work, as in Eagle.
+//! **Invariant.** Long tasks start only while the long tasks running stay below
+//! `total − R`, so reserved slots are lent to long work only after a quiet spell, and a
+//! short task arriving then makes `R ≥ 1` at once: it waits at most until the first
+//! running task ends anywhere, never behind a queue of long work, as in Eagle.
 
 use crate::error::{Bound, ConfigError};
 use serde::{Deserialize, Serialize};

@@ -1,4 +1,4 @@
-//! Warm executors in cluster mode (issue 13): whether a slot that a host's `eagle-node`
+//! Warm executors in cluster mode: whether a slot that a host's `eagle-node`
 //! grants this application is worth a task of the job, or better handed back.
 //!
 //! Under cluster mode the daemons, not the driver's engine, choose which job a freed slot

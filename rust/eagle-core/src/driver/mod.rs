@@ -568,7 +568,7 @@ impl Driver {
         self.learn_from_task(now, job, duration);
     }
 
-    /// Cluster mode (issue 13): a task of `job` ended on executor `node`, in a slot that the
+    /// Cluster mode: a task of `job` ended on executor `node`, in a slot that the
     /// hosts' `eagle-node` daemons own, so the engine placed nothing and frees nothing. Only
     /// what the task teaches is kept: the job's running mean and class, the learned cutoff,
     /// the history, and the warm-up ([`Driver::worth_grant`]).

@@ -14,7 +14,7 @@ import org.apache.spark.internal.Logging
 import org.apache.spark.scheduler.TaskDescription
 
 /**
- * Cluster mode in the driver (`spark.scheduler.eagle.cluster.central`; issue 13, Eagle SoCC'16
+ * Cluster mode in the driver (`spark.scheduler.eagle.cluster.central`; Eagle SoCC'16
  * §5): the application shares the worker hosts with other applications at task level. Every
  * host's `eagle-node` owns the host's slots and grants them to the applications' drivers;
  * `eagle-central` places every application's long task sets.
