@@ -5,9 +5,7 @@
 //! serves (Sticky Batch Probing + SRPT, Eagle §3.3), and a short job probes max(K, 2t)
 //! hosts, so its grants arrive from several hosts at once. Taking each one spreads a stage
 //! of tiny tasks over as many executors as granted first, and each new (stage, executor)
-//! pair pays the warm-up of [`crate::adaptive::warmup`]. On the testbed (`scripts/bench cluster`,
-//! seed 2, ratio 2.0) an interactive stage ran on 1.9-2.6 executors against 1.0 under a
-//! static split, and a task held its slot 83-127 ms against 26-50 ms.
+//! pair pays the warm-up of [`crate::adaptive::warmup`].
 //!
 //! The late-binding answer makes the choice cheap: a grant the driver does not want goes
 //! back as "no task", and the node serves the next entry of its queue at once. So a grant
