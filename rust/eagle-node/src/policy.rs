@@ -25,7 +25,10 @@
 //!   served under its cap with at most one second of the host's slots of work left stays
 //!   protected until its probe leaves, so its last tasks go at full width, not one a second.
 //!   (4) A slot a task frees that would go to long work first serves the short probes
-//!   waiting on the peers, within a budget ([`crate::state`]'s `steal` module).
+//!   waiting on the peers, within a budget ([`crate::state`]'s `steal` module). (5) Short
+//!   work passes waiting long work for at most `adaptive.min_wait` at a stretch: then the
+//!   long work is due and takes the next slot while short work holds its share of the host
+//!   (`floor((1 − long_share) × slots)`), before queued, stolen and held-for short work.
 //! * **hawk**: FIFO, one grant per probe, short probes queue behind long work; a node
 //!   left with a free slot and an empty queue asks random peers for the short probes
 //!   blocked behind their long work (work stealing, [`eagle_core::eagle::steal`]).

@@ -198,6 +198,12 @@ pub struct NodeState {
     hold_cap: u32,
     /// The short job whose end opened the hold, until the next short probe arrives.
     hold_ended: Option<(ConnId, u64)>,
+    /// eagle-adaptive: since when short work has taken slots while long work waited here,
+    /// without a long grant since ([`NodeState::long_due`]).
+    long_passed: Option<Ms>,
+    /// eagle-adaptive: the most slots short work holds while long work is due here,
+    /// `floor((1 − long_share) × slots)` (the driver engine's `longShare`).
+    short_cap: u32,
 }
 
 /// Kept short slots are lent to long work once short work has been away from the host this
@@ -215,6 +221,7 @@ impl NodeState {
         let cfg = Config::for_system(crate::policy::switches(settings.policy));
         let hold = held::hold_for(&settings, &cfg);
         let hold_cap = ((cfg.adaptive.max_fraction * settings.slots as f64).floor() as u32).max(1);
+        let short_cap = ((1.0 - cfg.adaptive.long_share) * settings.slots as f64 + 1e-9).floor() as u32;
         NodeState {
             srpt: cfg.srpt,
             sbp: cfg.sbp,
@@ -248,6 +255,8 @@ impl NodeState {
             hold,
             hold_cap,
             hold_ended: None,
+            long_passed: None,
+            short_cap,
         }
     }
 
@@ -631,21 +640,22 @@ impl NodeState {
         while self.node.free > 0 && !self.node.queue.is_empty() {
             self.drop_dead(out);
             let len = self.node.queue.len();
-            let held = self.held(now);
-            let pos = match self.long_room(now, held) {
-                None => self.pick(now, 0..len),
-                // Long entries wider than the room the short slots leave sit this pick out.
-                Some(room) => {
-                    let (queue, jobs) = (&self.node.queue, &self.jobs);
-                    let cpus = move |i: usize| jobs[queue[i].job.0 as usize].as_ref().map_or(1, |j| j.cpus);
-                    self.pick(now, (0..len).filter(move |&i| !queue[i].long || cpus(i) <= room))
-                }
-            };
+            let (held, due) = (self.held(now), self.long_due(now));
+            // Due long work is not kept from a slot held for the next short job either.
+            let held = if due { 0 } else { held };
+            // Long entries wider than the room the short slots leave sit this pick out.
+            let room = self.long_room(now, held);
+            let (queue, jobs) = (&self.node.queue, &self.jobs);
+            let cpus = move |i: usize| jobs[queue[i].job.0 as usize].as_ref().map_or(1, |j| j.cpus);
+            let fits = move |i: usize| !queue[i].long || room.is_none_or(|r| cpus(i) <= r);
+            // Long work is due: it takes the slot (short work keeps its share).
+            let due_pick = if due { self.pick(now, (0..len).filter(move |&i| queue[i].long && fits(i))) } else { None };
+            let pos = due_pick.or_else(|| self.pick(now, (0..len).filter(move |&i| fits(i))));
             match pos {
                 // Too wide for the free slots: hold them until enough free (head of the line).
                 Some(pos) if self.cpus_at(pos) > self.node.free => break,
                 // eagle-adaptive: short work waiting elsewhere goes before this long task.
-                Some(pos) if self.steals_before_long(now, pos, out) => break,
+                Some(pos) if !due && self.steals_before_long(now, pos, out) => break,
                 Some(pos) => self.grant(now, pos, out),
                 None => break,
             }
@@ -723,11 +733,15 @@ impl NodeState {
         j.peak = j.peak.max(j.leases * cpus);
         let (conn, id) = (j.conn, j.id);
         let keep = if e.long {
+            self.long_passed = None;
             self.node.queued_long -= 1;
             self.node.running_long += 1;
             false
         } else {
             self.last_short = Some(now);
+            if self.node.queued_long > 0 {
+                self.long_passed.get_or_insert(now);
+            }
             j.tasks = j.tasks.saturating_sub(1);
             // eagle-adaptive admits a short probe beside long work only for one slot-turn, at
             // once or soon (where no short slot is kept for it).

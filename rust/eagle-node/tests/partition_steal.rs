@@ -145,13 +145,19 @@ fn stolen_work_past_its_budget_leaves_the_slots_to_long_work_until_the_window_mo
     }
     let (mut now, mut stolen) = (1_000, 0);
     let mut out = run_raw(&mut s, now, 1, lease);
+    // A long task ends and the node asks its peers, while the budget lasts.
     while !steals(&out).is_empty() {
         let probe = StolenProbe { job: 200 + stolen, tasks: 1, ..waiting_probe() };
         let (_, l, _, _) = one_grant(&s.handle(now, Event::Own(StealDone { probes: vec![probe] })));
         stolen += 1;
-        // Each stolen task holds the slot 1 s.
+        // Each stolen task holds the slot 1 s: the long work has been passed for `min_wait`,
+        // so the next long task runs at once, without asking.
         now += 1_000;
         out = run_raw(&mut s, now, 2, l);
+        let (_, l, job, long) = one_grant(&out);
+        assert!(long && job == 5 && steals(&out).is_empty(), "{out:?}");
+        now += 1;
+        out = run_raw(&mut s, now, 1, l);
         assert!(stolen < 10, "the budget never ran out");
     }
     assert_eq!(stolen, 3, "3 s of stolen work");
@@ -165,6 +171,24 @@ fn stolen_work_past_its_budget_leaves_the_slots_to_long_work_until_the_window_mo
     }
     let out = run_raw(&mut s, now, 1, lease);
     assert_eq!(steals(&out).len(), 1, "{out:?}");
+}
+
+#[test]
+fn stolen_short_work_passes_a_waiting_long_task_for_at_most_min_wait() {
+    // Within the budget (3 s of slot-time a minute), stolen tasks of 0.5-0.6 s keep the one
+    // slot while a long task waits; once short work has passed it for `min_wait` (1 s) of
+    // wall time, the long task takes the next slot without asking.
+    let (mut s, lease) = general_host(Policy::EagleAdaptive);
+    assert_eq!(steals(&run_raw(&mut s, 3_000, 1, lease)).len(), 1);
+    let probe = |job| StolenProbe { job, tasks: 1, ..waiting_probe() };
+    let (_, first, _, _) = one_grant(&s.handle(3_001, Event::Own(StealDone { probes: vec![probe(7)] })));
+    let out = run_raw(&mut s, 3_600, 2, first);
+    assert_eq!(steals(&out).len(), 1, "passed for 0.6 s: asking again: {out:?}");
+    let (_, second, _, _) = one_grant(&s.handle(3_601, Event::Own(StealDone { probes: vec![probe(8)] })));
+    let out = run_raw(&mut s, 4_100, 2, second);
+    assert!(steals(&out).is_empty(), "passed for 1.1 s: no more asking: {out:?}");
+    let (_, _, job, long) = one_grant(&out);
+    assert!(long && job == 5);
 }
 
 #[test]

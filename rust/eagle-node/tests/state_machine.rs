@@ -222,6 +222,27 @@ fn eagle_adaptive_queues_no_probe_beside_long_work_that_has_waited_a_second() {
 }
 
 #[test]
+fn eagle_adaptive_gives_due_long_work_the_next_slot_once_short_work_holds_its_share() {
+    // Two short probes queued beside two long tasks about to end take both slots as they
+    // free (700, 750 ms); job 1 probes again and waits. At 1800 ms short work has passed the
+    // queued long task for over `min_wait` and holds one slot of two (its share under
+    // `longShare` 0.5): the freed slot goes to the long task, not to the waiting probe.
+    let (mut s, leases) = busy_with_long_work(Policy::EagleAdaptive);
+    assert!(send(&mut s, 100, 2, short_probe(1, 4)).is_empty());
+    assert!(send(&mut s, 100, 2, short_probe(2, 1)).is_empty());
+    let (_, two, job, _) = one_grant(&run(&mut s, 700, 1, leases[0]));
+    assert_eq!(job, 2);
+    let (_, one, job, _) = one_grant(&run(&mut s, 750, 1, leases[1]));
+    assert_eq!(job, 1);
+    assert!(send(&mut s, 760, 2, short_probe(1, 3)).is_empty(), "queued: a short task ends within the floor");
+    let (conn, _, job, long) = one_grant(&run(&mut s, 1_800, 2, two));
+    assert_eq!((conn, job, long), (1, 5, true), "the long task, passed for 1.1 s");
+    // The long task started: short work goes first again.
+    let (conn, _, job, long) = one_grant(&run(&mut s, 1_900, 2, one));
+    assert_eq!((conn, job, long), (2, 1, false));
+}
+
+#[test]
 fn eagle_adaptive_serves_a_small_long_job_before_a_big_one_placed_earlier() {
     let mut order = Vec::new();
     for policy in [Policy::Eagle, Policy::EagleAdaptive] {

@@ -84,6 +84,27 @@ impl NodeState {
         false
     }
 
+    /// eagle-adaptive: whether long work waiting here is due, and takes the next slot it fits
+    /// before short work: short work has passed it (local probes, stolen ones) for
+    /// `min_wait` of wall time since a long task last started here, and short leases
+    /// already hold `floor((1 − long_share) × slots)` slots (1 of 2). So short work passes
+    /// waiting long work in bursts of at most `min_wait`, as admission bounds it for new
+    /// probes ([`Self::admits_soon`]), and keeps the rest of the host meanwhile; no steal
+    /// goes before due long work. Without it, the steal's budget (a share of the host over
+    /// a minute) let stolen short tasks hold both slots of a host for seconds while a
+    /// one-task long job queued there waited.
+    pub(super) fn long_due(&mut self, now: Ms) -> bool {
+        if self.node.queued_long == 0 {
+            self.long_passed = None;
+        }
+        let Some(since) = self.long_passed else { return false };
+        if !self.adaptive || (now.saturating_sub(since) as f64) < self.min_wait_ms {
+            return false;
+        }
+        let short: u32 = self.leases.values().filter(|l| !l.long).map(|l| l.cpus).sum();
+        short >= self.short_cap
+    }
+
     /// The slots long work may still take here: while the central keeps short slots
     /// (`ShortSlots`), the host's slots less those and the long leases; while a hold keeps
     /// `held` slots free ([`super::held`]), the free slots less those; `None` when neither
