@@ -2,7 +2,7 @@
 //! classes, the reservation and query-aware SRPT, on a virtual clock.
 mod common;
 
-use common::small_jobs_after_each_other;
+use common::{small_jobs_after_each_other, Spark};
 use eagle_core::{Class, Driver, DriverConfig, JobId, NodeId, System};
 
 fn driver() -> Driver {
@@ -499,4 +499,40 @@ fn held_slots_go_to_waiting_short_work() {
     // Only long work waits: the hold keeps both slots for the next small job.
     let (got, _) = run(false);
     assert_eq!(got, vec![], "both slots held");
+}
+
+/// A stream of one-task small jobs (0.1 s every 0.25 s: a short task runs 40 % of the time)
+/// that starts after the application sat idle for 20 s, with two one-task long jobs in it
+/// (the split is learned), then a long job of 44 tasks of 1.2 s. On 8 slots the base slot
+/// is kept while short work runs at least 20 % of the time; the idle start, when nothing ran
+/// at all, is no evidence that a kept slot would idle. Returns the wait of the small job
+/// submitted 0.1 s after the long job.
+fn small_job_wait_after_a_long_job_joins_the_stream(executors: usize, slots: u32) -> f64 {
+    let mut s = Spark::with(executors, slots, DriverConfig::default());
+    s.run(20.0, None);
+    let mut t = 20.0;
+    for k in 0..16 {
+        if k == 0 || k == 6 {
+            s.submit(1, 1.2, 1);
+        }
+        s.submit(1, 0.1, 2);
+        t += 0.25;
+        s.run(t, None);
+    }
+    let big = s.submit(44, 1.2, 3);
+    assert_eq!(s.d.job_class(big), Some(Class::Long));
+    s.run(t + 0.1, None);
+    let small = s.submit(1, 0.1, 2);
+    s.run(t + 5.0, None);
+    s.first[&small.0] - (t + 0.1)
+}
+
+#[test]
+fn a_small_job_in_a_busy_stream_does_not_wait_for_a_long_job_that_arrives_after_an_idle_start() {
+    let wait = small_job_wait_after_a_long_job_joins_the_stream(4, 2);
+    assert!(wait < 0.5, "waited {wait:.2} s for a long task of 1.2 s on 8 slots");
+    // On 4 slots one slot is a quarter of the cluster: kept only while short work runs 60 %
+    // of the time, which this stream does not; the small job waits for a long task.
+    let wait = small_job_wait_after_a_long_job_joins_the_stream(2, 2);
+    assert!(wait > 0.5, "waited {wait:.2} s on 4 slots");
 }

@@ -14,7 +14,8 @@
 //!   slots, at least one and at most `base_fraction` of the slots (floored), whatever the
 //!   release rate: a wave of long tasks frees nothing for a whole task. Below
 //!   `1 / base_fraction` slots the one slot is kept only while short tasks run at least
-//!   `1 − base_fraction × slots` of the window, so its idle time stays within the share.
+//!   `1 − base_fraction × slots` of the window's time in use (some task running), so its
+//!   idle time stays within the share; time with nothing running costs no one.
 //! - **Shrink to zero**: no short arrival for `idle` seconds and none waiting: `R = 0`.
 //!
 //! **Invariant.** Long tasks start only while the long tasks running stay below
@@ -165,6 +166,10 @@ pub struct Reservation {
     buckets: std::collections::VecDeque<f64>,
     /// Seconds with at least one short task running, per bucket, alongside `buckets`.
     busy: std::collections::VecDeque<f64>,
+    /// Seconds with any task running (`in_use`), per bucket, alongside `buckets`.
+    used: std::collections::VecDeque<f64>,
+    /// Whether any task runs now ([`Reservation::cluster_in_use`]; true until told).
+    in_use: bool,
     /// Start of the newest bucket.
     bucket_start: f64,
     /// Short tasks running now, and since when that count holds.
@@ -183,6 +188,8 @@ impl Reservation {
             width,
             buckets: std::iter::once(0.0).collect(),
             busy: std::iter::once(0.0).collect(),
+            used: std::iter::once(0.0).collect(),
+            in_use: true,
             bucket_start: now,
             running: 0,
             since: now,
@@ -202,18 +209,22 @@ impl Reservation {
         }
         let r = self.running as f64;
         let on = if self.running > 0 { 1.0 } else { 0.0 };
+        let used = if self.in_use { 1.0 } else { 0.0 };
         // Long gaps: whole buckets of constant demand, bounded by the window.
         let gap_buckets = ((now - self.bucket_start) / self.width).floor();
         if gap_buckets > self.p.buckets as f64 + 1.0 {
             self.buckets.clear();
             self.busy.clear();
+            self.used.clear();
             for _ in 0..self.p.buckets {
                 self.buckets.push_back(r * self.width);
                 self.busy.push_back(on * self.width);
+                self.used.push_back(used * self.width);
             }
             self.bucket_start = now - ((now - self.bucket_start) % self.width);
             self.buckets.push_back(r * (now - self.bucket_start));
             self.busy.push_back(on * (now - self.bucket_start));
+            self.used.push_back(used * (now - self.bucket_start));
             self.since = now;
             return;
         }
@@ -224,9 +235,11 @@ impl Reservation {
             self.bucket_start = end;
             self.buckets.push_back(0.0);
             self.busy.push_back(0.0);
+            self.used.push_back(0.0);
             while self.buckets.len() > self.p.buckets as usize + 1 {
                 self.buckets.pop_front();
                 self.busy.pop_front();
+                self.used.pop_front();
             }
         }
         self.add_to_newest((now - self.since).max(0.0));
@@ -241,19 +254,29 @@ impl Reservation {
         if let (Some(b), true) = (self.busy.back_mut(), self.running > 0) {
             *b += dt;
         }
+        if let (Some(b), true) = (self.used.back_mut(), self.in_use) {
+            *b += dt;
+        }
     }
 
-    /// The share of the window (at least one bucket of it seen) with a short task running:
-    /// how much of the time one slot kept for short work would be used.
-    fn busy_share(&self, now: f64) -> f64 {
-        let n = self.busy.len();
-        let last_span = (now - self.bucket_start).max(0.0);
-        let span = (n.saturating_sub(1)) as f64 * self.width + last_span;
-        if span < self.width {
-            return 0.0;
+    /// The share of the window's time in use (some task running) with a short task running:
+    /// how much of the time one slot kept for short work would be used while it could cost
+    /// other work anything. Time with nothing running (an application's start, a drained
+    /// cluster) counts for neither side. `None` until a quarter of a bucket in use is seen
+    /// since the window began (the start, or a moved class boundary).
+    fn busy_share(&self, now: f64) -> Option<f64> {
+        let open = |on: bool| if on { (now - self.since).max(0.0) } else { 0.0 };
+        let used = self.used.iter().sum::<f64>() + open(self.in_use);
+        (used >= 0.25 * self.width).then(|| ((self.busy.iter().sum::<f64>() + open(self.running > 0)) / used).min(1.0))
+    }
+
+    /// Whether any task (of either class) runs now. The driver's policy tells it; a caller
+    /// that never does has the whole window counted as in use.
+    pub fn cluster_in_use(&mut self, now: f64, in_use: bool) {
+        if in_use != self.in_use {
+            self.advance(now);
+            self.in_use = in_use;
         }
-        let open = if self.running > 0 { (now - self.since).max(0.0) } else { 0.0 };
-        ((self.busy.iter().sum::<f64>() + open) / span).min(1.0)
     }
 
     /// The class boundary moved: demand measured under the old one no longer says how
@@ -264,6 +287,8 @@ impl Reservation {
         self.buckets.push_back(0.0);
         self.busy.clear();
         self.busy.push_back(0.0);
+        self.used.clear();
+        self.used.push_back(0.0);
         self.bucket_start = now;
         self.since = now;
     }
@@ -343,12 +368,10 @@ impl Reservation {
         let base_cap = (share + 1e-9).floor() as u64;
         // Fewer than `1 / base_fraction` slots: one slot is more than the base's share, and
         // is kept only while short work uses it enough that its idle time stays within that
-        // share (busy at least `1 − base_fraction × slots` of the window).
-        let base_cap = if base_cap == 0 && share > 0.0 && recent && 1.0 - self.busy_share(now) <= share + 1e-9 {
-            1
-        } else {
-            base_cap
-        };
+        // share (busy at least `1 − base_fraction × slots` of the time in use), or while too
+        // little time in use is seen to tell: then it costs at most a quarter bucket.
+        let uses_enough = self.busy_share(now).is_none_or(|b| 1.0 - b <= share + 1e-9);
+        let base_cap = if base_cap == 0 && share > 0.0 && recent && uses_enough { 1 } else { base_cap };
         // At least one slot while short work is recent, even when the window was just reset
         // (a moved class boundary) and shows no demand yet.
         let base = if recent { (demand.ceil() as u64).max(1).min(base_cap) } else { 0 };
@@ -498,7 +521,44 @@ mod tests {
         }
         r.reset(6.0);
         assert_eq!(r.size(6.0, 0, 16, 0.4), 1);
-        assert_eq!(r.size(6.0, 0, 8, 0.4), 0, "8 slots: below the base share");
+        // 8 slots: nothing seen since the reset tells whether the slot would idle, so it is
+        // kept; once a quarter bucket in use shows short work running 3 % of it, it is not.
+        assert_eq!(r.size(6.0, 0, 8, 0.4), 1, "8 slots, nothing seen since the reset");
+        for i in 20..30 {
+            let t = i as f64 * 0.3;
+            r.short_arrived(t);
+            r.short_running(t, 1);
+            r.short_running(t + 0.01, -1);
+        }
+        assert_eq!(r.size(9.0, 0, 8, 0.4), 0, "8 slots: below the base share");
+    }
+
+    #[test]
+    fn time_with_nothing_running_leaves_the_busy_share_as_it_was() {
+        // 8 slots: short tasks of 0.1 s every 0.25 s beside long work (busy 40 %), after 20 s
+        // with nothing running: over the wall time short work ran 8 % of the window.
+        let mut r = Reservation::new(p(), 0.0);
+        r.cluster_in_use(0.0, false);
+        r.cluster_in_use(20.0, true);
+        for i in 0..16 {
+            let t = 20.0 + i as f64 * 0.25;
+            r.short_arrived(t);
+            r.short_running(t, 1);
+            r.short_running(t + 0.1, -1);
+        }
+        assert_eq!(r.size(24.0, 0, 8, 0.15), 1, "busy 40 % of the time in use: the slot is kept");
+        let mut wall = Reservation::new(p(), 0.0);
+        for i in 0..16 {
+            let t = 20.0 + i as f64 * 0.25;
+            wall.short_arrived(t);
+            wall.short_running(t, 1);
+            wall.short_running(t + 0.1, -1);
+        }
+        assert_eq!(wall.size(24.0, 0, 8, 0.15), 0, "told nothing, every second counts: 7 %");
+        // The cluster drains and sits idle: the share stays, and so does the slot while short
+        // work is recent.
+        r.cluster_in_use(24.0, false);
+        assert_eq!(r.size(40.0, 0, 8, 0.15), 1);
     }
 
     #[test]

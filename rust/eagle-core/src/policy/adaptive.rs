@@ -154,7 +154,12 @@ impl Adaptive {
         Adaptive {
             eirene: config.eirene.on().then(|| Eirene::new(config.eirene.clone(), seed)),
             c: Cluster::new(config.driver),
-            reservation: Reservation::new(config.adaptive.clone(), 0.0),
+            reservation: {
+                // Nothing runs yet: the time before the first task is no one's.
+                let mut r = Reservation::new(config.adaptive.clone(), 0.0);
+                r.cluster_in_use(0.0, false);
+                r
+            },
             hold: Hold::new(config.adaptive.hold_max, config.adaptive.hold_fraction, config.adaptive.window),
             preemption: Preemption::new(
                 config.adaptive.preempt_after,
@@ -358,6 +363,7 @@ impl Adaptive {
         }
         n.running.push(Running { job, long, reservation: false, marks_long: false, est });
         self.c.busy += 1;
+        self.reservation.cluster_in_use(now, true);
         self.c.counters.decisions += 1;
     }
 
@@ -384,6 +390,7 @@ impl Adaptive {
             self.reservation.short_running(now, -1);
         }
         self.free_nodes.insert(ni as u32);
+        self.reservation.cluster_in_use(now, self.c.busy > 0);
         if let Some(j) = self.c.jobs.get_mut(job.0 as usize) {
             j.running = j.running.saturating_sub(1);
         }
