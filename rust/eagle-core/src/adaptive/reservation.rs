@@ -537,23 +537,21 @@ mod tests {
     fn time_with_nothing_running_leaves_the_busy_share_as_it_was() {
         // 8 slots: short tasks of 0.1 s every 0.25 s beside long work (busy 40 %), after 20 s
         // with nothing running: over the wall time short work ran 8 % of the window.
+        let stream = |r: &mut Reservation| {
+            for i in 0..16 {
+                let t = 20.0 + i as f64 * 0.25;
+                r.short_arrived(t);
+                r.short_running(t, 1);
+                r.short_running(t + 0.1, -1);
+            }
+        };
         let mut r = Reservation::new(p(), 0.0);
         r.cluster_in_use(0.0, false);
         r.cluster_in_use(20.0, true);
-        for i in 0..16 {
-            let t = 20.0 + i as f64 * 0.25;
-            r.short_arrived(t);
-            r.short_running(t, 1);
-            r.short_running(t + 0.1, -1);
-        }
+        stream(&mut r);
         assert_eq!(r.size(24.0, 0, 8, 0.15), 1, "busy 40 % of the time in use: the slot is kept");
         let mut wall = Reservation::new(p(), 0.0);
-        for i in 0..16 {
-            let t = 20.0 + i as f64 * 0.25;
-            wall.short_arrived(t);
-            wall.short_running(t, 1);
-            wall.short_running(t + 0.1, -1);
-        }
+        stream(&mut wall);
         assert_eq!(wall.size(24.0, 0, 8, 0.15), 0, "told nothing, every second counts: 7 %");
         // The cluster drains and sits idle: the share stays, and so does the slot while short
         // work is recent.
