@@ -507,8 +507,8 @@ fn held_slots_go_to_waiting_short_work() {
 /// is kept while short work runs at least 20 % of the time; the idle start, when nothing ran
 /// at all, is no evidence that a kept slot would idle. Returns the wait of the small job
 /// submitted 0.1 s after the long job.
-fn small_job_wait_after_a_long_job_joins_the_stream(executors: usize, slots: u32) -> f64 {
-    let mut s = Spark::with(executors, slots, DriverConfig::default());
+fn small_job_wait_after_a_long_job_joins_the_stream(executors: usize, slots: u32, cfg: DriverConfig) -> f64 {
+    let mut s = Spark::with(executors, slots, cfg);
     s.run(20.0, None);
     let mut t = 20.0;
     for k in 0..16 {
@@ -529,10 +529,48 @@ fn small_job_wait_after_a_long_job_joins_the_stream(executors: usize, slots: u32
 
 #[test]
 fn a_small_job_in_a_busy_stream_does_not_wait_for_a_long_job_that_arrives_after_an_idle_start() {
-    let wait = small_job_wait_after_a_long_job_joins_the_stream(4, 2);
+    // The base slot alone (the hold off).
+    let mut cfg = DriverConfig::default();
+    cfg.adaptive.hold_max = 0.0;
+    let wait = small_job_wait_after_a_long_job_joins_the_stream(4, 2, cfg);
     assert!(wait < 0.5, "waited {wait:.2} s for a long task of 1.2 s on 8 slots");
-    // On 4 slots one slot is a quarter of the cluster: kept only while short work runs 60 %
-    // of the time, which this stream does not; the small job waits for a long task.
-    let wait = small_job_wait_after_a_long_job_joins_the_stream(2, 2);
-    assert!(wait > 0.5, "waited {wait:.2} s on 4 slots");
+}
+
+/// On 4 slots, one-task small jobs of 0.1 s, each submitted 0.15-0.35 s after the last one
+/// ended, with two one-task long jobs among them (the split is learned); then a long job of
+/// 16 tasks of 1.2 s arrives 0.1 s after a small job ended, with nothing waiting, and the
+/// next small job 0.25 s after that end. Returns its wait and the long job's end.
+fn small_job_after_a_long_arrival_in_a_think_gap(cfg: DriverConfig) -> (f64, f64) {
+    let mut s = Spark::with(2, 2, cfg);
+    let mut end = 1.0;
+    for k in 0..16 {
+        if k == 2 || k == 8 {
+            s.submit(1, 1.2, 1);
+        }
+        s.run(end + [0.15, 0.35, 0.2, 0.3][k % 4], None);
+        let j = s.submit(1, 0.1, 2);
+        end = s.run(s.now + 10.0, Some(j));
+    }
+    s.run(end + 0.1, None);
+    let long = s.submit(16, 1.2, 3);
+    assert_eq!(s.d.job_class(long), Some(Class::Long));
+    s.run(end + 0.25, None);
+    let small = s.submit(1, 0.1, 2);
+    let at = s.now;
+    s.run(at + 10.0, Some(small));
+    let wait = s.first[&small.0] - at;
+    s.run(100.0, None);
+    (wait, s.last[&long.0])
+}
+
+#[test]
+fn a_long_job_arriving_in_a_users_think_gap_leaves_the_small_jobs_slot_held() {
+    let (wait, long_end) = small_job_after_a_long_arrival_in_a_think_gap(DriverConfig::default());
+    assert!(wait < 0.2, "the small job waited {wait:.2} s for a long task of 1.2 s");
+    // The long job lost one slot for at most two windows (0.35 s each) and the small task.
+    let mut off = DriverConfig::default();
+    off.adaptive.hold_max = 0.0;
+    let (wait_off, long_end_off) = small_job_after_a_long_arrival_in_a_think_gap(off);
+    assert!(wait_off > 0.5, "without the hold it waits for a long task: {wait_off:.2} s");
+    assert!(long_end <= long_end_off + 1.0, "the long job ended at {long_end:.2} s against {long_end_off:.2} s");
 }

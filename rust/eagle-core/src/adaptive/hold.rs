@@ -7,7 +7,9 @@
 //!
 //! The rule:
 //! - **When.** A job ends (no task running or waiting) while other jobs wait, each with more
-//!   remaining work than the job had in all (SRPT had put the job ahead of all of them).
+//!   remaining work than the job had in all (SRPT had put the job ahead of all of them); or
+//!   while nothing waits, when long work has arrived lately: then a long job that arrives
+//!   within the window finds the slots held ([`Hold::larger_arrived`]).
 //! - **Size.** The job's tasks, at most `max_fraction` of the slots (the reservation's cap),
 //!   and only beyond what the short reservation already keeps from the waiting work.
 //! - **Window.** The gaps between such an end and the next job's submission are remembered
@@ -16,7 +18,8 @@
 //!   cap before any gap is seen). The next submission ends it (SRPT then places the new job); so does the window
 //!   passing: the slots go back to the waiting work.
 //! - **Budget.** Over any reservation window, held slot-seconds (idle: the first arrival ends
-//!   a hold) stay at most `hold_fraction` of the cluster's slot-seconds in that window. A hold
+//!   a hold) while work waits for them stay at most `hold_fraction` of the cluster's
+//!   slot-seconds in that window. A hold
 //!   opens only as large as the budget left pays for over its whole window, and not below one
 //!   slot, so holds take at most that share of the cluster from the waiting work, on any
 //!   cluster size (as the reservation's base takes at most `base_fraction` of the slots).
@@ -39,11 +42,12 @@ pub const QUANTILE: f64 = 0.9;
 /// The shortest hold, seconds: a submission at the moment a job ends still reaches the
 /// engine a round later (the plugin re-offers idle slots every 0.2 s).
 pub const MIN_WINDOW: f64 = 0.2;
-/// An open hold: its slots, since when, until when.
+/// An open hold: its slots, since when it is charged (`None` while it keeps its slots from no
+/// one), until when.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Open {
     slots: u32,
-    from: Time,
+    from: Option<Time>,
     until: Time,
 }
 
@@ -126,6 +130,25 @@ impl Hold {
     /// `slots`. Opens a hold of at most `cap` slots, as the budget allows, unless the
     /// `reserved` slots already cover it.
     pub fn small_ended(&mut self, now: Time, tasks: u32, slots: u64, cap: u32, reserved: u32) {
+        self.open_after(now, tasks, slots, cap, reserved, true);
+    }
+
+    /// As [`Hold::small_ended`], with no work waiting at `now`: the hold keeps its slots from
+    /// larger work that arrives within its window ([`Hold::larger_arrived`]), and is charged
+    /// to the budget only from then.
+    pub fn small_ended_alone(&mut self, now: Time, tasks: u32, slots: u64, cap: u32, reserved: u32) {
+        self.open_after(now, tasks, slots, cap, reserved, false);
+    }
+
+    /// Larger work (a long job) arrived: an open hold keeps its slots from it, and is charged
+    /// from now. It is no next arrival: the hold stays open and no gap is learned.
+    pub fn larger_arrived(&mut self, now: Time) {
+        if let Some(o) = self.open.as_mut() {
+            o.from.get_or_insert(now);
+        }
+    }
+
+    fn open_after(&mut self, now: Time, tasks: u32, slots: u64, cap: u32, reserved: u32, waiting: bool) {
         self.ended = Some(now);
         self.last_gap = false;
         let want = tasks.min(cap);
@@ -139,15 +162,15 @@ impl Hold {
         let left = self.fraction * slots as f64 * self.window - self.held.total(now);
         let slots = want.min((left / w).max(0.0).floor() as u32);
         if slots >= 1 {
-            self.open = Some(Open { slots, from: now, until: now + w });
+            self.open = Some(Open { slots, from: waiting.then_some(now), until: now + w });
             self.opened += 1;
         }
     }
 
     fn close(&mut self, now: Time) {
-        if let Some(o) = self.open.take() {
-            let end = now.min(o.until);
-            self.held.add(end, o.slots as f64 * (end - o.from).max(0.0));
+        if let Some(Open { slots, from: Some(from), until }) = self.open.take() {
+            let end = now.min(until);
+            self.held.add(end, slots as f64 * (end - from).max(0.0));
         }
     }
 
@@ -252,6 +275,27 @@ mod tests {
         let mut h = hold();
         h.small_ended(10.0, 2, 4, 2, 2);
         assert_eq!(h.held(10.0), 0, "the reservation already keeps the job's slots");
+    }
+
+    #[test]
+    fn a_hold_opened_with_nothing_waiting_keeps_its_slots_from_a_larger_arrival_and_is_charged_from_it() {
+        // 4 slots over a 60 s window: a budget of 12 slot-seconds.
+        let mut h = hold();
+        for k in 0..20 {
+            // Held for no one: no charge, however long.
+            let t = 10.0 + 2.0 * k as f64;
+            h.small_ended_alone(t, 2, 4, 2, 0);
+            assert_eq!(h.held(t), 2, "the budget is untouched at {t}");
+            h.arrived(t + 1.9);
+        }
+        h.small_ended_alone(60.0, 2, 4, 2, 0);
+        h.larger_arrived(60.5);
+        assert_eq!(h.held(60.6), 2, "a long job's arrival does not end it");
+        h.larger_arrived(60.8);
+        h.arrived(61.0);
+        assert_eq!(h.held(61.0), 0, "the next small arrival does");
+        assert!((h.held.total(61.0) - 1.0).abs() < 1e-9, "charged 2 slots from 60.5 to 61.0");
+        assert_eq!(h.opened, 21, "76 slot-seconds held for no one, past the budget of 12, charged nothing");
     }
 
     #[test]

@@ -145,6 +145,8 @@ pub struct Adaptive {
     tenants: Tenants,
     /// Live jobs classed long (all tenants, and jobs outside any).
     long_live: u32,
+    /// When a long job last arrived (a hold opens with nothing waiting only while it is recent).
+    long_arrived: Option<Time>,
     /// Live jobs whose estimate is a guess.
     guessed: u32,
 }
@@ -185,6 +187,7 @@ impl Adaptive {
             fair: FairClock::default(),
             tenants: Tenants::default(),
             long_live: 0,
+            long_arrived: None,
             guessed: 0,
         }
     }
@@ -517,7 +520,11 @@ impl Policy for Adaptive {
         self.live_jobs += 1;
         self.long_live += class.is_long() as u32;
         let short = !class.is_long() && spec.tasks > 0;
-        if spec.tasks > 0 {
+        // A long job is no next small arrival: an open hold keeps its slots from it.
+        if spec.tasks > 0 && class.is_long() {
+            self.long_arrived = Some(now);
+            self.hold.larger_arrived(now);
+        } else if spec.tasks > 0 {
             self.hold.arrived(now);
         }
         self.arrivals.submitted(id.0, now, short);
