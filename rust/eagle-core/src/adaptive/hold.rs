@@ -15,14 +15,15 @@
 //! - **Window.** The gaps between such an end and the next job's submission are remembered
 //!   (the last [`GAPS`]; a query's next stage is no new job and teaches no gap). A hold lasts
 //!   their [`QUANTILE`] quantile, at least [`MIN_WINDOW`] and at most `hold_max` seconds (the
-//!   cap before any gap is seen). The next submission ends it (SRPT then places the new job); so does the window
-//!   passing: the slots go back to the waiting work.
+//!   cap before any gap is seen). The next submission of a job not classed long ends it (SRPT
+//!   then places the new job); so does the window passing: the slots go back to the waiting
+//!   work. A long job's submission is no next arrival: it ends no hold and teaches no gap.
 //! - **Budget.** Over any reservation window, held slot-seconds (idle: the first arrival ends
 //!   a hold) while work waits for them stay at most `hold_fraction` of the cluster's
-//!   slot-seconds in that window. A hold
-//!   opens only as large as the budget left pays for over its whole window, and not below one
-//!   slot, so holds take at most that share of the cluster from the waiting work, on any
-//!   cluster size (as the reservation's base takes at most `base_fraction` of the slots).
+//!   slot-seconds in that window. A hold opens only as large as the budget left pays for over
+//!   its whole window, and not below one slot, so holds take at most that share of the
+//!   cluster from the waiting work, on any cluster size (as the reservation's base takes at
+//!   most `base_fraction` of the slots).
 //!
 //! - **From whom.** While long work is known (a learned split, and long work running or
 //!   waiting), held slots are kept from long work only: waiting short work takes them, its
