@@ -198,6 +198,10 @@ pub struct NodeState {
     hold_cap: u32,
     /// The short job whose end opened the hold, until the next short probe arrives.
     hold_ended: Option<(ConnId, u64)>,
+    /// When long work was last placed here, and how lately that must be for a short job's
+    /// end with no long work queued to open a hold (the reservation's `idle`, ms).
+    last_long: Option<Ms>,
+    idle_ms: f64,
     /// eagle-adaptive: since when short work has taken slots while long work waited here,
     /// without a long grant since ([`NodeState::long_due`]).
     long_passed: Option<Ms>,
@@ -255,6 +259,8 @@ impl NodeState {
             hold,
             hold_cap,
             hold_ended: None,
+            last_long: None,
+            idle_ms: cfg.adaptive.idle * 1000.0,
             long_passed: None,
             short_cap,
         }
@@ -368,6 +374,7 @@ impl NodeState {
                 }
                 j.queued += 1;
                 self.node.queued_long += 1;
+                self.long_placed(now);
                 self.node.queue.push_back(Entry {
                     job: JobId(id),
                     long: true,

@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use eagle_node::{Event, NodeState, Policy};
+use eagle_node::{Action, Event, NodeState, Policy};
 use eagle_wire::{Bitvector, Role, ToNode};
 
 const BATCH: u64 = 1;
@@ -64,9 +64,52 @@ fn a_short_jobs_slot_waits_for_the_next_short_job_not_for_a_long_task() {
     assert_eq!(s.holds(), (2, 1));
 }
 
+fn place(s: &mut NodeState, now: u64) -> Vec<Action> {
+    let bitvector = Bitvector { stamp: 1, words: vec![0b1] };
+    send(s, now, CENTRAL, ToNode::Place { app: "batch".into(), job: 5, est_ms: 5000.0, bitvector, cpus: 1 })
+}
+
 #[test]
-fn nothing_is_held_when_no_long_work_waits_or_for_a_job_still_running_here() {
-    // No long work queued: the slot is simply free, and a long placement takes it at once.
+fn a_short_jobs_slot_is_held_from_long_work_placed_after_it_ended_while_long_work_came_lately() {
+    // One long task placed at 0 runs on one slot, none queued; a user's short job runs on the
+    // other and ends at 100 ms. Nothing waits, but long work came lately: a long task placed
+    // at 150 ms finds the slot held, and the user's next job at 400 ms starts at once.
+    let mut s = node(Policy::EagleAdaptive, 2);
+    join(&mut s, INTERACTIVE, Role::Driver, "interactive");
+    join(&mut s, BATCH, Role::Driver, "batch");
+    join(&mut s, CENTRAL, Role::Central, "central");
+    let (_, running, _, _) = one_grant(&place(&mut s, 0));
+    assert!(send(&mut s, 0, BATCH, ToNode::Launched { lease: running }).is_empty());
+    let (_, short, _, _) = one_grant(&send(&mut s, 0, INTERACTIVE, probe(1)));
+    assert!(grants(&run(&mut s, 100, INTERACTIVE, short)).is_empty());
+    assert!(grants(&place(&mut s, 150)).is_empty(), "the long task placed after the end waits");
+    let (conn, next, job, long) = one_grant(&send(&mut s, 400, INTERACTIVE, probe(2)));
+    assert_eq!((conn, job, long), (INTERACTIVE, 2, false));
+    assert_eq!(s.holds(), (1, 1), "one hold, used");
+    // The next job's end finds long work queued: the usual hold, until its window (the one
+    // gap seen, 300 ms) passes and a tick gives the slot to the long task.
+    assert!(grants(&run(&mut s, 500, INTERACTIVE, next)).is_empty());
+    let (conn, _, _, long) = one_grant(&s.handle(850, Event::Tick));
+    assert!(conn == BATCH && long);
+    s.check().unwrap();
+
+    // Long work placed longer ago than the reservation's idle (30 s): no hold.
+    let mut s = node(Policy::EagleAdaptive, 2);
+    join(&mut s, INTERACTIVE, Role::Driver, "interactive");
+    join(&mut s, BATCH, Role::Driver, "batch");
+    join(&mut s, CENTRAL, Role::Central, "central");
+    let (_, running, _, _) = one_grant(&place(&mut s, 0));
+    assert!(send(&mut s, 0, BATCH, ToNode::Launched { lease: running }).is_empty());
+    let (_, short, _, _) = one_grant(&send(&mut s, 40_000, INTERACTIVE, probe(1)));
+    assert!(grants(&run(&mut s, 40_100, INTERACTIVE, short)).is_empty());
+    assert_eq!(grants(&place(&mut s, 40_150)).len(), 1, "the free slot goes to the long task");
+    assert_eq!(s.holds(), (0, 0));
+}
+
+#[test]
+fn nothing_is_held_when_no_long_work_waits_or_came_lately_or_for_a_job_still_running_here() {
+    // No long work queued or placed: the slot is simply free, and a long placement takes it at
+    // once.
     let mut s = node(Policy::EagleAdaptive, 2);
     join(&mut s, INTERACTIVE, Role::Driver, "interactive");
     join(&mut s, BATCH, Role::Driver, "batch");

@@ -6,7 +6,9 @@
 //! long task to end.
 //!
 //! - **When.** A short job's last lease here ends (nothing of it queued or leased here)
-//!   while long work is queued here.
+//!   while long work is queued here; or while none is, when long work was placed here within
+//!   the reservation's `idle`: then a long placement within the window finds the slots held,
+//!   and the hold is charged from that placement on (the driver's rule with nothing waiting).
 //! - **Size.** The most slots the job held here at once, at most `max_fraction` of the
 //!   host's slots (at least one), and only beyond the slots the central keeps for short
 //!   work (`ShortSlots`).
@@ -59,18 +61,36 @@ impl NodeState {
         }
     }
 
-    /// A short lease of `job` ended: if nothing of the job is left here and long work is
-    /// queued here, its slots are held for the next short probe.
+    /// Long work was placed here: an open hold keeps its slots from it, charged from now.
+    pub(super) fn long_placed(&mut self, now: Ms) {
+        self.last_long = Some(now);
+        if let Some(hold) = self.hold.as_mut() {
+            hold.larger_arrived(secs(now));
+        }
+    }
+
+    /// A short lease of `job` ended: if nothing of the job is left here, and long work is
+    /// queued here or was placed here within `idle`, its slots are held for the next short
+    /// probe.
     pub(super) fn maybe_hold(&mut self, now: Ms, job: JobId) {
         let Some(j) = self.jobs[job.0 as usize].as_ref() else { return };
         // (A stolen job's probes go to other hosts: its next one is not expected here.)
-        if j.queued > 0 || j.leases > 0 || j.stolen || self.node.queued_long == 0 {
+        if j.queued > 0 || j.leases > 0 || j.stolen {
+            return;
+        }
+        let waiting = self.node.queued_long > 0;
+        let lately = self.last_long.is_some_and(|t| (now.saturating_sub(t) as f64) <= self.idle_ms);
+        if !waiting && !lately {
             return;
         }
         let (peak, key) = (j.peak, (j.conn, j.id));
-        let (slots, cap, kept) = (self.settings.slots, self.hold_cap, self.short_slots);
+        let (slots, cap, kept) = (self.settings.slots as u64, self.hold_cap, self.short_slots);
         let Some(hold) = self.hold.as_mut() else { return };
-        hold.small_ended(secs(now), peak, slots as u64, cap, kept);
+        if waiting {
+            hold.small_ended(secs(now), peak, slots, cap, kept);
+        } else {
+            hold.small_ended_alone(secs(now), peak, slots, cap, kept);
+        }
         self.hold_ended = Some(key);
     }
 
