@@ -11,22 +11,31 @@ const BATCH: u64 = 1;
 const INTERACTIVE: u64 = 2;
 const CENTRAL: u64 = 9;
 
-/// A 2-slot node: a short job of one 100 ms task granted at 0 on one slot, and three long
-/// tasks of 5 s placed at 0 (one runs on the other slot, two queue). Returns the node and
-/// the short job's lease.
-fn short_beside_long(policy: Policy) -> (NodeState, u64) {
+/// A 2-slot node under `policy` with the batch and interactive drivers and the central.
+fn joined(policy: Policy) -> NodeState {
     let mut s = node(policy, 2);
     join(&mut s, BATCH, Role::Driver, "batch");
     join(&mut s, INTERACTIVE, Role::Driver, "interactive");
     join(&mut s, CENTRAL, Role::Central, "central");
+    s
+}
+
+/// The central places one 5 s task of the batch application's long job at `now`.
+fn place(s: &mut NodeState, now: u64) -> Vec<Action> {
+    let bitvector = Bitvector { stamp: 1, words: vec![0b1] };
+    send(s, now, CENTRAL, ToNode::Place { app: "batch".into(), job: 5, est_ms: 5000.0, bitvector, cpus: 1 })
+}
+
+/// A 2-slot node: a short job of one 100 ms task granted at 0 on one slot, and three long
+/// tasks of 5 s placed at 0 (one runs on the other slot, two queue). Returns the node and
+/// the short job's lease.
+fn short_beside_long(policy: Policy) -> (NodeState, u64) {
+    let mut s = joined(policy);
     let (_, short, _, long) = one_grant(&send(&mut s, 0, INTERACTIVE, probe(1)));
     assert!(!long);
-    let bitvector = Bitvector { stamp: 1, words: vec![0b1] };
     let mut leases = Vec::new();
     for _ in 0..3 {
-        let place =
-            ToNode::Place { app: "batch".into(), job: 5, est_ms: 5000.0, bitvector: bitvector.clone(), cpus: 1 };
-        leases.extend(grants(&send(&mut s, 0, CENTRAL, place)));
+        leases.extend(grants(&place(&mut s, 0)));
     }
     assert_eq!(leases.len(), 1, "one long task runs, two queue: {leases:?}");
     assert!(send(&mut s, 0, BATCH, ToNode::Launched { lease: leases[0].1 }).is_empty());
@@ -64,9 +73,12 @@ fn a_short_jobs_slot_waits_for_the_next_short_job_not_for_a_long_task() {
     assert_eq!(s.holds(), (2, 1));
 }
 
-fn place(s: &mut NodeState, now: u64) -> Vec<Action> {
-    let bitvector = Bitvector { stamp: 1, words: vec![0b1] };
-    send(s, now, CENTRAL, ToNode::Place { app: "batch".into(), job: 5, est_ms: 5000.0, bitvector, cpus: 1 })
+/// A 2-slot node with one long task placed and running since 0, none queued.
+fn one_long_running() -> NodeState {
+    let mut s = joined(Policy::EagleAdaptive);
+    let (_, running, _, _) = one_grant(&place(&mut s, 0));
+    assert!(send(&mut s, 0, BATCH, ToNode::Launched { lease: running }).is_empty());
+    s
 }
 
 #[test]
@@ -74,12 +86,7 @@ fn a_short_jobs_slot_is_held_from_long_work_placed_after_it_ended_while_long_wor
     // One long task placed at 0 runs on one slot, none queued; a user's short job runs on the
     // other and ends at 100 ms. Nothing waits, but long work came lately: a long task placed
     // at 150 ms finds the slot held, and the user's next job at 400 ms starts at once.
-    let mut s = node(Policy::EagleAdaptive, 2);
-    join(&mut s, INTERACTIVE, Role::Driver, "interactive");
-    join(&mut s, BATCH, Role::Driver, "batch");
-    join(&mut s, CENTRAL, Role::Central, "central");
-    let (_, running, _, _) = one_grant(&place(&mut s, 0));
-    assert!(send(&mut s, 0, BATCH, ToNode::Launched { lease: running }).is_empty());
+    let mut s = one_long_running();
     let (_, short, _, _) = one_grant(&send(&mut s, 0, INTERACTIVE, probe(1)));
     assert!(grants(&run(&mut s, 100, INTERACTIVE, short)).is_empty());
     assert!(grants(&place(&mut s, 150)).is_empty(), "the long task placed after the end waits");
@@ -94,12 +101,7 @@ fn a_short_jobs_slot_is_held_from_long_work_placed_after_it_ended_while_long_wor
     s.check().unwrap();
 
     // Long work placed longer ago than the reservation's idle (30 s): no hold.
-    let mut s = node(Policy::EagleAdaptive, 2);
-    join(&mut s, INTERACTIVE, Role::Driver, "interactive");
-    join(&mut s, BATCH, Role::Driver, "batch");
-    join(&mut s, CENTRAL, Role::Central, "central");
-    let (_, running, _, _) = one_grant(&place(&mut s, 0));
-    assert!(send(&mut s, 0, BATCH, ToNode::Launched { lease: running }).is_empty());
+    let mut s = one_long_running();
     let (_, short, _, _) = one_grant(&send(&mut s, 40_000, INTERACTIVE, probe(1)));
     assert!(grants(&run(&mut s, 40_100, INTERACTIVE, short)).is_empty());
     assert_eq!(grants(&place(&mut s, 40_150)).len(), 1, "the free slot goes to the long task");
@@ -110,17 +112,11 @@ fn a_short_jobs_slot_is_held_from_long_work_placed_after_it_ended_while_long_wor
 fn nothing_is_held_when_no_long_work_waits_or_came_lately_or_for_a_job_still_running_here() {
     // No long work queued or placed: the slot is simply free, and a long placement takes it at
     // once.
-    let mut s = node(Policy::EagleAdaptive, 2);
-    join(&mut s, INTERACTIVE, Role::Driver, "interactive");
-    join(&mut s, BATCH, Role::Driver, "batch");
-    join(&mut s, CENTRAL, Role::Central, "central");
+    let mut s = joined(Policy::EagleAdaptive);
     let (_, lease, _, _) = one_grant(&send(&mut s, 0, INTERACTIVE, probe(1)));
     assert!(grants(&run(&mut s, 100, INTERACTIVE, lease)).is_empty());
-    let bitvector = Bitvector { stamp: 1, words: vec![0b1] };
     for _ in 0..2 {
-        let place =
-            ToNode::Place { app: "batch".into(), job: 5, est_ms: 5000.0, bitvector: bitvector.clone(), cpus: 1 };
-        assert_eq!(grants(&send(&mut s, 150, CENTRAL, place)).len(), 1, "both slots go to long work");
+        assert_eq!(grants(&place(&mut s, 150)).len(), 1, "both slots go to long work");
     }
     assert_eq!(s.holds(), (0, 0));
 
