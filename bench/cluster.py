@@ -31,6 +31,7 @@ import threading
 import time
 
 from . import eventlog, threads
+from .schedulers import eagle_keys
 
 SYSTEMS = ("eagle", "eagle-adaptive", "hawk", "sparrow", "static", "oversubscribed")
 CLUSTER_SYSTEMS = ("eagle", "eagle-adaptive", "hawk", "sparrow")
@@ -178,26 +179,9 @@ def app_conf(system: str, tb: dict, run_dir: str, app: str, slots: int, cores_ma
 
 
 def split_conf(label: str) -> tuple:
-    """``LABEL[+KEY=VALUE...]``: the label without its own keys, and those keys
-    (``spark.scheduler.eagle.*``, the prefix left out as in ``--eagle-conf``); a malformed key is
-    an error naming the label."""
-    from .schedulers import eagle_conf_item
-    head, *items = label.split("+")
-    conf = {}
-    for item in items:
-        try:
-            key, value = eagle_conf_item(item)
-        except Exception:
-            raise SystemExit(f"cluster: {label!r}: after '+' comes KEY=VALUE (a spark.scheduler.eagle.* key), "
-                             f"got {item!r}")
-        conf[key] = value
-    return head, conf
-
-
-def eagle_keys(args, label: str) -> dict:
-    """The ``spark.scheduler.eagle.*`` keys of the system ``label`` names: ``--eagle-conf``'s, then
-    its own (``split_conf``)."""
-    return {**dict(getattr(args, "eagle_conf", []) or []), **split_conf(label)[1]}
+    """A system label's head and its own keys (:func:`bench.schedulers.split_conf`)."""
+    from .schedulers import split_conf as split
+    return split(label, "cluster")
 
 
 def parse_system(label: str, hosts: int | None = None) -> tuple:

@@ -18,10 +18,11 @@ ORDER = ("fifo", "fair", "eagle", "eagle-adaptive", "hawk", "sparrow", "static",
 
 
 def _scheds(runs):
-    """The schedulers present, in ORDER; a variant (bench/cluster.py's ``SYSTEM@PARTITION/N``)
-    after its system, variants in the order they first ran."""
+    """The schedulers present, in ORDER; a variant (bench/cluster.py's ``SYSTEM@PARTITION/N``, a
+    scheduler with its own keys, ``eagle+KEY=VALUE``) after its system, variants in the order they
+    first ran."""
     present = list(dict.fromkeys(r["scheduler"] for r in runs))
-    base = lambda s: s.partition("/")[0].partition("@")[0]
+    base = lambda s: s.partition("+")[0].partition("/")[0].partition("@")[0]
     rank = lambda s: ORDER.index(base(s)) if base(s) in ORDER else len(ORDER)
     return sorted(present, key=lambda s: (rank(s), s != base(s), present.index(s)))
 

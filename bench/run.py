@@ -19,7 +19,7 @@ from . import harness, stats, trace
 from .harness import (ROOT, Testbed, log, resolve_trace, run_driver, spark_home, testbed_json,
                       wait_idle, write_results)
 from .progress import Steps
-from .schedulers import SCHEDULERS, eagle_conf_item, find_bench_jar, find_jar, spark_conf
+from .schedulers import SCHEDULERS, eagle_conf_item, eagle_keys, find_bench_jar, find_jar, spark_conf, split_conf
 
 # ---------------------------------------------------------------- options
 
@@ -29,7 +29,9 @@ def parse_args(argv):
     p.add_argument("scenario", choices=["replay", "tpch", "sort", "all", "dds", "lotes", "eirene", "cluster", "server"])
     p.add_argument("--quick", action="store_true", help="small sizes; finishes in a few minutes")
     p.add_argument("--schedulers", default=",".join(SCHEDULERS),
-                   help="comma list of fifo,fair,eagle (default: all three)")
+                   help="comma list of fifo,fair,eagle (default: all three); replay/tpch/sort also take "
+                        "eagle+KEY=VALUE[+KEY=VALUE...], an eagle run with its own spark.scheduler.eagle.* keys "
+                        "beside the others, e.g. fair,eagle,eagle+hold.maxMs=0")
     p.add_argument("--out", default=os.path.join(ROOT, "target", "bench"))
     p.add_argument("--eagle-conf", action="append", default=[], metavar="KEY=VALUE", type=eagle_conf_item,
                    help="replay/tpch/sort/server: a spark.scheduler.eagle.* key for the eagle runs (repeatable; "
@@ -103,8 +105,15 @@ def parse_args(argv):
         "1,3,5,6,10,12,14,19" if q else ",".join(str(i) for i in range(1, 23)))).split(",")]
     a.schedulers = [s.strip() for s in a.schedulers.split(",") if s.strip()]
     for s in a.schedulers:
-        if s not in SCHEDULERS:
-            p.error(f"unknown scheduler {s}")
+        base, keys = split_conf(s)
+        if base not in SCHEDULERS:
+            p.error(f"unknown scheduler {base!r} in {s!r} (known: {', '.join(SCHEDULERS)})")
+        if keys and base != "eagle":
+            p.error(f"{s!r}: only eagle takes its own keys (eagle+KEY=VALUE)")
+        if keys and a.scenario not in ("replay", "tpch", "sort", "all"):
+            p.error(f"{s!r}: a scheduler's own keys are for replay, tpch and sort (here: --eagle-conf)")
+    if len(set(a.schedulers)) < len(a.schedulers):
+        p.error(f"a scheduler is named twice in --schedulers {','.join(a.schedulers)}")
     return a
 
 
@@ -156,8 +165,9 @@ def scenario_replay(args, tb, out_dir):
         os.makedirs(run_dir)
         # Default keys: the jobs carry the trace's class and estimate hints, as before;
         # the cutoff is not set (eagle-adaptive learns it).
-        cfg = {"workload": "replay", "scheduler": sched, "testbed": tb, "plans": plans,
-               "spark_conf": spark_conf(sched, tb, run_dir, ROOT, eagle=dict(args.eagle_conf))}
+        base = split_conf(sched)[0]
+        cfg = {"workload": "replay", "scheduler": base, "testbed": tb, "plans": plans,
+               "spark_conf": spark_conf(base, tb, run_dir, ROOT, eagle=eagle_keys(args, sched))}
         log(f"  {sched}: {len(plans)} replays in one application")
         res = run_driver(run_dir, cfg, timeout=span_total * 8 + 900)
         if sched == "eagle":
@@ -292,12 +302,13 @@ def scenario_tpch_sort(args, tb, out_root, want):
         run_dir = os.path.join(out_root, "tpch" if "sort" not in want else "sort", "runs", sched)
         shutil.rmtree(run_dir, ignore_errors=True)
         os.makedirs(run_dir)
-        cfg = {"workload": "tpch", "scheduler": sched, "testbed": tb,
+        base = split_conf(sched)[0]
+        cfg = {"workload": "tpch", "scheduler": base, "testbed": tb,
                "tpch": {"data": d, "sf": args.sf, "answers": answers,
                         "queries": args.queries, "lead_s": args.lead, "gap_s": args.gap},
                "sort": {"rows": rows, "parts": sort_parts},
                "sort_alone": "sort" in want, "stream": "tpch" in want,
-               "spark_conf": spark_conf(sched, tb, run_dir, ROOT, eagle=dict(args.eagle_conf))}
+               "spark_conf": spark_conf(base, tb, run_dir, ROOT, eagle=eagle_keys(args, sched))}
         log(f"  {sched}: {'sort alone' if 'sort' in want else ''}"
             f"{', then ' if want == ['tpch', 'sort'] else ''}"
             f"{f'{len(args.queries)} queries during the batch sort' if 'tpch' in want else ''}")

@@ -150,3 +150,26 @@ def eagle_conf_item(text: str) -> tuple:
     if not sep or not key or not value.strip():
         raise argparse.ArgumentTypeError(f"--eagle-conf wants KEY=VALUE, got {text!r}")
     return key, value.strip()
+
+
+def split_conf(label: str, what: str = "scheduler") -> tuple:
+    """``LABEL[+KEY=VALUE...]``: the label without its own keys, and those keys
+    (``spark.scheduler.eagle.*``, the prefix left out as in ``--eagle-conf``); a malformed key is
+    an error naming the label (``what`` names the option's kind in it)."""
+    head, *items = label.split("+")
+    conf = {}
+    for item in items:
+        try:
+            key, value = eagle_conf_item(item)
+        except argparse.ArgumentTypeError:
+            raise SystemExit(f"{what}: {label!r}: after '+' comes KEY=VALUE (a spark.scheduler.eagle.* key), "
+                             f"got {item!r}")
+        conf[key] = value
+    return head, conf
+
+
+def eagle_keys(args, label: str) -> dict:
+    """The ``spark.scheduler.eagle.*`` keys of the run ``label`` names: ``--eagle-conf``'s, then
+    its own (``split_conf``), so two eagle runs of one invocation can differ in a key and be
+    measured against the same baselines."""
+    return {**dict(getattr(args, "eagle_conf", []) or []), **split_conf(label)[1]}

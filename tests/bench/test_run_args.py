@@ -1,5 +1,7 @@
 """scripts/bench's --eagle-conf (extra spark.scheduler.eagle.* keys for the eagle runs) and
 --executor-java-options / --driver-java-options (JVM options under every scheduler)."""
+import os
+
 import pytest
 
 from bench import run
@@ -138,6 +140,51 @@ def test_the_sort_alone_needs_no_tpch_data_and_the_stream_gets_it(tmp_path, monk
     run.scenario_tpch_sort(run.parse_args(["sort", "--schedulers", "fifo"]), tb, str(tmp_path), ["tpch", "sort"])
     assert made == [str(tmp_path / "data")]
     assert cfgs[0]["tpch"]["answers"] == str(tmp_path / "d" / "duckdb-answers.json") and cfgs[0]["stream"]
+
+
+def test_an_eagle_run_with_its_own_keys_runs_beside_the_plain_one(tmp_path, monkeypatch):
+    """``eagle+KEY=VALUE`` in --schedulers: a second eagle application with those keys in the
+    same invocation, so a key's effect is measured against the same FAIR run."""
+    from bench import schedulers
+    cfgs, confs = [], []
+    monkeypatch.setattr(run, "wait_idle", lambda *a, **k: None)
+    monkeypatch.setattr(run, "spark_conf", lambda sched, *a, eagle=None, **k: confs.append((sched, eagle)) or {})
+    monkeypatch.setattr(run, "adaptive_state", lambda d: None, raising=False)
+
+    def driver(run_dir, cfg, timeout):
+        cfgs.append((os.path.basename(run_dir), cfg["scheduler"]))
+        sort = {"id": "sort-alone", "class": "long", "latency": 70.0, "ok": True}
+        return {"ok": True, "sort_check": "ok", "phases": {"alone": {"jobs": [sort], "driver_cpu_s": 1.0}}}
+    monkeypatch.setattr(run, "run_driver", driver)
+    tb = {"slots": 4, "hosts": 2, "network": "fast", "mode": "netns", "cores": 2, "note": ""}
+    args = run.parse_args(["sort", "--sort-alone-only", "--eagle-conf", "longShare=0.4",
+                           "--schedulers", "fair,eagle,eagle+hold.maxMs=0+spark.scheduler.eagle.dds.enabled=false"])
+    out = run.scenario_tpch_sort(args, tb, str(tmp_path), ["sort"])
+    label = "eagle+hold.maxMs=0+spark.scheduler.eagle.dds.enabled=false"
+    assert cfgs == [("fair", "fair"), ("eagle", "eagle"), (label, "eagle")], \
+        "each run has its own directory; the driver sees the scheduler without the keys"
+    assert confs == [("fair", {"longShare": "0.4"}), ("eagle", {"longShare": "0.4"}),
+                     ("eagle", {"longShare": "0.4", "hold.maxMs": "0", "dds.enabled": "false"})]
+    assert [r["scheduler"] for r in out["sort"]["runs"]] == ["fair", "eagle", label], "results keep the label"
+    assert schedulers.eagle_keys(args, "eagle") == {"longShare": "0.4"}
+
+
+@pytest.mark.parametrize("bad, says", [
+    ("fair,fair+hold.maxMs=0", "only eagle takes its own keys"),
+    ("fair,eagle+hold.maxMs", "after '+' comes KEY=VALUE"),
+    ("fair,eagel", "unknown scheduler 'eagel'"),
+    ("eagle,eagle", "named twice"),
+])
+def test_a_bad_scheduler_label_is_an_error_naming_it(bad, says, capsys):
+    with pytest.raises(SystemExit) as e:
+        run.parse_args(["sort", "--schedulers", bad])
+    assert says in (capsys.readouterr().err + str(e.value))
+
+
+def test_own_keys_belong_to_the_scenarios_that_run_one_application_per_scheduler(capsys):
+    with pytest.raises(SystemExit):
+        run.parse_args(["server", "--schedulers", "fair,eagle+hold.maxMs=0"])
+    assert "--eagle-conf" in capsys.readouterr().err
 
 
 def test_a_relative_out_directory_is_taken_from_where_the_bench_was_started(tmp_path, monkeypatch):
