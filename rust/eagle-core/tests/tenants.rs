@@ -314,3 +314,65 @@ fn long_work_keeps_what_pools_give_it_beside_users_that_ask_for_less_than_their_
     assert_eq!(plan(10), (6, 4), "the users' pools: 1 + 1 + 1 + 3.5; the ETL's 3.5");
     assert_eq!(plan(2), (5, 5), "the users ask for 5 of their 8: the ETL takes the rest");
 }
+
+/// With tenants the hold keeps no slot of long work's pools share, as the reservation keeps
+/// none. On 4 slots four users' queries run and one waits with a second task when an ETL
+/// session's job arrives; pools give the ETL a fifth, so the users keep 3. A user's query
+/// ends: the hold kept the freed slot from the ETL for the next query while the long share
+/// kept it from the waiting user, and the slot idled with both waiting.
+#[test]
+fn the_hold_keeps_no_slot_of_long_works_pools_share() {
+    // `etl_first`: on 6 slots, the ETL is submitted first and runs its share (2) already.
+    let plan = |etl_first: bool| {
+        let mut d = Driver::new(DriverConfig { cutoff: Some(1.0), ..DriverConfig::default() }, 1).unwrap();
+        let n = d.add_node(0.0, if etl_first { 6 } else { 4 });
+        let etl = etl_first.then(|| d.submit_in(0.0, 40, None, Some(5.0), 9, Some(99)));
+        let users: Vec<JobId> = (0..4u64)
+            .map(|u| {
+                d.submit_in(0.0, if u == 3 { 2 } else { 1 }, None, Some(0.1 * (u + 1) as f64), u + 1, Some(10 + u))
+            })
+            .collect();
+        let etl = etl.unwrap_or_else(|| {
+            assert_eq!(d.offer(0.0, n, 4, &[]), users, "short work first");
+            d.submit_in(0.1, 40, None, Some(5.0), 9, Some(99))
+        });
+        for (u, &j) in users.iter().chain([&etl]).enumerate() {
+            d.set_tenant(j, u as u64 + 1, Share::default());
+        }
+        if etl_first {
+            let got = d.offer(0.0, n, 6, &[]);
+            assert_eq!(
+                got.iter().filter(|&&j| j == etl).count(),
+                2,
+                "pools give the ETL 1.5 of 6, the users keep 4: {got:?}"
+            );
+        }
+        d.task_finished(0.2, n, users[0], Some(0.1));
+        d.remove_job(0.2, users[0]);
+        (d.offer(0.2, n, 1, &[]), etl, users[3])
+    };
+    let (got, etl, _) = plan(false);
+    assert_eq!(got, vec![etl], "the ETL runs below its pools' fifth: the slot is its");
+    let (got, _, user) = plan(true);
+    assert_eq!(got, vec![user], "the ETL runs its share: the waiting user's task");
+}
+
+/// Long work of several tenants is split as pools split it even once its task sets are
+/// overdue: a starvation deadline orders a tenant's long work against short work, not one
+/// ETL session's against another's, which the split keeps from starving. Earliest deadline
+/// first gave every slot that freed to one session's overdue stage while the other's ran none.
+#[test]
+fn overdue_long_work_of_several_tenants_is_split_as_their_pools_would() {
+    let mut d = Driver::new(DriverConfig { cutoff: Some(1.0), ..DriverConfig::default() }, 1).unwrap();
+    let n = d.add_node(0.0, 4);
+    let a = d.submit_in(0.0, 40, None, Some(2.0), 1, Some(1));
+    let b = d.submit_in(0.0, 40, None, Some(2.0), 2, Some(2));
+    d.set_tenant(a, 1, Share::default());
+    d.set_tenant(b, 2, Share::default());
+    assert_eq!(d.offer(0.0, n, 4, &[]), vec![a, b, a, b]);
+    // Long past both deadlines, a task of `b` ends: `b` runs 1, `a` 2.
+    d.task_finished(300.0, n, b, Some(2.0));
+    assert_eq!(d.offer(300.0, n, 1, &[]), vec![b], "the session running fewer takes the slot");
+    d.task_finished(301.0, n, a, Some(2.0));
+    assert_eq!(d.offer(301.0, n, 1, &[]), vec![a]);
+}

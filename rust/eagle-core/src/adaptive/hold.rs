@@ -27,7 +27,8 @@
 //!
 //! - **From whom.** While long work is known (a learned split, and long work running or
 //!   waiting), held slots are kept from long work only: waiting short work takes them, its
-//!   tasks end soon. With no long work known, they are kept from every job.
+//!   tasks end soon; so does long work below its tenants' pools share, with several tenants
+//!   live. With no long work known, they are kept from every job.
 //!
 //! Invariants: a hold never exceeds the reservation's cap; held slot-seconds never exceed the
 //! budget; `hold_max = 0` or `hold_fraction = 0` turns the hold off.

@@ -28,6 +28,14 @@ impl Adaptive {
         (self.long_running + r < self.c.total, r)
     }
 
+    /// With several tenants live, whether long work runs fewer tasks than its tenants' pools
+    /// share: then a slot the hold keeps for the next short job is long work's, as no pool
+    /// keeps a slot of another's ([`crate::adaptive::hold`] holds slots from long work only).
+    pub(super) fn long_below_pools_share(&self) -> bool {
+        self.pools_long_share()
+            .is_some_and(|f| self.long_running + self.short_cap(self.long_share_of(Some(f))) < self.c.total)
+    }
+
     /// The slots short work may hold while long work waits under a long share of `share`.
     fn short_cap(&self, share: f64) -> u64 {
         ((((1.0 - share) * self.c.total as f64) + 1e-9).floor() as u64).max(1)

@@ -1,8 +1,9 @@
 //! The order a free slot serves (docs/policies/adaptive.md, "The order: SRPT over the query"):
-//! overdue task sets first (the starvation deadline), then tenants below their minimum
-//! share, then task sets of a guessed size within their tenant's share, then the least
-//! remaining work of the query among the task sets worth the slot (warm executors), each
-//! class only while the reservation and the long share allow it.
+//! overdue task sets first (the starvation deadline; overdue long work of several tenants is
+//! split as their pools would split it), then tenants below their minimum share, then task
+//! sets of a guessed size within their tenant's share, then the least remaining work of the
+//! query among the task sets worth the slot (warm executors), each class only while the
+//! reservation and the long share allow it.
 //! Eagle orders by SRPT within its queues (SoCC'16 §3.3); this is that order over one
 //! central queue.
 
@@ -26,10 +27,12 @@ impl Adaptive {
 
     fn pick_among(&mut self, now: Time, node: Option<usize>, exclude: &[JobId], narrow: Option<f64>) -> Option<u32> {
         // A held slot is kept from long work only: from every job while no work is long
-        // (no split known, or none of its long side here), else from the long jobs.
+        // (no split known, or none of its long side here), else from the long jobs, unless
+        // they run below their tenants' pools share.
         let held = self.slot_held(now);
         let long_here = self.long_running > 0 || !self.ready_long.is_empty();
-        let quick = |s: &Self, j: u32| !held || (long_here && !s.c.jobs[j as usize].class.is_long());
+        let long_owed = held && long_here && self.long_below_pools_share();
+        let quick = |s: &Self, j: u32| !held || (long_here && (long_owed || !s.c.jobs[j as usize].class.is_long()));
         let (long_ok, r) = self.long_allowed(now);
         let long_waits = long_ok && self.ready_long.iter().any(|(_, j)| !exclude.contains(&JobId(*j)));
         let short_ok = self.short_allowed(now, r, long_waits, node);
@@ -64,6 +67,12 @@ impl Adaptive {
                     m.due_est = self.c.jobs[j as usize].est;
                 }
             }
+        }
+        // A deadline orders long work against short work; between tenants' long work the
+        // pools' split decides, which keeps any of them from starving.
+        if overdue.is_some_and(|j| self.c.jobs[j as usize].class.is_long() && self.tenants.long_tenants() >= 2) {
+            let worth = |j: u32| eligible(self, j) && node.is_none_or(|ni| self.worth_here(now, ni, j, true));
+            overdue = self.long_first(worth).map(|(_, j)| j).or(overdue);
         }
         if overdue.is_some() {
             return overdue;
