@@ -42,6 +42,17 @@ fn short_beside_long(policy: Policy) -> (NodeState, u64) {
     (s, short)
 }
 
+/// A tick at `now`, every connection heard from just before (the lease time is shorter than a
+/// window with its slack): the actions of all of them.
+fn tick(s: &mut NodeState, now: u64) -> Vec<Action> {
+    let mut out = Vec::new();
+    for conn in [BATCH, INTERACTIVE, CENTRAL] {
+        out.extend(send(s, now, conn, ToNode::Ping));
+    }
+    out.extend(s.handle(now, Event::Tick));
+    out
+}
+
 fn probe(job: u64) -> ToNode {
     ToNode::Probe { job, tasks: 1, est_ms: 100.0, cpus: 1 }
 }
@@ -63,11 +74,12 @@ fn a_short_jobs_slot_waits_for_the_next_short_job_not_for_a_long_task() {
     let (conn, next, job, long) = one_grant(&send(&mut s, 400, INTERACTIVE, probe(2)));
     assert_eq!((conn, job, long), (INTERACTIVE, 2, false));
     assert_eq!(s.holds(), (1, 1), "one hold, used");
-    // It ends too; no short job follows. The window is the one gap seen (300 ms): the slot is
-    // held until 800 ms, then the next tick gives it to the long work.
+    // It ends too; no short job follows. The window is the one gap seen (300 ms) with its
+    // slack (x 1.25, plus a 200 ms round: 575 ms): the slot is held until 1075 ms, then the
+    // next tick gives it to the long work.
     assert!(grants(&run(&mut s, 500, INTERACTIVE, next)).is_empty());
-    assert!(s.handle(700, Event::Tick).is_empty(), "still held at 700 ms");
-    let (conn, _, _, long) = one_grant(&s.handle(850, Event::Tick));
+    assert!(grants(&tick(&mut s, 1000)).is_empty(), "still held at 1000 ms");
+    let (conn, _, _, long) = one_grant(&tick(&mut s, 1100));
     assert!(conn == BATCH && long, "the window has passed: the long work takes the slot");
     s.check().unwrap();
     assert_eq!(s.holds(), (2, 1));
@@ -94,9 +106,10 @@ fn a_short_jobs_slot_is_held_from_long_work_placed_after_it_ended_while_long_wor
     assert_eq!((conn, job, long), (INTERACTIVE, 2, false));
     assert_eq!(s.holds(), (1, 1), "one hold, used");
     // The next job's end finds long work queued: the usual hold, until its window (the one
-    // gap seen, 300 ms) passes and a tick gives the slot to the long task.
+    // gap seen, 300 ms, with its slack: 575 ms) passes and a tick gives the slot to the long
+    // task.
     assert!(grants(&run(&mut s, 500, INTERACTIVE, next)).is_empty());
-    let (conn, _, _, long) = one_grant(&s.handle(850, Event::Tick));
+    let (conn, _, _, long) = one_grant(&tick(&mut s, 1100));
     assert!(conn == BATCH && long);
     s.check().unwrap();
 
