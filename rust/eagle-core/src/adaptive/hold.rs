@@ -17,7 +17,8 @@
 //!   their [`QUANTILE`] quantile times [`SLACK`] plus one [`ROUND`], at most `hold_max`
 //!   seconds (the cap before any gap is seen): the next gap is often the longest yet seen.
 //!   The next submission of a job not classed long ends it (SRPT then places the new job); so
-//!   does the window passing: the slots go back to the waiting work. A long job's submission is no next arrival: it ends no hold and teaches no gap.
+//!   does the window passing: the slots go back to the waiting work. A long job's submission
+//!   is no next arrival: it ends no hold and teaches no gap.
 //! - **Budget.** Over any reservation window, held slot-seconds (idle: the first arrival ends
 //!   a hold) while work waits for them stay at most `hold_fraction` of the cluster's
 //!   slot-seconds in that window. A hold opens only as large as the budget left pays for over
@@ -26,9 +27,10 @@
 //!   most `base_fraction` of the slots).
 //!
 //! - **From whom.** While long work is known (a learned split, and long work running or
-//!   waiting), held slots are kept from long work only: waiting short work takes them, its
-//!   tasks end soon; so does long work below its tenants' pools share, with several tenants
-//!   live. With no long work known, they are kept from every job.
+//!   waiting), held slots are kept from long work only (and from a task set of a guessed size
+//!   past its tenant's share): waiting short work takes them, its tasks end soon; so does long
+//!   work below its tenants' pools share, with several tenants live. With no long work known,
+//!   they are kept from every job.
 //!
 //! Invariants: a hold never exceeds the reservation's cap; held slot-seconds never exceed the
 //! budget; `hold_max = 0` or `hold_fraction = 0` turns the hold off.

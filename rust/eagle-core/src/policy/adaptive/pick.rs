@@ -17,10 +17,11 @@ impl Adaptive {
     /// while the reservation allows.
     pub(super) fn pick(&mut self, now: Time, node: Option<usize>, exclude: &[JobId]) -> Option<u32> {
         // A task set of a guessed size past its tenant's share takes only a slot no other
-        // job may take ([`Adaptive::too_wide`]).
+        // job may take ([`Adaptive::too_wide`]), and not one the hold keeps from long work:
+        // its tasks may be long.
         let narrow = self.guess_width();
         match self.pick_among(now, node, exclude, narrow) {
-            None if narrow.is_some() => self.pick_among(now, node, exclude, None),
+            None if narrow.is_some() && !self.slot_held(now) => self.pick_among(now, node, exclude, None),
             picked => picked,
         }
     }
