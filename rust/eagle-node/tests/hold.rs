@@ -74,11 +74,10 @@ fn a_short_jobs_slot_waits_for_the_next_short_job_not_for_a_long_task() {
     let (conn, next, job, long) = one_grant(&send(&mut s, 400, INTERACTIVE, probe(2)));
     assert_eq!((conn, job, long), (INTERACTIVE, 2, false));
     assert_eq!(s.holds(), (1, 1), "one hold, used");
-    // It ends too; no short job follows. The window is the one gap seen (300 ms) with its
-    // slack (x 1.25, plus a 200 ms round: 575 ms): the slot is held until 1075 ms, then the
-    // next tick gives it to the long work.
+    // It ends too; no short job follows. The window is the one gap seen (300 ms) plus a 200 ms
+    // round: the slot is held until 1000 ms, then the next tick gives it to the long work.
     assert!(grants(&run(&mut s, 500, INTERACTIVE, next)).is_empty());
-    assert!(grants(&tick(&mut s, 1000)).is_empty(), "still held at 1000 ms");
+    assert!(grants(&tick(&mut s, 950)).is_empty(), "still held at 950 ms");
     let (conn, _, _, long) = one_grant(&tick(&mut s, 1100));
     assert!(conn == BATCH && long, "the window has passed: the long work takes the slot");
     s.check().unwrap();
@@ -106,7 +105,7 @@ fn a_short_jobs_slot_is_held_from_long_work_placed_after_it_ended_while_long_wor
     assert_eq!((conn, job, long), (INTERACTIVE, 2, false));
     assert_eq!(s.holds(), (1, 1), "one hold, used");
     // The next job's end finds long work queued: the usual hold, until its window (the one
-    // gap seen, 300 ms, with its slack: 575 ms) passes and a tick gives the slot to the long
+    // gap seen, 300 ms, plus a 200 ms round) passes and a tick gives the slot to the long
     // task.
     assert!(grants(&run(&mut s, 500, INTERACTIVE, next)).is_empty());
     let (conn, _, _, long) = one_grant(&tick(&mut s, 1100));

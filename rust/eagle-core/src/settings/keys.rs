@@ -116,7 +116,7 @@ pub static KEYS: &[Key] = &[
         .doc(
             "adaptive: when a small job ends beside larger waiting work, its slots stay free for \
               the next submission for the 0.9 quantile of the observed end-to-next-submission \
-              gaps times 1.25 plus 200 ms, at most this long (ms); 0 turns the hold off.",
+              gaps plus 200 ms, at most this long (ms); 0 turns the hold off.",
         )
         .get(|c| ms(c.driver.adaptive.hold_max).into())
         .set(|c, v| c.driver.adaptive.hold_max = s(v)),

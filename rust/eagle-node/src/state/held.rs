@@ -14,7 +14,7 @@
 //!   work (`ShortSlots`).
 //! - **Window and budget.** eagle-core's: the 0.9 quantile of the gaps seen here between
 //!   such an end and the next short probe (a probe of the same job again teaches none),
-//!   times 1.25 plus 0.2 s, at most `hold_max`; held slot-seconds at most `hold_fraction` of the host's
+//!   plus 0.2 s, at most `hold_max`; held slot-seconds at most `hold_fraction` of the host's
 //!   slot-seconds over the reservation window.
 //! - **Effect.** Long work may take only the free slots beyond those held
 //!   ([`NodeState::long_room`]); a short probe that finds a held slot is queued instead of
