@@ -2,7 +2,7 @@
 //! minimum shares, and the starvation bound one tenant keeps while others submit smaller
 //! queries without end. Driven through the Spark façade ([`Driver`]) on a virtual clock.
 use eagle_core::tenant::Share;
-use eagle_core::{Driver, DriverConfig, JobId, NodeId};
+use eagle_core::{Class, Driver, DriverConfig, JobId, NodeId};
 
 fn driver() -> Driver {
     // A fixed split, so that every job below is short and the reservation plays no part.
@@ -416,4 +416,64 @@ fn a_guessed_task_set_past_its_tenants_share_takes_no_held_slot() {
     assert_eq!(d.offer(0.4, n, 1, &[]), vec![next], "the user's next query takes it");
     let (mut d, n, guess) = start();
     assert_eq!(d.offer(2.2, n, 2, &[]), vec![guess, guess], "no next query within the window: the guess's");
+}
+
+/// Runs one stage of `tenant` on `n`'s 16 slots from `t`: 32 tasks of `secs` each (a hint),
+/// two waves, so the second wave's tasks are warm and the stage has a measured warm mean.
+/// Returns when it ended.
+fn two_waves(d: &mut Driver, n: NodeId, t: f64, tenant: u64, secs: f64, sig: u64) -> f64 {
+    let j = d.submit_in(t, 32, None, Some(secs), sig, Some(sig));
+    d.set_tenant(j, tenant, Share::default());
+    for wave in 1..=2 {
+        let at = t + (wave - 1) as f64 * secs;
+        assert_eq!(d.offer(at, n, 16, &[]), vec![j; 16], "wave {wave}");
+        for _ in 0..16 {
+            d.task_finished(at + secs, n, j, Some(secs));
+        }
+    }
+    d.remove_job(t + 2.0 * secs, j);
+    t + 2.0 * secs
+}
+
+/// A stage of unknown size from a session whose recent stages were all long enters at that
+/// session's estimate, as long work: an ETL session's next stage is long far more often than
+/// it is a query stage. At the application's typical task it entered as short, took every slot
+/// the reservation keeps for users' queries, and was classed long only once its first task
+/// ended, seconds later: `scripts/bench server` (Thrift, 16 slots), the sort's stage of 3.8 s
+/// tasks came in at 0.58 s.
+#[test]
+fn a_stage_of_unknown_size_from_a_session_of_long_stages_enters_as_long() {
+    let mut d = Driver::new(DriverConfig { cutoff: Some(0.4), ..DriverConfig::default() }, 1).unwrap();
+    let n = d.add_node(0.0, 16);
+    // The ETL session (tenant 1) ran two stages of 3 s and 5 s tasks.
+    let t = two_waves(&mut d, n, 0.0, 1, 3.0, 10);
+    let t = two_waves(&mut d, n, t, 1, 5.0, 11);
+    // A user's query (tenant 2) ran and ended: short work is around.
+    let q = d.submit_in(t, 2, None, Some(0.1), 20, Some(20));
+    d.set_tenant(q, 2, Share::default());
+    assert_eq!(d.offer(t, n, 2, &[]), vec![q, q]);
+    for _ in 0..2 {
+        d.task_finished(t + 0.1, n, q, Some(0.1));
+    }
+    d.remove_job(t + 0.1, q);
+    // The session's next stage, of unknown size, arrives alone after the hold's window.
+    let t = t + 3.0;
+    let next = d.submit_in(t, 32, None, None, 12, Some(12));
+    d.set_tenant(next, 1, Share::default());
+    assert_eq!(d.job_class(next), Some(Class::Long), "a long session's stage");
+    let (est, _) = d.job_estimate(next).unwrap();
+    assert!((3.0..=5.0).contains(&est), "the session's estimate, not the typical task: {est}");
+    // Long work leaves the reserved slot free, and the user's next query takes it at once.
+    assert_eq!(d.offer(t, n, 16, &[]).len(), 15, "one slot kept for short work");
+    let q = d.submit_in(t + 0.5, 2, None, Some(0.1), 21, Some(21));
+    d.set_tenant(q, 2, Share::default());
+    assert_eq!(d.offer(t + 0.5, n, 1, &[]), vec![q]);
+    // A session whose stages are short keeps the typical task for a stage of unknown size.
+    let mut d = Driver::new(DriverConfig { cutoff: Some(0.4), ..DriverConfig::default() }, 1).unwrap();
+    let n = d.add_node(0.0, 16);
+    let s = two_waves(&mut d, n, 0.0, 3, 3.0, 30);
+    let s = two_waves(&mut d, n, s, 3, 0.2, 31);
+    let guess = d.submit_in(s, 4, None, None, 32, Some(32));
+    d.set_tenant(guess, 3, Share::default());
+    assert_eq!(d.job_class(guess), Some(Class::Short));
 }

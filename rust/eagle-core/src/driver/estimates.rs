@@ -36,6 +36,10 @@ pub(super) struct Meta {
     /// Cluster mode: when a task of it started on an executor where it was cold, by
     /// executor ([`Driver::worth_grant`] weighs how long the first task there has run).
     pub(super) started_cold: Vec<(u32, f64)>,
+    /// The tenant it runs for, once known.
+    pub(super) tenant: Option<u64>,
+    /// When it was submitted.
+    pub(super) at: Time,
 }
 
 impl Driver {
@@ -59,6 +63,34 @@ impl Driver {
             }
             _ => self.default_estimate(),
         }
+    }
+
+    /// Adaptive, with tenants: the estimate of a task set of unknown size from a session whose
+    /// recent task sets were all long ([`super::sessions`]); `None` where the typical task
+    /// stands.
+    fn session_estimate(&self, m: &Meta) -> Option<f64> {
+        if self.cfg.policy != System::EagleAdaptive || m.hint_class.is_some() {
+            return None;
+        }
+        self.sessions.guess(m.tenant?, self.cutoff()?)
+    }
+
+    /// A task set of unknown size (no hint, no history, no task ended) whose session's recent
+    /// task sets were all long enters at the session's estimate, as long work, instead of at
+    /// the typical task: an ETL session's next stage is long far more often than it is a
+    /// query stage. It is still a guess ([`crate::engine::Engine::set_guessed`]).
+    pub(super) fn session_guess(&mut self, job: JobId) {
+        let Some(m) = self.meta.get(&job.0) else { return };
+        if m.source != EstimateSource::Default || m.observed.count > 0 {
+            return;
+        }
+        let Some(est) = self.session_estimate(m) else { return };
+        let at = m.at;
+        if let Some(m) = self.meta.get_mut(&job.0) {
+            m.submitted = est;
+        }
+        self.out.clear();
+        self.engine.set_estimate(at, job, est, Some(Class::Long), &mut self.out);
     }
 
     /// Learns from a task set's mean duration (adaptive without an explicit cutoff); a
@@ -142,7 +174,7 @@ impl Driver {
             if id == ended.0 || m.source != EstimateSource::Default || m.observed.count > 0 {
                 continue;
             }
-            let est = self.default_estimate_for(m.hint_class);
+            let est = self.session_estimate(m).unwrap_or_else(|| self.default_estimate_for(m.hint_class));
             if est != m.submitted {
                 moved.push((id, est));
             }
@@ -164,6 +196,7 @@ impl Driver {
     pub(super) fn typical_ended(&mut self, now: Time, job: JobId) {
         // The typical task is of the class a task set nothing is known about gets (the
         // default class), from measured warm means only (a one-task stage has none).
+        // A tenant's task sets also go into its session's ([`super::sessions`]), whatever their class.
         let class = self.engine.job(job).map(|j| j.class);
         if let (Some(w), Some(class)) = (self.warmup.measured_warm_mean(job.0), class) {
             let before = (self.typical.median(), self.typical_long.median());
@@ -172,7 +205,11 @@ impl Driver {
             } else if class.is_long() {
                 self.typical_long.ended(w);
             }
-            if before != (self.typical.median(), self.typical_long.median()) {
+            let tenant = self.meta.get(&job.0).and_then(|m| m.tenant);
+            if let Some(t) = tenant {
+                self.sessions.ended(t, w);
+            }
+            if tenant.is_some() || before != (self.typical.median(), self.typical_long.median()) {
                 self.follow_typical(now, job);
             }
         }

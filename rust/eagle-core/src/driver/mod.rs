@@ -18,6 +18,7 @@ use crate::locality::delay::{DelayParams, LearnedIntervals, Level, Sample, Stage
 
 mod estimates;
 mod grants;
+mod sessions;
 use crate::adaptive::preempt::Attempt;
 use crate::adaptive::reservation::AdaptiveParams;
 use crate::adaptive::warmup::WarmupCost;
@@ -169,6 +170,8 @@ pub struct Driver {
     /// The typical ended *long* task set's warm mean (adaptive): the estimate of a task set
     /// hinted long that nothing else is known about, when the default class is short.
     typical_long: TypicalTask,
+    /// Each tenant's last measured task sets (adaptive): a long session's guess.
+    sessions: sessions::Sessions,
     /// Eirene SATC for the host (see [`crate::eirene::clone_gate`]); `None` while off.
     satc: Option<crate::eirene::clone_gate::CloneGate>,
     /// Eirene CCDM for the host (see [`crate::eirene::prefetch`]); `None` while off.
@@ -209,6 +212,7 @@ impl Driver {
             warmup: WarmupCost::default(),
             typical: TypicalTask::default(),
             typical_long: TypicalTask::default(),
+            sessions: sessions::Sessions::default(),
             satc: None,
             ccdm: None,
             seed,
@@ -440,6 +444,8 @@ impl Driver {
                 submitted: est,
                 hint_class,
                 started_cold: Vec::new(),
+                tenant: None,
+                at: now,
             },
         );
         id
@@ -456,9 +462,14 @@ impl Driver {
     }
 
     /// The task set runs for `tenant` (a Connect session, or a `spark.scheduler.pool`), given
-    /// `share` (see [`crate::tenant`]). Call right after the submission.
+    /// `share` (see [`crate::tenant`]). Call right after the submission: a task set of
+    /// unknown size then takes its session's guess ([`Driver::session_guess`]).
     pub fn set_tenant(&mut self, job: JobId, tenant: u64, share: crate::tenant::Share) {
         self.engine.set_tenant(job, tenant, share);
+        if let Some(m) = self.meta.get_mut(&job.0) {
+            m.tenant = Some(tenant);
+        }
+        self.session_guess(job);
     }
 
     /// Spark's truth about how many tasks of the job wait to launch.
