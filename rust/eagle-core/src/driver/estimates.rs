@@ -205,11 +205,14 @@ impl Driver {
             } else if class.is_long() {
                 self.typical_long.ended(w);
             }
-            let tenant = self.meta.get(&job.0).and_then(|m| m.tenant);
-            if let Some(t) = tenant {
+            let mut session_moved = false;
+            if let Some(t) = self.meta.get(&job.0).and_then(|m| m.tenant) {
+                let cutoff = self.cutoff().unwrap_or(f64::INFINITY);
+                let guess = self.sessions.guess(t, cutoff);
                 self.sessions.ended(t, w);
+                session_moved = guess != self.sessions.guess(t, cutoff);
             }
-            if tenant.is_some() || before != (self.typical.median(), self.typical_long.median()) {
+            if session_moved || before != (self.typical.median(), self.typical_long.median()) {
                 self.follow_typical(now, job);
             }
         }
