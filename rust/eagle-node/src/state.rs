@@ -208,6 +208,8 @@ pub struct NodeState {
     /// eagle-adaptive: the most slots short work holds while long work is due here,
     /// `floor((1 − long_share) × slots)` (the driver engine's `longShare`).
     short_cap: u32,
+    /// The long leases' slot-seconds over the window: the holds' budget ([`held`]).
+    long_work: held::LongWork,
 }
 
 /// Kept short slots are lent to long work once short work has been away from the host this
@@ -263,6 +265,7 @@ impl NodeState {
             idle_ms: cfg.adaptive.idle * 1000.0,
             long_passed: None,
             short_cap,
+            long_work: held::LongWork::new(&cfg),
         }
     }
 
@@ -273,6 +276,7 @@ impl NodeState {
     /// The one entry point: reacts to `event` at time `now`.
     pub fn handle(&mut self, now: Ms, event: Event) -> Vec<Action> {
         let mut out = Vec::new();
+        self.count_long_work(now);
         match event {
             Event::Connected { conn, peer } => self.connected(now, conn, peer, &mut out),
             Event::Disconnected { conn } => self.drop_conn(conn, &mut out),

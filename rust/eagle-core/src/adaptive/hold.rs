@@ -21,10 +21,10 @@
 //!   is no next arrival: it ends no hold and teaches no gap.
 //! - **Budget.** Over any reservation window, held slot-seconds (idle: the first arrival ends
 //!   a hold) while work waits for them stay at most `hold_fraction` of the cluster's
-//!   slot-seconds in that window. A hold opens only as large as the budget left pays for over
-//!   its whole window, and not below one slot, so holds take at most that share of the
-//!   cluster from the waiting work, on any cluster size (as the reservation's base takes at
-//!   most `base_fraction` of the slots).
+//!   slot-seconds in that window (a cluster-mode node: of its long work's there). A hold
+//!   opens only as large as the budget left pays for over its whole window, and not below
+//!   one slot, so holds take at most that share of the cluster from the waiting work, on
+//!   any cluster size (as the reservation's base takes at most `base_fraction` of the slots).
 //!
 //! - **From whom.** While long work is known (a learned split, and long work running or
 //!   waiting), held slots are kept from long work only (and from a task set of a guessed size
@@ -132,17 +132,18 @@ impl Hold {
         (g[i] + ROUND).min(self.max)
     }
 
-    /// A small job of `tasks` tasks ended at `now` beside larger waiting work, on a cluster of
-    /// `slots`. Opens a hold of at most `cap` slots, as the budget allows, unless the
-    /// `reserved` slots already cover it.
-    pub fn small_ended(&mut self, now: Time, tasks: u32, slots: u64, cap: u32, reserved: u32) {
+    /// A small job of `tasks` tasks ended at `now` beside larger waiting work; the budget is
+    /// `hold_fraction` of `slots` over the window (the cluster's slots in a driver; on a node,
+    /// the slots its long work held on average over the window). Opens a hold of at most `cap`
+    /// slots, as the budget allows, unless the `reserved` slots already cover it.
+    pub fn small_ended(&mut self, now: Time, tasks: u32, slots: f64, cap: u32, reserved: u32) {
         self.open_after(now, tasks, slots, cap, reserved, true);
     }
 
     /// As [`Hold::small_ended`], with no work waiting at `now`: the hold keeps its slots from
     /// larger work that arrives within its window ([`Hold::larger_arrived`]), and is charged
     /// to the budget only from then.
-    pub fn small_ended_alone(&mut self, now: Time, tasks: u32, slots: u64, cap: u32, reserved: u32) {
+    pub fn small_ended_alone(&mut self, now: Time, tasks: u32, slots: f64, cap: u32, reserved: u32) {
         self.open_after(now, tasks, slots, cap, reserved, false);
     }
 
@@ -154,7 +155,7 @@ impl Hold {
         }
     }
 
-    fn open_after(&mut self, now: Time, tasks: u32, slots: u64, cap: u32, reserved: u32, waiting: bool) {
+    fn open_after(&mut self, now: Time, tasks: u32, slots: f64, cap: u32, reserved: u32, waiting: bool) {
         self.ended = Some(now);
         self.last_gap = false;
         let want = tasks.min(cap);
@@ -165,7 +166,7 @@ impl Hold {
         if w <= 0.0 {
             return;
         }
-        let left = self.fraction * slots as f64 * self.window - self.held.total(now);
+        let left = self.fraction * slots * self.window - self.held.total(now);
         let slots = want.min((left / w).max(0.0).floor() as u32);
         if slots >= 1 {
             self.open = Some(Open { slots, from: waiting.then_some(now), until: now + w });
@@ -214,21 +215,21 @@ mod tests {
     #[test]
     fn holds_the_jobs_slots_until_the_next_arrival_or_the_window() {
         let mut h = hold();
-        h.small_ended(10.0, 2, 4, 2, 0);
+        h.small_ended(10.0, 2, 4.0, 2, 0);
         assert_eq!(h.held(10.0), 2, "the job's slots, before any gap is seen");
         assert_eq!(h.held(11.9), 2, "the cap is the window");
         h.arrived(10.3);
         assert_eq!(h.held(10.3), 0, "an arrival ends it");
         assert!((h.window() - (0.3 + ROUND)).abs() < 1e-9, "and its gap is learned");
-        h.small_ended(11.0, 1, 4, 2, 0);
+        h.small_ended(11.0, 1, 4.0, 2, 0);
         assert_eq!(h.held(11.4), 1, "one task, one slot");
         assert_eq!(h.held(11.6), 0, "the learned window has passed");
         let mut z = hold();
-        z.small_ended(12.0, 1, 4, 2, 0);
+        z.small_ended(12.0, 1, 4.0, 2, 0);
         z.arrived(12.0);
         assert_eq!(z.window(), ROUND, "a submission at the end itself: the hold still lasts a round");
         assert_eq!((h.opened, h.used), (2, 1));
-        h.small_ended(20.0, 8, 4, 2, 0);
+        h.small_ended(20.0, 8, 4.0, 2, 0);
         assert_eq!(h.held(20.0), 2, "at most the cap");
     }
 
@@ -237,7 +238,7 @@ mod tests {
         let mut h = hold();
         for (i, gap) in [0.1, 0.2, 0.1, 0.3, 0.1, 0.1, 0.2, 0.1, 0.1, 1.5].iter().enumerate() {
             let t = 10.0 * i as f64;
-            h.small_ended(t, 0, 4, 2, 0);
+            h.small_ended(t, 0, 4.0, 2, 0);
             h.arrived(t + gap);
         }
         assert!(
@@ -245,7 +246,7 @@ mod tests {
             "the ninth smallest of ten gaps: one long gap does not count"
         );
         for t in [200.0, 300.0] {
-            h.small_ended(t, 0, 4, 2, 0);
+            h.small_ended(t, 0, 4.0, 2, 0);
             h.arrived(t + 5.0);
         }
         assert_eq!(h.window(), 2.0, "two long gaps of twelve do, capped at the maximum");
@@ -259,7 +260,7 @@ mod tests {
         let mut held = Vec::new();
         let mut t = 10.0;
         for _ in 0..60 {
-            h.small_ended(t, 2, 4, 2, 0);
+            h.small_ended(t, 2, 4.0, 2, 0);
             held.push((t, h.held(t) as f64 * 1.9));
             h.arrived(t + 1.9);
             t += 2.0;
@@ -276,13 +277,13 @@ mod tests {
     #[test]
     fn nothing_is_held_when_off_without_work_or_when_reserved() {
         let mut off = Hold::new(0.0, 0.05, 60.0);
-        off.small_ended(10.0, 2, 4, 2, 0);
+        off.small_ended(10.0, 2, 4.0, 2, 0);
         assert_eq!(off.held(10.0), 0);
         let mut none = Hold::new(2.0, 0.0, 60.0);
-        none.small_ended(10.0, 2, 4, 2, 0);
+        none.small_ended(10.0, 2, 4.0, 2, 0);
         assert_eq!(none.held(10.0), 0, "no budget");
         let mut h = hold();
-        h.small_ended(10.0, 2, 4, 2, 2);
+        h.small_ended(10.0, 2, 4.0, 2, 2);
         assert_eq!(h.held(10.0), 0, "the reservation already keeps the job's slots");
     }
 
@@ -293,11 +294,11 @@ mod tests {
         for k in 0..20 {
             // Held for no one: no charge, however long.
             let t = 10.0 + 2.0 * k as f64;
-            h.small_ended_alone(t, 2, 4, 2, 0);
+            h.small_ended_alone(t, 2, 4.0, 2, 0);
             assert_eq!(h.held(t), 2, "the budget is untouched at {t}");
             h.arrived(t + 1.9);
         }
-        h.small_ended_alone(60.0, 2, 4, 2, 0);
+        h.small_ended_alone(60.0, 2, 4.0, 2, 0);
         h.larger_arrived(60.5);
         assert_eq!(h.held(60.6), 2, "a long job's arrival does not end it");
         h.larger_arrived(60.8);
@@ -314,11 +315,11 @@ mod tests {
         let mut h = hold();
         let mut t = 10.0;
         for gap in [0.35, 0.33, 0.33] {
-            h.small_ended(t, 2, 4, 2, 0);
+            h.small_ended(t, 2, 4.0, 2, 0);
             h.arrived(t + gap);
             t += 1.0;
         }
-        h.small_ended(t, 2, 4, 2, 0);
+        h.small_ended(t, 2, 4.0, 2, 0);
         assert_eq!(h.held(t + 0.45), 2, "a gap 100 ms past the longest seen still finds the slots");
         assert_eq!(h.held(t + 1.0), 0, "and the window still ends well before the cap");
     }
@@ -326,11 +327,11 @@ mod tests {
     #[test]
     fn a_next_stage_teaches_no_gap() {
         let mut h = hold();
-        h.small_ended(10.0, 1, 4, 2, 0);
+        h.small_ended(10.0, 1, 4.0, 2, 0);
         h.arrived(10.01);
         h.not_a_new_unit();
         assert_eq!(h.window(), 2.0, "no gap learned: the cap");
-        h.small_ended(11.0, 1, 4, 2, 0);
+        h.small_ended(11.0, 1, 4.0, 2, 0);
         h.arrived(11.4);
         assert!((h.window() - (0.4 + ROUND)).abs() < 1e-9);
     }

@@ -12,10 +12,14 @@
 //! - **Size.** The most slots the job held here at once, at most `max_fraction` of the
 //!   host's slots (at least one), and only beyond the slots the central keeps for short
 //!   work (`ShortSlots`).
-//! - **Window and budget.** eagle-core's: the 0.9 quantile of the gaps seen here between
-//!   such an end and the next short probe (a probe of the same job again teaches none),
-//!   plus 0.2 s, at most `hold_max`; held slot-seconds at most `hold_fraction` of the host's
-//!   slot-seconds over the reservation window.
+//! - **Window.** eagle-core's: the 0.9 quantile of the gaps seen here between such an end
+//!   and the next short probe (a probe of the same job again teaches none), plus 0.2 s, at
+//!   most `hold_max`.
+//! - **Budget.** Held slot-seconds at most `hold_fraction` of the slot-seconds the host's
+//!   long leases held over the reservation window ([`LongWork`]): the long work pays for the
+//!   holds kept from it, in proportion to what it has run here. Long work placed on a host a
+//!   moment ago has paid for none: short work has the short partition, and a slot held from
+//!   long work that just came would cost it a whole window for a probe that finds another.
 //! - **Effect.** Long work may take only the free slots beyond those held
 //!   ([`NodeState::long_room`]); a short probe that finds a held slot is queued instead of
 //!   rejected (Succinct State Sharing spares it), and the first short probe ends the hold.
@@ -26,6 +30,7 @@
 
 use super::{ConnId, Ms, NodeState, Policy, Settings};
 use eagle_core::adaptive::hold::Hold;
+use eagle_core::adaptive::windowed::Windowed;
 use eagle_core::types::JobId;
 use eagle_core::Config;
 
@@ -40,7 +45,40 @@ pub(super) fn hold_for(settings: &Settings, cfg: &Config) -> Option<Hold> {
         .then(|| Hold::new(a.hold_max, a.hold_fraction, a.window))
 }
 
+/// The slot-seconds the host's long leases held over the last window, integrated from one
+/// event to the next: what pays for the holds.
+#[derive(Debug)]
+pub(super) struct LongWork {
+    held: Windowed,
+    mark: Option<Ms>,
+    window_ms: f64,
+}
+
+impl LongWork {
+    pub(super) fn new(cfg: &Config) -> LongWork {
+        let window_ms = cfg.adaptive.window * 1000.0;
+        LongWork { held: Windowed::new(window_ms), mark: None, window_ms }
+    }
+
+    /// `slots` long slots were held from the last event until `now`.
+    fn advance(&mut self, now: Ms, slots: u32) {
+        let since = self.mark.replace(now).unwrap_or(now);
+        self.held.add(now as f64, slots as f64 * now.saturating_sub(since) as f64);
+    }
+
+    /// The slots long work held on average over the window before `now`.
+    fn mean_slots(&self, now: Ms) -> f64 {
+        self.held.total(now as f64) / self.window_ms
+    }
+}
+
 impl NodeState {
+    /// Counts the long leases' slots since the last event (call before the event changes them).
+    pub(super) fn count_long_work(&mut self, now: Ms) {
+        let slots = self.leases.values().filter(|l| l.long).map(|l| l.cpus).sum();
+        self.long_work.advance(now, slots);
+    }
+
     /// Slots held free for short work at `now` (0 once the window has passed).
     pub(super) fn held(&mut self, now: Ms) -> u32 {
         self.hold.as_mut().map_or(0, |h| h.held(secs(now)))
@@ -84,7 +122,7 @@ impl NodeState {
             return;
         }
         let (peak, key) = (j.peak, (j.conn, j.id));
-        let (slots, cap, kept) = (self.settings.slots as u64, self.hold_cap, self.short_slots);
+        let (slots, cap, kept) = (self.long_work.mean_slots(now), self.hold_cap, self.short_slots);
         let Some(hold) = self.hold.as_mut() else { return };
         if waiting {
             hold.small_ended(secs(now), peak, slots, cap, kept);

@@ -20,7 +20,7 @@ impl Adaptive {
         if self.ready_short.is_empty() && self.ready_long.is_empty() {
             if short && self.long_arrived.is_some_and(|t| now - t <= idle) {
                 let reserved = self.long_allowed(now).1 as u32;
-                self.hold.small_ended_alone(now, tasks, self.c.total, cap, reserved);
+                self.hold.small_ended_alone(now, tasks, self.c.total as f64, cap, reserved);
             }
             return;
         }
@@ -30,7 +30,7 @@ impl Adaptive {
         }
         // The short reservation keeps slots from long work only, at its size now.
         let reserved = if self.ready_short.is_empty() { self.long_allowed(now).1 as u32 } else { 0 };
-        self.hold.small_ended(now, tasks, self.c.total, cap, reserved);
+        self.hold.small_ended(now, tasks, self.c.total as f64, cap, reserved);
     }
 
     /// Whether the hold keeps every free slot now.
