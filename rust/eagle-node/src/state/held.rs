@@ -73,8 +73,12 @@ impl LongWork {
 }
 
 impl NodeState {
-    /// Counts the long leases' slots since the last event (call before the event changes them).
+    /// Counts the long leases' slots since the last event (call before the event changes them);
+    /// nothing to count where the policy holds nothing.
     pub(super) fn count_long_work(&mut self, now: Ms) {
+        if self.hold.is_none() {
+            return;
+        }
         let slots = self.leases.values().filter(|l| l.long).map(|l| l.cpus).sum();
         self.long_work.advance(now, slots);
     }
